@@ -1,0 +1,28 @@
+import { defineModule, type ModuleDefinition } from '../../src/sdk/index.js';
+import { planFile } from './plan.js';
+import { chmodParamsSchema, configSchema, outputSchema } from './schema.js';
+import { syncFile } from './sync.js';
+
+export interface FileModuleOptions {
+  /** The only directory this module writes in (STEWARD_FILE_ROOT). */
+  root: string;
+}
+
+/** `file`: a file under the operator's root, with its content and mode. */
+export function createFileModule({ root }: FileModuleOptions): ModuleDefinition {
+  return defineModule({
+    kind: 'file',
+    description: 'A file under the configured file root (STEWARD_FILE_ROOT): content and mode. Steps: write, chmod.',
+    configSchema,
+    outputSchema,
+    actions: {
+      create: { description: 'Write the file and set its mode.' },
+      update: { description: 'Rewrite the file; a new path moves it.' },
+      delete: { description: 'Remove the file.' },
+      touch: { description: 'Set the modification time to now (re-creating the file if it went missing).' },
+      chmod: { description: 'Change the mode.', paramsSchema: chmodParamsSchema },
+    },
+    plan: planFile,
+    sync: (input, ctx) => syncFile(root, input, ctx),
+  });
+}

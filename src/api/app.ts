@@ -1,0 +1,61 @@
+import express, { type Express, type RequestHandler } from 'express';
+import { randomUUID } from 'node:crypto';
+import type { CoreLogger } from '../core/logging.js';
+import type { Queries } from '../core/queries.js';
+import type { Registry } from '../core/registry.js';
+import type { ResourceCommands } from '../core/resource-commands.js';
+import { jsonBody } from './body.js';
+import { errorHandler, notFoundHandler } from './http-errors.js';
+import { API_PREFIX } from './prefix.js';
+import { healthRoutes, type Readiness } from './routes/health.js';
+import { moduleRoutes } from './routes/modules.js';
+import { operationRoutes } from './routes/operations.js';
+import { resourceRoutes } from './routes/resources.js';
+import type { BodyValidator } from './schemas.js';
+
+export interface AppDeps {
+  commands: ResourceCommands;
+  queries: Queries;
+  registry: Registry;
+  schemas: BodyValidator;
+  readiness: Readiness;
+  logger: CoreLogger;
+}
+
+/** The HTTP API of DESIGN §8 as an express app (no listening; the caller decides where). */
+export function createApp({ commands, queries, registry, schemas, readiness, logger }: AppDeps): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('query parser', 'simple');
+  app.use(requestLog(logger));
+  app.use(healthRoutes(readiness));
+  app.use(API_PREFIX, jsonBody(), resourceRoutes(commands, queries, schemas), operationRoutes(queries), moduleRoutes(registry));
+  app.use(notFoundHandler);
+  app.use(errorHandler(logger));
+  return app;
+}
+
+/** A request id on every answer, and one log line per request (mutations at info, reads at debug). */
+function requestLog(logger: CoreLogger): RequestHandler {
+  const log = logger.child({ component: 'api' });
+  return (req, res, next) => {
+    const startedAt = process.hrtime.bigint();
+    const given = req.headers['x-request-id'];
+    const requestId = typeof given === 'string' && /^[\w.-]{1,64}$/.test(given) ? given : randomUUID();
+    res.locals.requestId = requestId;
+    res.setHeader('X-Request-Id', requestId);
+    res.on('finish', () => {
+      const fields = {
+        request_id: requestId,
+        method: req.method,
+        path: req.baseUrl + (req.route?.path ?? req.path),
+        status: res.statusCode,
+        durationMs: Number(process.hrtime.bigint() - startedAt) / 1e6,
+      };
+      if (req.method === 'GET' || req.method === 'HEAD') log.debug('request served', fields);
+      else log.info('request served', fields);
+    });
+    next();
+  };
+}

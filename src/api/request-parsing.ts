@@ -1,0 +1,101 @@
+import type { Request } from 'express';
+import { InvalidRequestError } from '../core/errors.js';
+import type { ResourceStatus } from '../core/model.js';
+import type { CreateRequest, RequestOptions, UpdateRequest } from '../core/resource-commands.js';
+import type { BodyValidator } from './schemas.js';
+
+/** Turns HTTP requests into core's request types: the API's own validation, nothing more. */
+
+interface NestedCreate {
+  kind: string;
+  project: string;
+  name: string;
+  labels?: Record<string, string>;
+  spec?: { configs?: Record<string, unknown>; dependencies?: Record<string, string> };
+}
+interface FlatCreate {
+  kind: string;
+  project?: string;
+  parent?: string;
+  name: string;
+  labels?: Record<string, string>;
+  configs?: Record<string, unknown>;
+  dependencies?: Record<string, string>;
+}
+
+/** The nested body, or the seed's flat one (`parent` is the project). */
+export function parseCreateBody(schemas: BodyValidator, body: unknown): CreateRequest {
+  const isObject = typeof body === 'object' && body !== null && !Array.isArray(body);
+  const nested = isObject && ('spec' in body || !('configs' in body || 'parent' in body || 'dependencies' in body));
+  if (nested) {
+    const b = schemas.assert<NestedCreate>('create-resource.json', body);
+    return { kind: b.kind, project: b.project, name: b.name, labels: b.labels, configs: b.spec?.configs, dependencies: b.spec?.dependencies };
+  }
+  const b = schemas.assert<FlatCreate>('create-resource-flat.json', body);
+  return { kind: b.kind, project: (b.project ?? b.parent)!, name: b.name, labels: b.labels, configs: b.configs, dependencies: b.dependencies };
+}
+
+export function parseUpdateBody(schemas: BodyValidator, body: unknown): UpdateRequest {
+  const b = schemas.assert<{
+    labels?: Record<string, string>;
+    spec?: { configs?: Record<string, unknown>; dependencies?: Record<string, string> };
+    configs?: Record<string, unknown>;
+    dependencies?: Record<string, string>;
+  }>('update-resource.json', body);
+  return { labels: b.labels, configs: b.spec?.configs ?? b.configs, dependencies: b.spec?.dependencies ?? b.dependencies };
+}
+
+/** Query parameters: only the named ones, each given once. */
+export function queryOf(req: Request, allowed: readonly string[]): Record<string, string | undefined> {
+  const result: Record<string, string | undefined> = {};
+  for (const [key, value] of Object.entries(req.query)) {
+    if (!allowed.includes(key)) throw new InvalidRequestError(`unknown query parameter "${key}"; allowed: ${allowed.join(', ')}`, { allowed });
+    if (typeof value !== 'string') throw new InvalidRequestError(`query parameter "${key}" must be given once, as a plain value`);
+    result[key] = value;
+  }
+  return result;
+}
+
+export function parsePageSize(raw: string | undefined): number {
+  if (raw === undefined) return 50;
+  if (!/^\d{1,4}$/.test(raw) || Number(raw) < 1 || Number(raw) > 500) throw new InvalidRequestError('page_size must be a whole number from 1 to 500');
+  return Number(raw);
+}
+
+export function parseDryRun(raw: string | undefined): boolean {
+  if (raw === undefined || raw === 'false') return false;
+  if (raw === 'true' || raw === '') return true;
+  throw new InvalidRequestError('dry_run must be true or false');
+}
+
+export function parseStatus(raw: string | undefined): ResourceStatus | undefined {
+  if (raw === undefined) return undefined;
+  if (raw === 'PENDING' || raw === 'COMPLETED' || raw === 'ERROR') return raw;
+  throw new InvalidRequestError('status must be one of PENDING, COMPLETED, ERROR');
+}
+
+/** `labels=k=v,k2=v2` */
+export function parseLabelFilter(raw: string | undefined): Record<string, string> | undefined {
+  if (raw === undefined) return undefined;
+  const labels: Record<string, string> = Object.create(null) as Record<string, string>;
+  for (const pair of raw.split(',')) {
+    const at = pair.indexOf('=');
+    if (at <= 0) throw new InvalidRequestError(`labels must be k=v pairs separated by commas; "${pair}" is not`);
+    labels[pair.slice(0, at)] = pair.slice(at + 1);
+  }
+  return labels;
+}
+
+/** `If-Match: "3"` (or W/"3", 3, *). A value that names no version matches nothing. */
+export function parseIfMatch(header: string | undefined): RequestOptions['ifMatch'] {
+  if (header === undefined) return undefined;
+  const value = header.trim();
+  if (value === '*') return '*';
+  const match = /^(?:W\/)?"?(\d{1,15})"?$/.exec(value);
+  return match ? Number(match[1]) : -1;
+}
+
+export function requestOptions(req: Request, dryRun: boolean): RequestOptions {
+  // Until tokens exist (the access-control issue), every caller is "anonymous"; never a header the caller sets.
+  return { actor: 'anonymous', dryRun, ifMatch: parseIfMatch(req.headers['if-match']) };
+}

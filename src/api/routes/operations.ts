@@ -1,0 +1,32 @@
+import { Router } from 'express';
+import { InvalidRequestError } from '../../core/errors.js';
+import type { OperationStatus } from '../../core/model.js';
+import type { Queries } from '../../core/queries.js';
+import { parsePageSize, queryOf, requestOptions } from '../request-parsing.js';
+
+const STATUSES: readonly OperationStatus[] = ['queued', 'running', 'succeeded', 'failed', 'cancelled'];
+
+export function operationRoutes(queries: Queries): Router {
+  const router = Router();
+
+  router.get('/operations', async (req, res) => {
+    const q = queryOf(req, ['urn', 'status', 'page_size', 'page_token']);
+    if (q.status !== undefined && !STATUSES.includes(q.status as OperationStatus)) {
+      throw new InvalidRequestError(`status must be one of ${STATUSES.join(', ')}`);
+    }
+    const page = await queries.listOperations({ urn: q.urn, status: q.status as OperationStatus | undefined }, parsePageSize(q.page_size), q.page_token);
+    res.json({ operations: page.items, next_page_token: page.next ?? null });
+  });
+
+  router.get('/operations/:id', async (req, res) => {
+    queryOf(req, []);
+    res.json(await queries.getOperation(req.params.id));
+  });
+
+  router.post('/operations/:id/cancel', async (req, res) => {
+    queryOf(req, []);
+    res.json(await queries.cancelOperation(req.params.id, requestOptions(req, false).actor));
+  });
+
+  return router;
+}

@@ -1,0 +1,89 @@
+import { Router, type Response } from 'express';
+import type { Accepted, ResourceCommands } from '../../core/resource-commands.js';
+import type { Queries } from '../../core/queries.js';
+import { API_PREFIX } from '../prefix.js';
+import {
+  parseCreateBody,
+  parseDryRun,
+  parseLabelFilter,
+  parsePageSize,
+  parseStatus,
+  parseUpdateBody,
+  queryOf,
+  requestOptions,
+} from '../request-parsing.js';
+import type { BodyValidator } from '../schemas.js';
+
+export function resourceRoutes(commands: ResourceCommands, queries: Queries, schemas: BodyValidator): Router {
+  const router = Router();
+
+  router.post('/resources', async (req, res) => {
+    const { dry_run } = queryOf(req, ['dry_run']);
+    const accepted = await commands.create(parseCreateBody(schemas, req.body), requestOptions(req, parseDryRun(dry_run)));
+    sendAccepted(res, accepted);
+  });
+
+  router.get('/resources', async (req, res) => {
+    const q = queryOf(req, ['project', 'kind', 'status', 'labels', 'page_size', 'page_token']);
+    const page = await queries.listResources(
+      { project: q.project, kind: q.kind, status: parseStatus(q.status), labels: parseLabelFilter(q.labels) },
+      parsePageSize(q.page_size),
+      q.page_token,
+    );
+    res.json({ resources: page.items, next_page_token: page.next ?? null });
+  });
+
+  router.get('/resources/:urn', async (req, res) => {
+    queryOf(req, []);
+    const resource = await queries.getResource(req.params.urn);
+    res.setHeader('ETag', `"${resource.version}"`);
+    res.json(resource);
+  });
+
+  router.patch('/resources/:urn', async (req, res) => {
+    const { dry_run } = queryOf(req, ['dry_run']);
+    const accepted = await commands.update(req.params.urn, parseUpdateBody(schemas, req.body), requestOptions(req, parseDryRun(dry_run)));
+    sendAccepted(res, accepted);
+  });
+
+  router.delete('/resources/:urn', async (req, res) => {
+    const { dry_run } = queryOf(req, ['dry_run']);
+    sendAccepted(res, await commands.remove(req.params.urn, requestOptions(req, parseDryRun(dry_run))));
+  });
+
+  router.post('/resources/:urn/execute', async (req, res) => {
+    const { dry_run } = queryOf(req, ['dry_run']);
+    const body = schemas.assert<{ action: string; params?: unknown }>('execute.json', req.body);
+    sendAccepted(res, await commands.execute(req.params.urn, body.action, body.params ?? {}, requestOptions(req, parseDryRun(dry_run))));
+  });
+
+  router.post('/resources/:urn/actions/:action', async (req, res) => {
+    const { dry_run } = queryOf(req, ['dry_run']);
+    const params = req.body === undefined ? {} : schemas.assert<object>('action-params.json', req.body);
+    sendAccepted(res, await commands.execute(req.params.urn, req.params.action, params, requestOptions(req, parseDryRun(dry_run))));
+  });
+
+  router.post('/resources/:urn/retry', async (req, res) => {
+    queryOf(req, []);
+    sendAccepted(res, await commands.retry(req.params.urn, requestOptions(req, false)));
+  });
+
+  router.get('/resources/:urn/revisions', async (req, res) => {
+    const q = queryOf(req, ['page_size', 'page_token']);
+    const page = await queries.listRevisions(req.params.urn, parsePageSize(q.page_size), q.page_token);
+    res.json({ revisions: page.items, next_page_token: page.next ?? null });
+  });
+
+  return router;
+}
+
+/** 202 with the operation's Location; a dry run answers 200 and stores nothing. */
+function sendAccepted(res: Response, accepted: Accepted): void {
+  res.setHeader('ETag', `"${accepted.resource.version}"`);
+  if (accepted.dryRun) {
+    res.status(200).json({ resource: accepted.resource, operation: accepted.operation, dry_run: true });
+    return;
+  }
+  res.setHeader('Location', `${API_PREFIX}/operations/${accepted.operation.id}`);
+  res.status(202).json({ resource: accepted.resource, operation: accepted.operation });
+}

@@ -1,0 +1,139 @@
+import { readFileSync } from 'node:fs';
+
+/**
+ * The one place that reads the environment. Every setting has a default, every
+ * bad value is reported (all of them at once), and the result is frozen.
+ * docs/configuration.md lists the same table.
+ */
+export interface Config {
+  /** STEWARD_PORT @default 8080 */
+  port: number;
+  /** STEWARD_HOST @default 127.0.0.1 (set 0.0.0.0 to listen beyond this machine, as the container does) */
+  host: string;
+  /** STEWARD_DB: a SQLite file path, or a postgres:// URL. @default ./data/steward.db */
+  db: string;
+  /** STEWARD_DB_BUSY_TIMEOUT_MS @default 5000 */
+  dbBusyTimeoutMs: number;
+  /** STEWARD_MODULE_PATHS: ':'-separated directories of user modules. @default none */
+  modulePaths: string[];
+  /** STEWARD_LOG_LEVEL: error | warn | info | debug. @default info */
+  logLevel: 'error' | 'warn' | 'info' | 'debug';
+  /** STEWARD_WORKER: run the sync worker in this process. @default true */
+  worker: boolean;
+  /** STEWARD_WORKER_CONCURRENCY @default 8 */
+  workerConcurrency: number;
+  /** STEWARD_LEASE_MS @default 15000 */
+  leaseMs: number;
+  /** STEWARD_POLL_INTERVAL_MS @default 1000 */
+  pollIntervalMs: number;
+  /** STEWARD_SYNC_TIMEOUT_MS @default 60000 */
+  syncTimeoutMs: number;
+  /** STEWARD_MAX_ATTEMPTS @default 5 */
+  maxAttempts: number;
+  /** STEWARD_BACKOFF_BASE_MS @default 1000 */
+  backoffBaseMs: number;
+  /** STEWARD_BACKOFF_FACTOR @default 2 */
+  backoffFactor: number;
+  /** STEWARD_BACKOFF_MAX_MS @default 300000 */
+  backoffMaxMs: number;
+  /** STEWARD_DEPENDENCY_POLL_MS @default 5000 */
+  dependencyPollMs: number;
+  /** STEWARD_SHUTDOWN_GRACE_MS @default 10000 */
+  shutdownGraceMs: number;
+  /** STEWARD_MAX_STATE_BYTES: largest output + data a sync may return. @default 1048576 */
+  maxStateBytes: number;
+  /** STEWARD_FILE_ROOT: where the built-in `file` module may write. @default ./data/files */
+  fileRoot: string;
+}
+
+type Parser = (raw: string) => unknown;
+
+const integer =
+  (min: number, max = Number.MAX_SAFE_INTEGER): Parser =>
+  (raw) => {
+    const value = Number(raw);
+    if (!/^-?\d+$/.test(raw.trim()) || value < min || value > max) throw new Error(`must be a whole number from ${min} to ${max}`);
+    return value;
+  };
+const number = (min: number): Parser => (raw) => {
+  const value = Number(raw);
+  if (raw.trim() === '' || !Number.isFinite(value) || value < min) throw new Error(`must be a number of at least ${min}`);
+  return value;
+};
+const text: Parser = (raw) => {
+  if (raw.trim() === '') throw new Error('must not be empty');
+  return raw;
+};
+const boolean: Parser = (raw) => {
+  if (/^(1|true|yes|on)$/i.test(raw)) return true;
+  if (/^(0|false|no|off)$/i.test(raw)) return false;
+  throw new Error('must be true or false');
+};
+const oneOf = (...values: string[]): Parser => (raw) => {
+  if (!values.includes(raw)) throw new Error(`must be one of ${values.join(', ')}`);
+  return raw;
+};
+const pathList: Parser = (raw) => raw.split(':').filter((entry) => entry.trim() !== '');
+
+/** Each setting: its variable, its parser and its default. */
+const SETTINGS: { [K in keyof Config]: [variable: string, parse: Parser, fallback: Config[K]] } = {
+  port: ['STEWARD_PORT', integer(0, 65535), 8080],
+  host: ['STEWARD_HOST', text, '127.0.0.1'],
+  db: ['STEWARD_DB', text, './data/steward.db'],
+  dbBusyTimeoutMs: ['STEWARD_DB_BUSY_TIMEOUT_MS', integer(0), 5000],
+  modulePaths: ['STEWARD_MODULE_PATHS', pathList, []],
+  logLevel: ['STEWARD_LOG_LEVEL', oneOf('error', 'warn', 'info', 'debug'), 'info'],
+  worker: ['STEWARD_WORKER', boolean, true],
+  workerConcurrency: ['STEWARD_WORKER_CONCURRENCY', integer(1, 1000), 8],
+  leaseMs: ['STEWARD_LEASE_MS', integer(100), 15_000],
+  pollIntervalMs: ['STEWARD_POLL_INTERVAL_MS', integer(10), 1000],
+  syncTimeoutMs: ['STEWARD_SYNC_TIMEOUT_MS', integer(10), 60_000],
+  maxAttempts: ['STEWARD_MAX_ATTEMPTS', integer(1, 1000), 5],
+  backoffBaseMs: ['STEWARD_BACKOFF_BASE_MS', integer(0), 1000],
+  backoffFactor: ['STEWARD_BACKOFF_FACTOR', number(1), 2],
+  backoffMaxMs: ['STEWARD_BACKOFF_MAX_MS', integer(0), 300_000],
+  dependencyPollMs: ['STEWARD_DEPENDENCY_POLL_MS', integer(10), 5000],
+  shutdownGraceMs: ['STEWARD_SHUTDOWN_GRACE_MS', integer(0), 10_000],
+  maxStateBytes: ['STEWARD_MAX_STATE_BYTES', integer(1024), 1024 * 1024],
+  fileRoot: ['STEWARD_FILE_ROOT', text, './data/files'],
+};
+
+/** The variable of each setting, for docs and error messages. */
+export const CONFIG_VARIABLES: Readonly<Record<keyof Config, string>> = Object.freeze(
+  Object.fromEntries(Object.entries(SETTINGS).map(([key, [variable]]) => [key, variable])) as Record<keyof Config, string>,
+);
+
+/**
+ * Resolves the configuration from the environment, over an optional JSON file
+ * named by STEWARD_CONFIG_FILE (keys are the variable names). Throws one error
+ * listing every bad variable.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Config> {
+  const fromFile = env.STEWARD_CONFIG_FILE ? readConfigFile(env.STEWARD_CONFIG_FILE) : {};
+  const problems: string[] = [];
+  const resolved: Record<string, unknown> = {};
+  for (const [key, [variable, parse, fallback]] of Object.entries(SETTINGS) as Array<[keyof Config, [string, Parser, unknown]]>) {
+    const raw = env[variable] ?? fromFile[variable];
+    if (raw === undefined) {
+      resolved[key] = fallback;
+      continue;
+    }
+    try {
+      resolved[key] = parse(String(raw));
+    } catch (err) {
+      problems.push(`${variable}=${JSON.stringify(raw)} ${(err as Error).message}`);
+    }
+  }
+  if (problems.length) throw new Error(`invalid configuration:\n  ${problems.join('\n  ')}`);
+  return Object.freeze(resolved as unknown as Config);
+}
+
+function readConfigFile(file: string): Record<string, string> {
+  try {
+    const parsed = JSON.parse(readFileSync(file, 'utf8')) as unknown;
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('must hold a JSON object');
+    return parsed as Record<string, string>;
+  } catch (err) {
+    throw new Error(`invalid configuration: STEWARD_CONFIG_FILE ${file}: ${(err as Error).message}`);
+  }
+}

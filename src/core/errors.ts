@@ -1,0 +1,72 @@
+/**
+ * The closed set of failures core reports. Only the API's error handler knows
+ * which HTTP status each code becomes (src/api/http-errors.ts).
+ */
+export type ErrorCode =
+  | 'invalid_request'
+  | 'unauthenticated'
+  | 'permission_denied'
+  | 'not_found'
+  | 'already_exists'
+  | 'invalid_state'
+  | 'precondition_failed'
+  | 'payload_too_large'
+  | 'unsupported_media_type'
+  | 'rate_limited'
+  | 'internal'
+  | 'unavailable';
+
+export class StewardError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: unknown,
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+export class InvalidRequestError extends StewardError {
+  constructor(message: string, details?: unknown) {
+    super('invalid_request', message, details);
+  }
+}
+
+export class NotFoundError extends StewardError {
+  constructor(message: string, details?: unknown) {
+    super('not_found', message, details);
+  }
+}
+
+export class AlreadyExistsError extends StewardError {
+  constructor(message: string, details?: unknown) {
+    super('already_exists', message, details);
+  }
+}
+
+export class InvalidStateError extends StewardError {
+  constructor(message: string, details?: unknown) {
+    super('invalid_state', message, details);
+  }
+}
+
+export class PreconditionFailedError extends StewardError {
+  constructor(message: string, details?: unknown) {
+    super('precondition_failed', message, details);
+  }
+}
+
+/** The database is unreachable, read-only or busy past its timeout. */
+export class UnavailableError extends StewardError {
+  constructor(message: string, details?: unknown) {
+    super('unavailable', message, details);
+  }
+}
+
+/** A module broke its contract (plan threw something other than ValidationError, …). */
+export class ModuleFaultError extends StewardError {
+  constructor(message: string, details?: unknown) {
+    super('internal', message, details);
+  }
+}

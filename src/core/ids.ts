@@ -1,0 +1,38 @@
+import { randomBytes } from 'node:crypto';
+
+const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
+let lastMs = 0;
+let sequence = 0;
+
+/**
+ * Operation ids sort by creation time (`op_` + 10 chars of time + a 4-char
+ * sequence + 8 random chars), so "newest first" and cursors are a plain ORDER BY id.
+ */
+export function newOperationId(nowMs: number): string {
+  if (nowMs <= lastMs) {
+    sequence += 1;
+  } else {
+    lastMs = nowMs;
+    sequence = 0;
+  }
+  return `op_${encode(lastMs, 10)}${encode(sequence, 4)}${randomChars(8)}`;
+}
+
+/** A random id for a worker's leases. */
+export function newWorkerId(): string {
+  return `w_${randomChars(12)}`;
+}
+
+function encode(value: number, length: number): string {
+  let out = '';
+  let rest = value;
+  for (let i = 0; i < length; i += 1) {
+    out = ALPHABET[rest % 32] + out;
+    rest = Math.floor(rest / 32);
+  }
+  return out;
+}
+
+function randomChars(length: number): string {
+  return [...randomBytes(length)].map((byte) => ALPHABET[byte % 32]).join('');
+}

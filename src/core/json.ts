@@ -1,0 +1,54 @@
+import type { Change } from './model.js';
+
+/** Deep equality for JSON values (object key order ignored). */
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((item, i) => jsonEqual(item, b[i]));
+  const ak = Object.keys(a);
+  const bo = b as Record<string, unknown>;
+  return ak.length === Object.keys(bo).length && ak.every((key) => Object.hasOwn(bo, key) && jsonEqual((a as Record<string, unknown>)[key], bo[key]));
+}
+
+/** The leaf paths (JSON pointers) that differ between two JSON values. */
+export function diffJson(before: unknown, after: unknown, path = ''): Change[] {
+  if (jsonEqual(before, after)) return [];
+  const bothObjects = isPlainObject(before) && isPlainObject(after);
+  if (!bothObjects) {
+    const change: Change = { path: path || '/' };
+    if (before !== undefined) change.from = before;
+    if (after !== undefined) change.to = after;
+    return [change];
+  }
+  const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort();
+  return keys.flatMap((key) => diffJson(before[key], after[key], `${path}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`));
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Keys that would reach an object's prototype if a body were merged naively. */
+const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+/** The JSON pointer of the first forbidden key in a parsed body, if any. */
+export function findForbiddenKey(value: unknown, path = ''): string | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  for (const key of Object.keys(value)) {
+    const childPath = `${path}/${key}`;
+    if (FORBIDDEN_KEYS.has(key)) return childPath;
+    const found = findForbiddenKey((value as Record<string, unknown>)[key], childPath);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/** Deep-freezes a value in place and returns it. */
+export function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}

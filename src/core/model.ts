@@ -1,0 +1,86 @@
+import type { Resource, ResourceStatus } from '../sdk/index.js';
+
+export type { Resource, ResourceStatus };
+
+/** DESIGN §3: queued → running → succeeded | failed | cancelled. */
+export type OperationStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
+
+export const FINAL_OPERATION_STATUSES: readonly OperationStatus[] = ['succeeded', 'failed', 'cancelled'];
+
+export interface Operation {
+  id: string;
+  urn: string;
+  action: string;
+  params: unknown;
+  status: OperationStatus;
+  /** The resource version this operation brings the backend to. */
+  version: number;
+  /** Sync calls made for this operation. */
+  attempts: number;
+  error: string | null;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+  created_by: string;
+}
+
+/** One changed path between two revisions of spec and labels. */
+export interface Change {
+  path: string;
+  from?: unknown;
+  to?: unknown;
+}
+
+export interface Revision {
+  id: number;
+  urn: string;
+  version: number;
+  action: string;
+  operation_id: string;
+  labels: Record<string, string>;
+  /** Secrets are absent. */
+  configs: Record<string, unknown>;
+  dependencies: Record<string, string>;
+  changes: Change[];
+  created_at: string;
+  created_by: string;
+}
+
+export type EventType =
+  | 'resource.created'
+  | 'resource.updated'
+  | 'resource.status_changed'
+  | 'resource.deleted'
+  | 'operation.created'
+  | 'operation.started'
+  | 'operation.succeeded'
+  | 'operation.failed'
+  | 'operation.cancelled';
+
+/** An append-only change record as written; the store assigns `id` and `created_at`. */
+export interface EventInput {
+  type: EventType;
+  urn: string;
+  kind: string;
+  project: string;
+  operation_id: string | null;
+  data: Record<string, unknown>;
+}
+
+export interface EventRecord extends EventInput {
+  id: number;
+  created_at: string;
+}
+
+export interface ResourceFilter {
+  project?: string;
+  kind?: string;
+  status?: ResourceStatus;
+  labels?: Record<string, string>;
+}
+
+export interface Page<T> {
+  items: T[];
+  /** Where the next page starts, when there is one. */
+  next?: string;
+}

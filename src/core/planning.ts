@@ -1,0 +1,68 @@
+import { ValidationError, type PlanInput, type PlanResult, type Resource } from '../sdk/index.js';
+import { InvalidRequestError, ModuleFaultError } from './errors.js';
+import { deepFreeze, jsonEqual } from './json.js';
+import type { RegisteredModule } from './registry.js';
+import { assertValid } from './validation.js';
+
+/** Validates configs against the module's schema; returns a copy with defaults filled in. */
+export function validatedConfigs(module: RegisteredModule, configs: Record<string, unknown>): Record<string, unknown> {
+  const copy = structuredClone(configs);
+  assertValid(module.checkConfigs, copy, '/spec/configs', `configs of kind ${module.definition.kind}`);
+  return copy;
+}
+
+/** Validates an action's params; returns a copy with defaults filled in. */
+export function validatedParams(module: RegisteredModule, action: string, params: unknown): unknown {
+  const check = module.checkParams[action];
+  if (!check) {
+    const actions = Object.keys(module.definition.actions).sort();
+    throw new InvalidRequestError(`kind ${module.definition.kind} has no action "${action}"; its actions: ${actions.join(', ')}`, { actions });
+  }
+  const copy = structuredClone(params ?? {});
+  assertValid(check, copy, '/params', `params of action ${action}`);
+  return copy;
+}
+
+/**
+ * Calls the module's pure `plan` on frozen input. A `ValidationError` rejects the
+ * request (400); any other throw is a module bug.
+ */
+export function runPlan(module: RegisteredModule, input: PlanInput): PlanResult {
+  const frozen = deepFreeze(structuredClone(input));
+  let result: unknown;
+  try {
+    result = module.definition.plan(frozen);
+  } catch (err) {
+    if (err instanceof ValidationError || (err as Error | undefined)?.name === 'ValidationError') {
+      throw new InvalidRequestError((err as Error).message, (err as ValidationError).details);
+    }
+    throw new ModuleFaultError(`plan of kind ${module.definition.kind} failed: ${(err as Error)?.message ?? String(err)}`);
+  }
+  if (result === undefined || result === null) return {};
+  if (typeof result !== 'object' || Array.isArray(result)) {
+    throw new ModuleFaultError(`plan of kind ${module.definition.kind} returned ${typeof result}, not a PlanResult object`);
+  }
+  return structuredClone(result) as PlanResult;
+}
+
+/**
+ * The accepted document: `desired` with what plan decided. `version` moves on
+ * only when spec or labels changed.
+ */
+export function applyPlan(module: RegisteredModule, current: Resource | null, desired: Resource, plan: PlanResult): Resource {
+  const configs = plan.configs === undefined ? desired.spec.configs : validatedConfigs(module, plan.configs);
+  const labels = plan.labels === undefined ? desired.labels : plan.labels;
+  const spec = { configs, dependencies: desired.spec.dependencies };
+  const changed = !current || !jsonEqual(current.spec, spec) || !jsonEqual(current.labels, labels);
+  return {
+    ...desired,
+    labels,
+    spec,
+    version: current ? current.version + (changed ? 1 : 0) : 1,
+    state: {
+      ...desired.state,
+      output: plan.output === undefined ? desired.state.output : plan.output,
+      data: plan.data === undefined ? desired.state.data : plan.data,
+    },
+  };
+}

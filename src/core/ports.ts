@@ -1,0 +1,137 @@
+import type {
+  EventInput,
+  Operation,
+  OperationStatus,
+  Page,
+  Resource,
+  ResourceFilter,
+  ResourceStatus,
+  Revision,
+} from './model.js';
+
+/**
+ * What core needs from storage. `src/store` implements it over kysely; core never
+ * sees SQL. Every method that writes is one transaction, and every status write is a
+ * compare-and-set on the values core read (`expected`), never read-then-write.
+ */
+export interface Store {
+  findResource(urn: string): Promise<Resource | undefined>;
+  findResources(urns: readonly string[]): Promise<Resource[]>;
+  /** Ordered by URN; `after` is the last URN of the previous page. */
+  listResources(filter: ResourceFilter, limit: number, after?: string): Promise<Resource[]>;
+  /** URNs of the resources whose `spec.dependencies` name `urn`. */
+  findDependents(urn: string): Promise<string[]>;
+
+  findOperation(id: string): Promise<Operation | undefined>;
+  /** Newest first; `before` is the last id of the previous page. */
+  listOperations(filter: { urn?: string; status?: OperationStatus }, limit: number, before?: string): Promise<Operation[]>;
+  /** Newest first; `before` is the last revision id of the previous page. */
+  listRevisions(urn: string, limit: number, before?: number): Promise<Revision[]>;
+
+  /** Writes an accepted request (create, update, action, delete, retry) in one transaction. */
+  commitAccepted(change: AcceptedChange): Promise<CommitOutcome>;
+  /** Cancels an operation and puts its resource in ERROR, in one transaction. */
+  commitCancel(cancel: CancelChange): Promise<CommitOutcome>;
+
+  /** Claims up to `limit` due resources for `owner` (see DESIGN §6). */
+  claimDue(claim: ClaimRequest): Promise<ClaimedWork[]>;
+  /** Extends the leases still held; returns the URNs whose lease or operation was lost. */
+  renewLeases(leases: readonly LeaseRef[], nowMs: number, leaseMs: number): Promise<string[]>;
+  /** Writes sync outcomes in one transaction, each fenced by its own lease token. */
+  saveSyncResults(results: readonly SyncWriteBack[], nowMs: number): Promise<boolean[]>;
+  /** Gives leases back without counting an attempt (shutdown). */
+  releaseLeases(leases: readonly LeaseRef[], nowMs: number): Promise<void>;
+
+  /** Cheap round trip for /readyz. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export type CommitOutcome = 'committed' | 'conflict';
+
+/** What the resource must still look like for a write to apply. */
+export interface ExpectedState {
+  version: number;
+  status: ResourceStatus;
+  operationId: string;
+}
+
+export interface RevisionInput {
+  version: number;
+  action: string;
+  operation_id: string;
+  labels: Record<string, string>;
+  configs: Record<string, unknown>;
+  dependencies: Record<string, string>;
+  changes: Revision['changes'];
+  created_at: string;
+  created_by: string;
+}
+
+export interface AcceptedChange {
+  /** The full new document, secrets included. */
+  resource: Resource;
+  /** null for a create: the URN must be free. */
+  expected: ExpectedState | null;
+  /** The resource's next due time (epoch ms). */
+  nextSyncAtMs: number;
+  operation: Operation;
+  /** An operation cancelled as superseded, when a delete replaces it. */
+  superseded?: { id: string; error: string };
+  revision?: RevisionInput;
+  /** Rewrite label and dependency index rows (create, or they changed). */
+  reindex: boolean;
+  events: EventInput[];
+}
+
+export interface CancelChange {
+  urn: string;
+  expected: ExpectedState;
+  operationId: string;
+  error: string;
+  nowIso: string;
+  events: EventInput[];
+}
+
+export interface ClaimRequest {
+  owner: string;
+  limit: number;
+  nowMs: number;
+  leaseMs: number;
+}
+
+export interface ClaimedWork {
+  resource: Resource;
+  leaseToken: number;
+}
+
+export interface LeaseRef {
+  urn: string;
+  leaseToken: number;
+  operationId: string;
+}
+
+/**
+ * One sync outcome to write back. Applies only while the lease token and the
+ * operation are still the ones the worker claimed.
+ */
+export interface SyncWriteBack extends LeaseRef {
+  /** `deleted` removes the resource; the rest update its state. */
+  outcome: 'step' | 'completed' | 'failed' | 'retry' | 'waiting' | 'deleted';
+  status: ResourceStatus;
+  output?: Record<string, unknown>;
+  /** Present when the module returned `data` (null is a value). */
+  data?: { value: unknown };
+  observedVersion?: number;
+  attempts: number;
+  lastError: string | null;
+  nextSyncAtMs: number | null;
+  waitingOn: string[] | null;
+  /** Set when the operation ends with this write. */
+  operation?: { status: OperationStatus; error: string | null };
+  /** Count this write as one sync call of the operation. */
+  countsAttempt: boolean;
+  /** Wake resources that wait on this one. */
+  wakeDependents: boolean;
+  events: EventInput[];
+}

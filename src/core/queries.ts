@@ -1,0 +1,89 @@
+import { InvalidStateError, NotFoundError } from './errors.js';
+import { eventFor } from './documents.js';
+import { FINAL_OPERATION_STATUSES, type Operation, type OperationStatus, type Page, type Resource, type ResourceFilter, type Revision } from './model.js';
+import { parseUrn } from './names.js';
+import { decodePageToken, encodePageToken } from './page-token.js';
+import type { Store } from './ports.js';
+import type { Registry } from './registry.js';
+import { expectedOf } from './resource-commands.js';
+import { operationView, resourceView } from './views.js';
+
+export interface QueryDeps {
+  store: Store;
+  registry: Registry;
+  clock: () => Date;
+}
+
+/** Reads for the API (redacted views), and cancel, which acts on an operation. */
+export function createQueries({ store, registry, clock }: QueryDeps) {
+  async function getResource(urn: string): Promise<Resource> {
+    parseUrn(urn);
+    const resource = await store.findResource(urn);
+    if (!resource) throw new NotFoundError(`resource ${urn} does not exist`, { urn });
+    return resourceView(resource, registry);
+  }
+
+  async function listResources(filter: ResourceFilter, pageSize: number, pageToken?: string): Promise<Page<Resource>> {
+    const after = decodePageToken<string>('resources', pageToken, 'string');
+    const rows = await store.listResources(filter, pageSize + 1, after);
+    return page(rows.map((row) => resourceView(row, registry)), pageSize, (last) => encodePageToken('resources', last.urn));
+  }
+
+  async function listRevisions(urn: string, pageSize: number, pageToken?: string): Promise<Page<Revision>> {
+    parseUrn(urn);
+    const before = decodePageToken<number>(`revisions:${urn}`, pageToken, 'number');
+    const rows = await store.listRevisions(urn, pageSize + 1, before);
+    if (rows.length === 0 && before === undefined && !(await store.findResource(urn))) throw new NotFoundError(`resource ${urn} has no history`, { urn });
+    return page(rows, pageSize, (last) => encodePageToken(`revisions:${urn}`, last.id));
+  }
+
+  async function getOperation(id: string): Promise<Operation> {
+    const operation = await store.findOperation(id);
+    if (!operation) throw new NotFoundError(`operation ${id} does not exist`, { id });
+    return operationView(operation, registry);
+  }
+
+  async function listOperations(filter: { urn?: string; status?: OperationStatus }, pageSize: number, pageToken?: string): Promise<Page<Operation>> {
+    if (filter.urn !== undefined) parseUrn(filter.urn);
+    const before = decodePageToken<string>('operations', pageToken, 'string');
+    const rows = await store.listOperations(filter, pageSize + 1, before);
+    return page(rows.map((row) => operationView(row, registry)), pageSize, (last) => encodePageToken('operations', last.id));
+  }
+
+  /** Queued or running → cancelled; the resource goes to ERROR ("cancelled"). */
+  async function cancelOperation(id: string, actor: string): Promise<Operation> {
+    const operation = await store.findOperation(id);
+    if (!operation) throw new NotFoundError(`operation ${id} does not exist`, { id });
+    if (FINAL_OPERATION_STATUSES.includes(operation.status)) {
+      throw new InvalidStateError(`operation ${id} is already ${operation.status}`, { id, status: operation.status });
+    }
+    const resource = await store.findResource(operation.urn);
+    if (!resource || resource.state.operation_id !== id || resource.state.status !== 'PENDING') {
+      throw new InvalidStateError(`operation ${id} is no longer the resource's current operation`, { id });
+    }
+    const error = `cancelled by ${actor}`;
+    const outcome = await store.commitCancel({
+      urn: resource.urn,
+      expected: expectedOf(resource),
+      operationId: id,
+      error,
+      nowIso: clock().toISOString(),
+      events: [
+        eventFor(resource, 'operation.cancelled', id, { reason: error }),
+        eventFor(resource, 'resource.status_changed', id, { from: 'PENDING', to: 'ERROR', action: resource.state.action }),
+      ],
+    });
+    if (outcome === 'conflict') throw new InvalidStateError(`operation ${id} finished or changed while it was being cancelled`, { id });
+    return getOperation(id);
+  }
+
+  return { getResource, listResources, listRevisions, getOperation, listOperations, cancelOperation };
+}
+
+export type Queries = ReturnType<typeof createQueries>;
+
+function page<T>(rows: T[], pageSize: number, tokenOf: (last: T) => string): Page<T> {
+  if (rows.length <= pageSize) return { items: rows };
+  const items = rows.slice(0, pageSize);
+  return { items, next: tokenOf(items[items.length - 1]!) };
+}

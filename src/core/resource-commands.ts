@@ -1,0 +1,247 @@
+import { resolveDependencies } from './dependencies.js';
+import { eventFor, newOperation, newResource, pendingFor } from './documents.js';
+import { AlreadyExistsError, InvalidRequestError, InvalidStateError, NotFoundError, PreconditionFailedError } from './errors.js';
+import { newOperationId } from './ids.js';
+import { diffJson } from './json.js';
+import type { EventInput, Operation, Resource } from './model.js';
+import { formatUrn, parseUrn } from './names.js';
+import { applyPlan, runPlan, validatedConfigs, validatedParams } from './planning.js';
+import type { AcceptedChange, Store } from './ports.js';
+import type { RegisteredModule, Registry } from './registry.js';
+import { assertTransition, type UserRequest } from './transitions.js';
+import { operationView, publicConfigs, resourceView } from './views.js';
+import type { Wakeup } from './wakeup.js';
+
+export interface CreateRequest {
+  kind: string;
+  project: string;
+  name: string;
+  labels?: Record<string, string>;
+  configs?: Record<string, unknown>;
+  dependencies?: Record<string, string>;
+}
+
+export interface UpdateRequest {
+  labels?: Record<string, string>;
+  configs?: Record<string, unknown>;
+  dependencies?: Record<string, string>;
+}
+
+export interface RequestOptions {
+  actor: string;
+  dryRun?: boolean;
+  /** The version the caller last saw (If-Match); undefined or '*' matches any. */
+  ifMatch?: number | '*';
+}
+
+/** What an accepted request answers: redacted views. `operation` is unsaved on a dry run. */
+export interface Accepted {
+  resource: Resource;
+  operation: Operation;
+  dryRun: boolean;
+}
+
+export interface CommandDeps {
+  store: Store;
+  registry: Registry;
+  wakeup: Wakeup;
+  clock: () => Date;
+}
+
+/** A compare-and-set that loses to a concurrent write is retried this often before giving up. */
+const MAX_CONFLICT_RETRIES = 5;
+
+/**
+ * The write side of the API: validate, check the transition, plan, and commit
+ * resource, revision, operation and events in one transaction.
+ */
+export function createResourceCommands({ store, registry, wakeup, clock }: CommandDeps) {
+  async function create(request: CreateRequest, options: RequestOptions): Promise<Accepted> {
+    const module = registry.get(request.kind);
+    const urn = formatUrn(request);
+    if (await store.findResource(urn)) throw new AlreadyExistsError(`resource ${urn} already exists`, { urn });
+    const configs = validatedConfigs(module, request.configs ?? {});
+    const dependencies = request.dependencies ?? {};
+    const resolved = await resolveDependencies(store, module, request.project, dependencies);
+    const now = clock();
+    const desired = newResource(request, { configs, dependencies }, request.labels ?? {}, newOperationId(now.getTime()), options.actor, now);
+    const plan = runPlan(module, { action: 'create', params: {}, current: null, desired, dependencies: resolved, now });
+    const resource = applyPlan(module, null, desired, plan);
+    const operation = newOperation(resource, 'create', {}, options.actor, now);
+    const events = [eventFor(resource, 'resource.created', operation.id, { version: 1 }), eventFor(resource, 'operation.created', operation.id, { action: 'create' })];
+    return commit(module, { resource, expected: null, nextSyncAtMs: now.getTime(), operation, reindex: true, events, revision: revisionOf(null, resource, operation) }, options);
+  }
+
+  /** PATCH: each part given replaces the stored one. */
+  function update(urn: string, request: UpdateRequest, options: RequestOptions): Promise<Accepted> {
+    return withRetries(urn, 'update', options, async (current, module) => {
+      const configs = request.configs === undefined ? current.spec.configs : validatedConfigs(module, request.configs);
+      const dependencies = request.dependencies ?? current.spec.dependencies;
+      const resolved = await resolveDependencies(store, module, current.project, dependencies);
+      const now = clock();
+      const base = pendingFor(current, 'update', newOperationId(now.getTime()), options.actor, now);
+      const desired = { ...base, labels: request.labels ?? current.labels, spec: { configs, dependencies } };
+      return planned(module, current, desired, 'update', {}, resolved, now, options);
+    });
+  }
+
+  /** A module action (`POST .../execute` or `.../actions/{action}`). */
+  function execute(urn: string, action: string, params: unknown, options: RequestOptions): Promise<Accepted> {
+    if (action === 'delete') return remove(urn, options);
+    if (action === 'create' || action === 'update') {
+      throw new InvalidRequestError(`action "${action}" is not executed: use ${action === 'create' ? 'POST /resources' : 'PATCH /resources/{urn}'}`);
+    }
+    return withRetries(urn, 'action', options, async (current, module) => {
+      const validParams = validatedParams(module, action, params);
+      const resolved = await resolveDependencies(store, module, current.project, current.spec.dependencies);
+      const now = clock();
+      const desired = pendingFor(current, action, newOperationId(now.getTime()), options.actor, now);
+      return planned(module, current, desired, action, validParams, resolved, now, options);
+    });
+  }
+
+  /** Allowed from any status; a running operation is cancelled as superseded. */
+  function remove(urn: string, options: RequestOptions): Promise<Accepted> {
+    return withRetries(urn, 'delete', options, async (current, module) => {
+      if (current.state.status === 'PENDING' && current.state.action === 'delete') {
+        const running = await store.findOperation(current.state.operation_id);
+        if (running) return { resource: resourceView(current, registry), operation: operationView(running, registry), dryRun: Boolean(options.dryRun) };
+      }
+      const dependents = await store.findDependents(urn);
+      if (dependents.length) {
+        throw new InvalidStateError(`cannot delete ${urn}: ${dependents.join(', ')} depend${dependents.length === 1 ? 's' : ''} on it`, { dependents });
+      }
+      const resolved = await resolveDependencies(store, module, current.project, current.spec.dependencies);
+      const now = clock();
+      const desired = pendingFor(current, 'delete', newOperationId(now.getTime()), options.actor, now);
+      return planned(module, current, desired, 'delete', {}, resolved, now, options);
+    });
+  }
+
+  /** ERROR → PENDING: the same action and params again, as a new operation. */
+  function retry(urn: string, options: RequestOptions): Promise<Accepted> {
+    return withRetries(urn, 'retry', options, async (current, module) => {
+      const previous = await store.findOperation(current.state.operation_id);
+      const now = clock();
+      const resource = pendingFor(current, current.state.action, newOperationId(now.getTime()), options.actor, now);
+      const operation = newOperation(resource, current.state.action, previous?.params ?? {}, options.actor, now);
+      const events = [
+        eventFor(resource, 'resource.status_changed', operation.id, { from: current.state.status, to: 'PENDING', action: operation.action }),
+        eventFor(resource, 'operation.created', operation.id, { action: operation.action, retry_of: current.state.operation_id }),
+      ];
+      return commit(module, { resource, expected: expectedOf(current), nextSyncAtMs: now.getTime(), operation, reindex: false, events }, options);
+    });
+  }
+
+  async function planned(
+    module: RegisteredModule,
+    current: Resource,
+    desired: Resource,
+    action: string,
+    params: unknown,
+    dependencies: Parameters<typeof runPlan>[1]['dependencies'],
+    now: Date,
+    options: RequestOptions,
+  ): Promise<Accepted> {
+    const plan = runPlan(module, { action, params, current, desired, dependencies, now });
+    const resource = applyPlan(module, current, desired, plan);
+    const operation = newOperation(resource, action, params, options.actor, now);
+    const changedSpec = resource.version !== current.version;
+    const reindex = changedSpec && (diffJson(current.labels, resource.labels).length > 0 || diffJson(current.spec.dependencies, resource.spec.dependencies).length > 0);
+    const events: EventInput[] = [];
+    if (changedSpec) events.push(eventFor(resource, 'resource.updated', operation.id, { version: resource.version, action }));
+    if (current.state.status !== 'PENDING') events.push(eventFor(resource, 'resource.status_changed', operation.id, { from: current.state.status, to: 'PENDING', action }));
+    events.push(eventFor(resource, 'operation.created', operation.id, { action }));
+    const superseded =
+      current.state.status === 'PENDING' ? { id: current.state.operation_id, error: `superseded by ${action} (${operation.id})` } : undefined;
+    if (superseded) events.push(eventFor(resource, 'operation.cancelled', superseded.id, { reason: superseded.error }));
+    return commit(
+      module,
+      {
+        resource,
+        expected: expectedOf(current),
+        nextSyncAtMs: now.getTime(),
+        operation,
+        superseded,
+        reindex,
+        events,
+        revision: changedSpec ? revisionOf(current, resource, operation) : undefined,
+      },
+      options,
+    );
+  }
+
+  async function commit(_module: RegisteredModule, change: AcceptedChange, options: RequestOptions): Promise<Accepted> {
+    const result = { resource: resourceView(change.resource, registry), operation: operationView(change.operation, registry), dryRun: Boolean(options.dryRun) };
+    if (options.dryRun) return result;
+    const outcome = await store.commitAccepted(change);
+    if (outcome === 'conflict') {
+      if (change.expected === null) throw new AlreadyExistsError(`resource ${change.resource.urn} already exists`, { urn: change.resource.urn });
+      throw new ConflictSignal();
+    }
+    wakeup.notify();
+    return result;
+  }
+
+  /** Reads, checks If-Match and the transition, runs `attempt`; re-reads when the compare-and-set lost a race. */
+  async function withRetries(
+    urn: string,
+    request: UserRequest,
+    options: RequestOptions,
+    attempt: (current: Resource, module: RegisteredModule) => Promise<Accepted>,
+  ): Promise<Accepted> {
+    parseUrn(urn);
+    for (let i = 0; ; i += 1) {
+      const current = await store.findResource(urn);
+      if (!current) throw new NotFoundError(`resource ${urn} does not exist`, { urn });
+      checkIfMatch(current, options.ifMatch);
+      if (!(request === 'delete' && current.state.action === 'delete')) assertTransition(request, current.state.status, urn);
+      try {
+        return await attempt(current, registry.get(current.kind));
+      } catch (err) {
+        if (!(err instanceof ConflictSignal) || i >= MAX_CONFLICT_RETRIES) throw err instanceof ConflictSignal ? conflictError(urn) : err;
+      }
+    }
+  }
+
+  function revisionOf(current: Resource | null, resource: Resource, operation: Operation): AcceptedChange['revision'] {
+    const configs = publicConfigs(resource.spec.configs, registry, resource.kind);
+    const before = current
+      ? { configs: publicConfigs(current.spec.configs, registry, current.kind), dependencies: current.spec.dependencies, labels: current.labels }
+      : {};
+    return {
+      version: resource.version,
+      action: operation.action,
+      operation_id: operation.id,
+      labels: resource.labels,
+      configs,
+      dependencies: resource.spec.dependencies,
+      changes: diffJson(before, { configs, dependencies: resource.spec.dependencies, labels: resource.labels }),
+      created_at: operation.created_at,
+      created_by: operation.created_by,
+    };
+  }
+
+  return { create, update, execute, remove, retry };
+}
+
+export type ResourceCommands = ReturnType<typeof createResourceCommands>;
+
+/** Internal: the compare-and-set lost to a concurrent write. */
+class ConflictSignal extends Error {}
+
+function conflictError(urn: string): InvalidStateError {
+  return new InvalidStateError(`resource ${urn} is changing under concurrent requests; try again`, { urn });
+}
+
+export function expectedOf(resource: Resource) {
+  return { version: resource.version, status: resource.state.status, operationId: resource.state.operation_id };
+}
+
+function checkIfMatch(current: Resource, ifMatch: RequestOptions['ifMatch']): void {
+  if (ifMatch === undefined || ifMatch === '*' || ifMatch === current.version) return;
+  throw new PreconditionFailedError(`resource ${current.urn} is at version ${current.version}, not ${ifMatch}`, {
+    urn: current.urn,
+    version: current.version,
+  });
+}

@@ -1,0 +1,278 @@
+import PQueue from 'p-queue';
+import type { SyncInput } from '../sdk/index.js';
+import { TerminalError } from '../sdk/index.js';
+import type { BackoffOptions } from './backoff.js';
+import { backoffDelayMs } from './backoff.js';
+import { toResolved } from './dependencies.js';
+import type { CoreLogger } from './logging.js';
+import type { Resource } from './model.js';
+import type { ClaimedWork, LeaseRef, Store } from './ports.js';
+import type { Registry } from './registry.js';
+import { callSync } from './sync-call.js';
+import { decideWriteBack, describeError, type SyncObservation } from './sync-outcome.js';
+import type { Wakeup } from './wakeup.js';
+import { createWriteBackBatcher } from './write-back-batcher.js';
+
+export interface SyncEngineOptions {
+  /** Identifies this worker's leases. */
+  owner: string;
+  /** Syncs running at once. @default 8 */
+  concurrency: number;
+  /** How long a claim holds a resource without a heartbeat. @default 15000 */
+  leaseMs: number;
+  /** The backstop poll when no wake-up arrives. @default 1000 */
+  pollIntervalMs: number;
+  /** A sync call that takes longer is aborted and counts as a failure. @default 60000 */
+  syncTimeoutMs: number;
+  /** Failures in a row before ERROR. @default 5 */
+  maxAttempts: number;
+  backoff: BackoffOptions;
+  /** Re-check of a dependency that is not COMPLETED (completion also wakes waiters). @default 5000 */
+  dependencyPollMs: number;
+  /** How long in-flight syncs may finish on shutdown before they are aborted. @default 10000 */
+  shutdownGraceMs: number;
+  /** Largest output + data a sync may return, as JSON characters. @default 1048576 */
+  maxStateBytes: number;
+}
+
+export interface SyncEngineDeps {
+  store: Store;
+  registry: Registry;
+  wakeup: Wakeup;
+  clock: () => Date;
+  logger: CoreLogger;
+  options: SyncEngineOptions;
+  random?: () => number;
+}
+
+class ShutdownAbort extends Error {
+  override readonly name = 'ShutdownAbort';
+}
+
+/**
+ * The sync loop (DESIGN §6): claim due resources with a fenced lease, run their
+ * module's `sync` in p-queue slots, write outcomes back in batches.
+ */
+export function createSyncEngine({ store, registry, wakeup, clock, logger, options, random = Math.random }: SyncEngineDeps) {
+  const log = logger.child({ component: 'sync-engine', worker: options.owner });
+  const queue = new PQueue({ concurrency: options.concurrency });
+  const inFlight = new Map<string, { lease: LeaseRef; controller: AbortController }>();
+  const batcher = createWriteBackBatcher(store, () => clock().getTime());
+  let running = false;
+  let loopDone: Promise<void> = Promise.resolve();
+  let wakeLoop: (() => void) | undefined;
+  let woken = false;
+  let timerAt = Infinity;
+  let timer: NodeJS.Timeout | undefined;
+  let heartbeat: NodeJS.Timeout | undefined;
+  let unsubscribe: (() => void) | undefined;
+  let dbFailures = 0;
+
+  function signal(): void {
+    woken = true;
+    wakeLoop?.();
+  }
+
+  /** Wake the loop when a resource this worker wrote back becomes due. */
+  function wakeAt(atMs: number): void {
+    if (!running || atMs >= timerAt) return;
+    clearTimeout(timer);
+    timerAt = atMs;
+    timer = setTimeout(() => {
+      timerAt = Infinity;
+      signal();
+    }, Math.max(0, atMs - clock().getTime()));
+    timer.unref();
+  }
+
+  async function claim(limit: number): Promise<ClaimedWork[]> {
+    try {
+      const claimed = await store.claimDue({ owner: options.owner, limit, nowMs: clock().getTime(), leaseMs: options.leaseMs });
+      dbFailures = 0;
+      return claimed;
+    } catch (err) {
+      dbFailures += 1;
+      const delayMs = backoffDelayMs(dbFailures, { baseMs: 100, factor: 2, maxMs: 10_000 }, random);
+      log.warn('claim failed; backing off', { error: describeError(err), delayMs });
+      await new Promise((resolve) => setTimeout(resolve, delayMs));
+      return [];
+    }
+  }
+
+  async function loop(): Promise<void> {
+    while (running) {
+      woken = false;
+      const free = options.concurrency - inFlight.size;
+      if (free > 0) {
+        const claimed = await claim(free);
+        for (const work of claimed) launch(work);
+        if (claimed.length === free && claimed.length > 0) continue;
+      }
+      if (!woken && running) {
+        await new Promise<void>((resolve) => {
+          const poll = setTimeout(resolve, options.pollIntervalMs);
+          wakeLoop = () => {
+            clearTimeout(poll);
+            resolve();
+          };
+        });
+        wakeLoop = undefined;
+      }
+    }
+  }
+
+  function launch(work: ClaimedWork): Promise<void> {
+    const lease: LeaseRef = { urn: work.resource.urn, leaseToken: work.leaseToken, operationId: work.resource.state.operation_id };
+    const controller = new AbortController();
+    inFlight.set(lease.urn, { lease, controller });
+    return queue
+      .add(() => runOne(work.resource, lease, controller))
+      .catch((err: unknown) => log.error('sync slot failed', { urn: lease.urn, error: describeError(err) }))
+      .finally(() => {
+        inFlight.delete(lease.urn);
+        signal();
+      });
+  }
+
+  async function runOne(resource: Resource, lease: LeaseRef, controller: AbortController): Promise<void> {
+    const syncLog = log.child({ urn: resource.urn, operation_id: lease.operationId, action: resource.state.action });
+    const startedMs = clock().getTime();
+    const observation = await observe(resource, controller, syncLog);
+    if (controller.signal.reason instanceof ShutdownAbort) {
+      await store.releaseLeases([lease], clock().getTime());
+      return;
+    }
+    const module = registry.find(resource.kind);
+    const writeBack = decideWriteBack(
+      resource,
+      lease,
+      observation,
+      { maxAttempts: options.maxAttempts, backoff: options.backoff, dependencyPollMs: options.dependencyPollMs, resyncIntervalMs: module?.definition.resyncIntervalMs },
+      clock().getTime(),
+      random,
+    );
+    let applied: boolean;
+    try {
+      applied = await batcher.save(writeBack);
+    } catch (err) {
+      syncLog.warn('sync write-back failed; the lease will expire and the step run again', { error: describeError(err) });
+      return;
+    }
+    const durationMs = clock().getTime() - startedMs;
+    if (!applied) {
+      syncLog.info('sync write-back discarded: lease lost or operation superseded', { durationMs });
+      return;
+    }
+    if (writeBack.nextSyncAtMs !== null) wakeAt(writeBack.nextSyncAtMs);
+    if (writeBack.outcome === 'retry') syncLog.warn('sync failed; will retry', { attempts: writeBack.attempts, error: writeBack.lastError, durationMs });
+    else if (writeBack.outcome === 'failed') syncLog.error('sync failed; resource is in ERROR', { attempts: writeBack.attempts, error: writeBack.lastError, durationMs });
+    else if (writeBack.outcome === 'waiting') syncLog.debug('sync waits on dependencies', { waiting_on: writeBack.waitingOn });
+    else if (writeBack.outcome === 'step') syncLog.debug('sync step done', { durationMs });
+    else syncLog.info(writeBack.outcome === 'deleted' ? 'resource deleted' : 'sync completed', { durationMs, version: resource.version });
+  }
+
+  async function observe(resource: Resource, controller: AbortController, syncLog: CoreLogger): Promise<SyncObservation> {
+    const module = registry.find(resource.kind);
+    if (!module) return { type: 'failure', error: new TerminalError(`no module is loaded for kind ${resource.kind}`) };
+    try {
+      const input: SyncInput = { resource, dependencies: {} };
+      const names = Object.keys(resource.spec.dependencies);
+      if (names.length) {
+        const found = new Map((await store.findResources(Object.values(resource.spec.dependencies))).map((dep) => [dep.urn, dep]));
+        const missing = names.filter((name) => !found.has(resource.spec.dependencies[name]!));
+        if (missing.length) return { type: 'failure', error: new TerminalError(`dependency ${missing.join(', ')} no longer exists`) };
+        const waiting = names.filter((name) => found.get(resource.spec.dependencies[name]!)!.state.status !== 'COMPLETED');
+        if (waiting.length && resource.state.action !== 'delete') return { type: 'waiting', on: waiting };
+        for (const name of names) input.dependencies[name] = toResolved(found.get(resource.spec.dependencies[name]!)!);
+      }
+      const result = await callSync(module, input, { log: syncLog, now: clock }, controller, {
+        timeoutMs: options.syncTimeoutMs,
+        maxStateBytes: options.maxStateBytes,
+      });
+      return { type: 'result', result };
+    } catch (error) {
+      return { type: 'failure', error };
+    }
+  }
+
+  async function renewLeases(): Promise<void> {
+    const held = [...inFlight.values()];
+    if (held.length === 0) return;
+    try {
+      const lost = new Set(await store.renewLeases(held.map((entry) => entry.lease), clock().getTime(), options.leaseMs));
+      for (const entry of held) {
+        if (lost.has(entry.lease.urn)) entry.controller.abort(new Error('the lease was lost or the operation was superseded'));
+      }
+    } catch (err) {
+      log.warn('lease renewal failed', { error: describeError(err) });
+    }
+  }
+
+  return {
+    start(): void {
+      if (running) return;
+      running = true;
+      unsubscribe = wakeup.subscribe(signal);
+      heartbeat = setInterval(() => void renewLeases(), Math.max(50, Math.floor(options.leaseMs / 3)));
+      heartbeat.unref();
+      loopDone = loop();
+      log.info('sync worker started', { concurrency: options.concurrency, leaseMs: options.leaseMs });
+    },
+
+    /** Stops claiming, lets in-flight syncs finish within the grace period, aborts the rest and releases their leases. */
+    async stop(graceMs: number = options.shutdownGraceMs): Promise<void> {
+      running = false;
+      unsubscribe?.();
+      clearTimeout(timer);
+      timerAt = Infinity;
+      wakeLoop?.();
+      await loopDone;
+      const drained = await settleWithin(queue.onIdle(), graceMs);
+      if (!drained) {
+        log.warn('aborting syncs still running after the grace period', { count: inFlight.size });
+        for (const entry of inFlight.values()) entry.controller.abort(new ShutdownAbort('Steward is shutting down'));
+        await settleWithin(queue.onIdle(), 1000);
+        const stuck = [...inFlight.values()].map((entry) => entry.lease);
+        if (stuck.length) await store.releaseLeases(stuck, clock().getTime()).catch(() => undefined);
+      }
+      clearInterval(heartbeat);
+      await batcher.drain();
+      log.info('sync worker stopped');
+    },
+
+    /** Claims once and runs what it got to the end; for tests that step the loop by hand. */
+    async runOnce(limit: number = options.concurrency): Promise<number> {
+      const claimed = await claim(limit);
+      await Promise.all(claimed.map((work) => launch(work)));
+      await batcher.drain();
+      return claimed.length;
+    },
+
+    /** Runs `runOnce` until nothing is due (bounded), for tests. */
+    async drain(maxRounds = 1000): Promise<number> {
+      let total = 0;
+      for (let i = 0; i < maxRounds; i += 1) {
+        const n = await this.runOnce();
+        if (n === 0) break;
+        total += n;
+      }
+      return total;
+    },
+
+    renewLeases,
+    inFlight: () => inFlight.size,
+    isRunning: () => running,
+  };
+}
+
+export type SyncEngine = ReturnType<typeof createSyncEngine>;
+
+function settleWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), ms);
+    void promise.then(() => {
+      clearTimeout(timer);
+      resolve(true);
+    });
+  });
+}

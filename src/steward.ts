@@ -1,0 +1,106 @@
+import type { Server } from 'node:http';
+import { builtinModules } from '../modules/index.js';
+import { createApp } from './api/app.js';
+import { loadBodySchemas } from './api/schemas.js';
+import type { Config } from './config.js';
+import { newWorkerId } from './core/ids.js';
+import type { CoreLogger } from './core/logging.js';
+import { loadModulesFromPaths } from './core/module-loader.js';
+import type { Store } from './core/ports.js';
+import { createQueries } from './core/queries.js';
+import { createRegistry } from './core/registry.js';
+import { createResourceCommands } from './core/resource-commands.js';
+import { createSyncEngine } from './core/sync-engine.js';
+import { createWakeup } from './core/wakeup.js';
+import { createLogger } from './logger.js';
+import { createStore } from './store/create-store.js';
+
+export interface StewardOverrides {
+  logger?: CoreLogger;
+  /** Modules added to the built-in and STEWARD_MODULE_PATHS ones (tests, benchmarks, embedding). */
+  extraModules?: Array<{ definition: unknown; origin: string }>;
+  clock?: () => Date;
+  random?: () => number;
+  /** The worker's lease owner id (default: random). */
+  workerId?: string;
+}
+
+/**
+ * The composition root: builds every part from the resolved configuration and
+ * wires them together. Nothing listens or syncs until `start()`.
+ */
+export async function createSteward(config: Readonly<Config>, overrides: StewardOverrides = {}) {
+  const logger = overrides.logger ?? createLogger(config.logLevel);
+  const clock = overrides.clock ?? (() => new Date());
+  const registry = createRegistry([
+    ...builtinModules({ fileRoot: config.fileRoot }),
+    ...(await loadModulesFromPaths(config.modulePaths)),
+    ...(overrides.extraModules ?? []),
+  ]);
+  const store: Store = await createStore({ db: config.db, busyTimeoutMs: config.dbBusyTimeoutMs });
+  const wakeup = createWakeup();
+  const commands = createResourceCommands({ store, registry, wakeup, clock });
+  const queries = createQueries({ store, registry, clock });
+  const engine = createSyncEngine({
+    store,
+    registry,
+    wakeup,
+    clock,
+    logger,
+    random: overrides.random,
+    options: {
+      owner: overrides.workerId ?? newWorkerId(),
+      concurrency: config.workerConcurrency,
+      leaseMs: config.leaseMs,
+      pollIntervalMs: config.pollIntervalMs,
+      syncTimeoutMs: config.syncTimeoutMs,
+      maxAttempts: config.maxAttempts,
+      backoff: { baseMs: config.backoffBaseMs, factor: config.backoffFactor, maxMs: config.backoffMaxMs },
+      dependencyPollMs: config.dependencyPollMs,
+      shutdownGraceMs: config.shutdownGraceMs,
+      maxStateBytes: config.maxStateBytes,
+    },
+  });
+  const app = createApp({
+    commands,
+    queries,
+    registry,
+    schemas: loadBodySchemas(),
+    logger,
+    readiness: { database: () => store.ping(), workerRunning: () => (config.worker ? engine.isRunning() : null) },
+  });
+  let server: Server | undefined;
+
+  return {
+    config,
+    logger,
+    registry,
+    store,
+    commands,
+    queries,
+    engine,
+    app,
+    /** Listens on the configured host and port (port 0: any free port), and starts the worker when enabled. */
+    async start(): Promise<{ port: number }> {
+      server = await new Promise<Server>((resolve, reject) => {
+        const listening = app.listen(config.port, config.host, (err?: Error) => (err ? reject(err) : resolve(listening)));
+      });
+      if (config.worker) engine.start();
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : config.port;
+      logger.info('steward started', { host: config.host, port, db: config.db, worker: config.worker, kinds: registry.kinds() });
+      return { port };
+    },
+    /** Stops taking requests, drains the worker within the grace period, releases leases, closes the database. */
+    async stop(): Promise<void> {
+      const closing = server ? new Promise<void>((resolve) => server!.close(() => resolve())) : Promise.resolve();
+      server?.closeIdleConnections();
+      await engine.stop();
+      await closing;
+      await store.close();
+      logger.info('steward stopped');
+    },
+  };
+}
+
+export type Steward = Awaited<ReturnType<typeof createSteward>>;

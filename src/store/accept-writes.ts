@@ -1,0 +1,106 @@
+import { sql, type Kysely, type UpdateQueryBuilder, type UpdateResult } from 'kysely';
+import type { AcceptedChange, CancelChange, CommitOutcome, ExpectedState } from '../core/ports.js';
+import type { Resource } from '../core/model.js';
+import { RollbackConflict, type StoreDriver } from './driver.js';
+import { appendEvents } from './events.js';
+import { operationToRow, resourceToRow, revisionToRow } from './rows.js';
+import type { Database } from './schema.js';
+
+/** Writes of accepted requests: each one transaction, each status change a compare-and-set. */
+export function createAcceptWrites(driver: StoreDriver) {
+  async function commitAccepted(change: AcceptedChange): Promise<CommitOutcome> {
+    const { resource } = change;
+    try {
+      return await driver.writeTransaction(async (trx) => {
+        const row = resourceToRow(resource, change.nextSyncAtMs);
+        if (change.expected === null) {
+          const existing = await trx.selectFrom('resources').select('urn').where('urn', '=', resource.urn).executeTakeFirst();
+          if (existing) return 'conflict';
+          await trx.insertInto('resources').values({ ...row, lease_owner: null, lease_expires_at: null, lease_token: 0 }).execute();
+        } else {
+          const { urn, kind, project, name, created_at, created_by, next_sync_at, ...changed } = row;
+          void [kind, project, name, created_at, created_by];
+          // A worker may still hold the lease (a delete superseding a sync): the row becomes due when that lease ends.
+          const due = sql<number>`case when lease_expires_at > ${next_sync_at} then lease_expires_at else ${next_sync_at} end`;
+          const result = await guarded(trx.updateTable('resources').set({ ...changed, next_sync_at: due }), urn, change.expected).executeTakeFirst();
+          if (Number(result.numUpdatedRows) !== 1) return 'conflict';
+        }
+        if (change.operation.action === 'delete') await assertNoDependents(trx, resource.urn);
+        if (change.reindex) await reindex(trx, resource);
+        if (change.superseded) {
+          await trx
+            .updateTable('operations')
+            .set({ status: 'cancelled', error: change.superseded.error, finished_at: change.operation.created_at })
+            .where('id', '=', change.superseded.id)
+            .where('status', 'in', ['queued', 'running'])
+            .execute();
+        }
+        await trx.insertInto('operations').values(operationToRow(change.operation)).execute();
+        if (change.revision) await trx.insertInto('revisions').values(revisionToRow(resource.urn, change.revision)).execute();
+        await appendEvents(trx, change.events, change.operation.created_at);
+        return 'committed';
+      });
+    } catch (err) {
+      if (err instanceof RollbackConflict) return 'conflict';
+      throw err;
+    }
+  }
+
+  async function commitCancel(cancel: CancelChange): Promise<CommitOutcome> {
+    return driver.writeTransaction(async (trx) => {
+      const result = await guarded(
+        trx.updateTable('resources').set({ status: 'ERROR', last_error: cancel.error, next_sync_at: null, waiting_on: null, updated_at: cancel.nowIso }),
+        cancel.urn,
+        cancel.expected,
+      ).executeTakeFirst();
+      if (Number(result.numUpdatedRows) !== 1) return 'conflict';
+      await trx
+        .updateTable('operations')
+        .set({ status: 'cancelled', error: cancel.error, finished_at: cancel.nowIso })
+        .where('id', '=', cancel.operationId)
+        .where('status', 'in', ['queued', 'running'])
+        .execute();
+      await appendEvents(trx, cancel.events, cancel.nowIso);
+      return 'committed';
+    });
+  }
+
+  return { commitAccepted, commitCancel };
+}
+
+type ResourceUpdate = UpdateQueryBuilder<Database, 'resources', 'resources', UpdateResult>;
+
+/** The compare-and-set: the row must still be as core read it. */
+function guarded(query: ResourceUpdate, urn: string, expected: ExpectedState): ResourceUpdate {
+  return query
+    .where('urn', '=', urn)
+    .where('version', '=', expected.version)
+    .where('status', '=', expected.status)
+    .where('operation_id', '=', expected.operationId);
+}
+
+/** A dependent committed since core checked: roll back, core re-reads and answers 409. */
+async function assertNoDependents(trx: Kysely<Database>, urn: string): Promise<void> {
+  const dependent = await trx.selectFrom('resource_dependencies').select('urn').where('depends_on', '=', urn).executeTakeFirst();
+  if (dependent) throw new RollbackConflict();
+}
+
+async function reindex(trx: Kysely<Database>, resource: Resource): Promise<void> {
+  const targets = [...new Set(Object.values(resource.spec.dependencies))];
+  if (targets.length) {
+    // A dependency deleted (or being deleted) since core checked: roll back, core re-reads and answers 400.
+    const alive = await trx
+      .selectFrom('resources')
+      .select('urn')
+      .where('urn', 'in', targets)
+      .where((eb) => eb.not(eb.and([eb('status', '=', 'PENDING'), eb('action', '=', 'delete')])))
+      .execute();
+    if (alive.length !== targets.length) throw new RollbackConflict();
+  }
+  await trx.deleteFrom('resource_labels').where('urn', '=', resource.urn).execute();
+  await trx.deleteFrom('resource_dependencies').where('urn', '=', resource.urn).execute();
+  const labels = Object.entries(resource.labels).map(([key, value]) => ({ urn: resource.urn, key, value }));
+  if (labels.length) await trx.insertInto('resource_labels').values(labels).execute();
+  const dependencies = Object.entries(resource.spec.dependencies).map(([name, dependsOn]) => ({ urn: resource.urn, name, depends_on: dependsOn }));
+  if (dependencies.length) await trx.insertInto('resource_dependencies').values(dependencies).execute();
+}

@@ -1,0 +1,55 @@
+import type { Store } from '../core/ports.js';
+import { createAcceptWrites } from './accept-writes.js';
+import type { StoreDriver } from './driver.js';
+import { migrateToLatest } from './migrations.js';
+import { createReadQueries } from './read-queries.js';
+import { openSqlite } from './sqlite-driver.js';
+import { createSyncWrites } from './sync-writes.js';
+
+export interface StoreOptions {
+  /** A SQLite file path (or ':memory:'); `postgres://` URLs come with the PostgreSQL store. */
+  db: string;
+  busyTimeoutMs: number;
+  /** Run migrations on open. @default true */
+  migrate?: boolean;
+}
+
+/** Opens the store named by `STEWARD_DB`, migrated, with driver errors translated for core. */
+export async function createStore(options: StoreOptions): Promise<Store> {
+  if (/^postgres(ql)?:\/\//.test(options.db)) {
+    throw new Error('STEWARD_DB names a PostgreSQL URL, but this build supports only SQLite files so far');
+  }
+  const driver = openSqlite({ file: options.db, busyTimeoutMs: options.busyTimeoutMs });
+  try {
+    if (options.migrate !== false) await migrateToLatest(driver.db, driver.dialect);
+  } catch (err) {
+    await driver.close();
+    throw new Error(`cannot use database ${options.db}: ${(err as Error).message}`);
+  }
+  return storeOver(driver);
+}
+
+export function storeOver(driver: StoreDriver): Store {
+  const store: Store = {
+    ...createReadQueries(driver),
+    ...createAcceptWrites(driver),
+    ...createSyncWrites(driver),
+    close: () => driver.close(),
+  };
+  return translateErrors(store, driver);
+}
+
+/** Every store call reports driver trouble (busy, read-only, closed) as core's UnavailableError. */
+function translateErrors(store: Store, driver: StoreDriver): Store {
+  const wrapped = {} as Record<string, unknown>;
+  for (const [name, method] of Object.entries(store) as Array<[string, (...args: unknown[]) => Promise<unknown>]>) {
+    wrapped[name] = async (...args: unknown[]) => {
+      try {
+        return await method(...args);
+      } catch (err) {
+        throw driver.translateError(err);
+      }
+    };
+  }
+  return wrapped as unknown as Store;
+}

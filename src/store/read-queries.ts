@@ -1,0 +1,63 @@
+import { sql } from 'kysely';
+import type { Operation, OperationStatus, Resource, ResourceFilter, Revision } from '../core/model.js';
+import type { StoreDriver } from './driver.js';
+import { rowToOperation, rowToResource, rowToRevision } from './rows.js';
+
+/** The read side of the store: intent-named queries, each served by an index. */
+export function createReadQueries({ db }: StoreDriver) {
+  return {
+    async findResource(urn: string): Promise<Resource | undefined> {
+      const row = await db.selectFrom('resources').selectAll().where('urn', '=', urn).executeTakeFirst();
+      return row && rowToResource(row);
+    },
+
+    async findResources(urns: readonly string[]): Promise<Resource[]> {
+      if (urns.length === 0) return [];
+      const rows = await db.selectFrom('resources').selectAll().where('urn', 'in', [...urns]).execute();
+      return rows.map(rowToResource);
+    },
+
+    async listResources(filter: ResourceFilter, limit: number, after?: string): Promise<Resource[]> {
+      let query = db.selectFrom('resources').selectAll();
+      if (filter.project !== undefined) query = query.where('project', '=', filter.project);
+      if (filter.kind !== undefined) query = query.where('kind', '=', filter.kind);
+      if (filter.status !== undefined) query = query.where('status', '=', filter.status);
+      for (const [key, value] of Object.entries(filter.labels ?? {})) {
+        query = query.where('urn', 'in', db.selectFrom('resource_labels').select('urn').where('key', '=', key).where('value', '=', value));
+      }
+      if (after !== undefined) query = query.where('urn', '>', after);
+      const rows = await query.orderBy('urn').limit(limit).execute();
+      return rows.map(rowToResource);
+    },
+
+    async findDependents(urn: string): Promise<string[]> {
+      const rows = await db.selectFrom('resource_dependencies').select('urn').where('depends_on', '=', urn).orderBy('urn').execute();
+      return [...new Set(rows.map((row) => row.urn))];
+    },
+
+    async findOperation(id: string): Promise<Operation | undefined> {
+      const row = await db.selectFrom('operations').selectAll().where('id', '=', id).executeTakeFirst();
+      return row && rowToOperation(row);
+    },
+
+    async listOperations(filter: { urn?: string; status?: OperationStatus }, limit: number, before?: string): Promise<Operation[]> {
+      let query = db.selectFrom('operations').selectAll();
+      if (filter.urn !== undefined) query = query.where('urn', '=', filter.urn);
+      if (filter.status !== undefined) query = query.where('status', '=', filter.status);
+      if (before !== undefined) query = query.where('id', '<', before);
+      const rows = await query.orderBy('id', 'desc').limit(limit).execute();
+      return rows.map(rowToOperation);
+    },
+
+    async listRevisions(urn: string, limit: number, before?: number): Promise<Revision[]> {
+      let query = db.selectFrom('revisions').selectAll().where('urn', '=', urn);
+      if (before !== undefined) query = query.where('id', '<', before);
+      const rows = await query.orderBy('id', 'desc').limit(limit).execute();
+      return rows.map(rowToRevision);
+    },
+
+    async ping(): Promise<void> {
+      await sql`select 1`.execute(db);
+    },
+  };
+}

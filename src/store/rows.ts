@@ -1,0 +1,112 @@
+import type { Insertable, Selectable } from 'kysely';
+import type { Operation, OperationStatus, Resource, ResourceStatus, Revision } from '../core/model.js';
+import type { RevisionInput } from '../core/ports.js';
+import type { OperationsTable, ResourcesTable, RevisionsTable } from './schema.js';
+
+/** The one place rows become documents and documents become rows. */
+
+export function resourceToRow(resource: Resource, nextSyncAtMs: number | null): Omit<Insertable<ResourcesTable>, 'lease_owner' | 'lease_expires_at' | 'lease_token'> {
+  const { state } = resource;
+  return {
+    urn: resource.urn,
+    kind: resource.kind,
+    project: resource.project,
+    name: resource.name,
+    labels: JSON.stringify(resource.labels),
+    version: resource.version,
+    created_at: resource.created_at,
+    updated_at: resource.updated_at,
+    created_by: resource.created_by,
+    updated_by: resource.updated_by,
+    configs: JSON.stringify(resource.spec.configs),
+    dependencies: JSON.stringify(resource.spec.dependencies),
+    status: state.status,
+    action: state.action,
+    operation_id: state.operation_id,
+    output: JSON.stringify(state.output),
+    data: JSON.stringify(state.data ?? null),
+    observed_version: state.observed_version,
+    attempts: state.sync.attempts,
+    last_error: state.sync.last_error,
+    next_sync_at: nextSyncAtMs,
+    last_synced_at: state.sync.last_synced_at,
+    waiting_on: state.sync.waiting_on ? JSON.stringify(state.sync.waiting_on) : null,
+  };
+}
+
+export function rowToResource(row: Selectable<ResourcesTable>): Resource {
+  const nextSyncAt = row.next_sync_at === null ? null : Number(row.next_sync_at);
+  const leased = row.lease_expires_at !== null && Number(row.lease_expires_at) === nextSyncAt;
+  const sync: Resource['state']['sync'] = {
+    attempts: row.attempts,
+    last_error: row.last_error,
+    // While a worker holds the lease, the due time is the lease's expiry, which is not news to a user.
+    next_sync_at: nextSyncAt === null || leased ? null : new Date(nextSyncAt).toISOString(),
+    last_synced_at: row.last_synced_at,
+  };
+  if (row.waiting_on) sync.waiting_on = JSON.parse(row.waiting_on) as string[];
+  return {
+    urn: row.urn,
+    kind: row.kind,
+    project: row.project,
+    name: row.name,
+    labels: JSON.parse(row.labels) as Record<string, string>,
+    version: row.version,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+    created_by: row.created_by,
+    updated_by: row.updated_by,
+    spec: {
+      configs: JSON.parse(row.configs) as Record<string, unknown>,
+      dependencies: JSON.parse(row.dependencies) as Record<string, string>,
+    },
+    state: {
+      status: row.status as ResourceStatus,
+      action: row.action,
+      operation_id: row.operation_id,
+      output: JSON.parse(row.output) as Record<string, unknown>,
+      data: JSON.parse(row.data) as unknown,
+      observed_version: row.observed_version,
+      sync,
+    },
+  };
+}
+
+export function operationToRow(operation: Operation): Insertable<OperationsTable> {
+  return { ...operation, params: JSON.stringify(operation.params ?? {}) };
+}
+
+export function rowToOperation(row: Selectable<OperationsTable>): Operation {
+  return { ...row, status: row.status as OperationStatus, params: JSON.parse(row.params) as unknown };
+}
+
+export function revisionToRow(urn: string, revision: RevisionInput): Insertable<RevisionsTable> {
+  return {
+    urn,
+    version: revision.version,
+    action: revision.action,
+    operation_id: revision.operation_id,
+    labels: JSON.stringify(revision.labels),
+    configs: JSON.stringify(revision.configs),
+    dependencies: JSON.stringify(revision.dependencies),
+    changes: JSON.stringify(revision.changes),
+    created_at: revision.created_at,
+    created_by: revision.created_by,
+  };
+}
+
+export function rowToRevision(row: Selectable<RevisionsTable>): Revision {
+  return {
+    id: Number(row.id),
+    urn: row.urn,
+    version: row.version,
+    action: row.action,
+    operation_id: row.operation_id,
+    labels: JSON.parse(row.labels) as Record<string, string>,
+    configs: JSON.parse(row.configs) as Record<string, unknown>,
+    dependencies: JSON.parse(row.dependencies) as Record<string, string>,
+    changes: JSON.parse(row.changes) as Revision['changes'],
+    created_at: row.created_at,
+    created_by: row.created_by,
+  };
+}

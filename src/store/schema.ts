@@ -1,0 +1,92 @@
+import type { Generated } from 'kysely';
+
+/** The tables of DESIGN §7, as kysely sees them. JSON columns hold text. Times for the due index are epoch ms. */
+export interface ResourcesTable {
+  urn: string;
+  kind: string;
+  project: string;
+  name: string;
+  labels: string;
+  version: number;
+  created_at: string;
+  updated_at: string;
+  created_by: string;
+  updated_by: string;
+  configs: string;
+  dependencies: string;
+  status: string;
+  action: string;
+  operation_id: string;
+  output: string;
+  data: string;
+  observed_version: number | null;
+  attempts: number;
+  last_error: string | null;
+  next_sync_at: number | null;
+  last_synced_at: string | null;
+  waiting_on: string | null;
+  lease_owner: string | null;
+  lease_expires_at: number | null;
+  lease_token: number;
+}
+
+export interface ResourceLabelsTable {
+  urn: string;
+  key: string;
+  value: string;
+}
+
+export interface ResourceDependenciesTable {
+  urn: string;
+  name: string;
+  depends_on: string;
+}
+
+export interface RevisionsTable {
+  id: Generated<number>;
+  urn: string;
+  version: number;
+  action: string;
+  operation_id: string;
+  labels: string;
+  configs: string;
+  dependencies: string;
+  changes: string;
+  created_at: string;
+  created_by: string;
+}
+
+export interface OperationsTable {
+  id: string;
+  urn: string;
+  action: string;
+  params: string;
+  status: string;
+  version: number;
+  attempts: number;
+  error: string | null;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+  created_by: string;
+}
+
+export interface EventsTable {
+  id: Generated<number>;
+  type: string;
+  urn: string;
+  kind: string;
+  project: string;
+  operation_id: string | null;
+  data: string;
+  created_at: string;
+}
+
+export interface Database {
+  resources: ResourcesTable;
+  resource_labels: ResourceLabelsTable;
+  resource_dependencies: ResourceDependenciesTable;
+  revisions: RevisionsTable;
+  operations: OperationsTable;
+  events: EventsTable;
+}

@@ -1,0 +1,164 @@
+import type { Kysely } from 'kysely';
+import type { EventInput } from '../core/model.js';
+import type { ClaimRequest, ClaimedWork, LeaseRef, SyncWriteBack } from '../core/ports.js';
+import type { StoreDriver } from './driver.js';
+import { appendEvents } from './events.js';
+import { rowToResource } from './rows.js';
+import type { Database } from './schema.js';
+
+/** The sync loop's statements: claim, renew, write back, release — all fenced by the lease token. */
+export function createSyncWrites(driver: StoreDriver) {
+  const { db } = driver;
+
+  /**
+   * One statement claims a batch: the due rows get this owner, a lease, a new fencing
+   * token, and a due time equal to the lease's end (so a lapsed lease is due again).
+   */
+  async function claimDue({ owner, limit, nowMs, leaseMs }: ClaimRequest): Promise<ClaimedWork[]> {
+    const until = nowMs + leaseMs;
+    return driver.writeTransaction(async (trx) => {
+      let due = trx
+        .selectFrom('resources')
+        .select('urn')
+        .where('next_sync_at', '<=', nowMs)
+        .where((eb) => eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<=', nowMs)]))
+        .orderBy('next_sync_at')
+        .limit(limit);
+      if (driver.dialect === 'postgres') due = due.forUpdate().skipLocked();
+      const rows = await trx
+        .updateTable('resources')
+        .set((eb) => ({ lease_owner: owner, lease_expires_at: until, next_sync_at: until, lease_token: eb('lease_token', '+', 1) }))
+        .where('urn', 'in', due)
+        .returningAll()
+        .execute();
+      if (rows.length === 0) return [];
+      const nowIso = new Date(nowMs).toISOString();
+      const started = await trx
+        .updateTable('operations')
+        .set({ status: 'running', started_at: nowIso })
+        .where('id', 'in', rows.map((row) => row.operation_id))
+        .where('status', '=', 'queued')
+        .returning(['id'])
+        .execute();
+      const startedIds = new Set(started.map((op) => op.id));
+      const events: EventInput[] = rows
+        .filter((row) => startedIds.has(row.operation_id))
+        .map((row) => ({ type: 'operation.started', urn: row.urn, kind: row.kind, project: row.project, operation_id: row.operation_id, data: { action: row.action } }));
+      await appendEvents(trx, events, nowIso);
+      return rows.map((row) => ({ resource: rowToResource(row), leaseToken: Number(row.lease_token) }));
+    });
+  }
+
+  async function renewLeases(leases: readonly LeaseRef[], nowMs: number, leaseMs: number): Promise<string[]> {
+    if (leases.length === 0) return [];
+    const until = nowMs + leaseMs;
+    return driver.writeTransaction(async (trx) => {
+      const lost: string[] = [];
+      for (const lease of leases) {
+        const result = await fenced(trx.updateTable('resources').set({ lease_expires_at: until, next_sync_at: until }), lease)
+          .where('operation_id', '=', lease.operationId)
+          .where('status', '=', 'PENDING')
+          .executeTakeFirst();
+        if (Number(result.numUpdatedRows) !== 1) lost.push(lease.urn);
+      }
+      return lost;
+    });
+  }
+
+  async function saveSyncResults(results: readonly SyncWriteBack[], nowMs: number): Promise<boolean[]> {
+    const nowIso = new Date(nowMs).toISOString();
+    return driver.writeTransaction(async (trx) => {
+      const applied: boolean[] = [];
+      const events: EventInput[] = [];
+      for (const writeBack of results) {
+        const ok = await applyWriteBack(trx, writeBack, nowMs, nowIso);
+        applied.push(ok);
+        if (ok) events.push(...writeBack.events);
+        else await release(trx, writeBack, nowMs);
+      }
+      await appendEvents(trx, events, nowIso);
+      return applied;
+    });
+  }
+
+  async function releaseLeases(leases: readonly LeaseRef[], nowMs: number): Promise<void> {
+    if (leases.length === 0) return;
+    await driver.writeTransaction(async (trx) => {
+      for (const lease of leases) await release(trx, lease, nowMs);
+    });
+  }
+
+  return { claimDue, renewLeases, saveSyncResults, releaseLeases };
+}
+
+type ResourceWhere = { where(column: 'urn' | 'lease_token', op: '=', value: string | number): ResourceWhere };
+
+function fenced<Q>(query: Q, lease: LeaseRef): Q {
+  return (query as unknown as ResourceWhere).where('urn', '=', lease.urn).where('lease_token', '=', lease.leaseToken) as unknown as Q;
+}
+
+async function applyWriteBack(trx: Kysely<Database>, wb: SyncWriteBack, nowMs: number, nowIso: string): Promise<boolean> {
+  if (wb.outcome === 'deleted') {
+    const result = await fenced(trx.deleteFrom('resources'), wb)
+      .where('operation_id', '=', wb.operationId)
+      .where('status', '=', 'PENDING')
+      .where('action', '=', 'delete')
+      .executeTakeFirst();
+    if (Number(result.numDeletedRows) !== 1) return false;
+    await trx.deleteFrom('resource_labels').where('urn', '=', wb.urn).execute();
+    await trx.deleteFrom('resource_dependencies').where('urn', '=', wb.urn).execute();
+  } else {
+    const result = await fenced(
+      trx.updateTable('resources').set({
+        status: wb.status,
+        attempts: wb.attempts,
+        last_error: wb.lastError,
+        next_sync_at: wb.nextSyncAtMs,
+        waiting_on: wb.waitingOn ? JSON.stringify(wb.waitingOn) : null,
+        lease_owner: null,
+        lease_expires_at: null,
+        ...(wb.countsAttempt ? { last_synced_at: nowIso } : {}),
+        ...(wb.output !== undefined ? { output: JSON.stringify(wb.output) } : {}),
+        ...(wb.data !== undefined ? { data: JSON.stringify(wb.data.value ?? null) } : {}),
+        ...(wb.observedVersion !== undefined ? { observed_version: wb.observedVersion } : {}),
+      }),
+      wb,
+    )
+      .where('operation_id', '=', wb.operationId)
+      .where('status', '=', 'PENDING')
+      .executeTakeFirst();
+    if (Number(result.numUpdatedRows) !== 1) return false;
+  }
+  if (wb.operation || wb.countsAttempt) {
+    await trx
+      .updateTable('operations')
+      .set((eb) => ({
+        ...(wb.countsAttempt ? { attempts: eb('attempts', '+', 1) } : {}),
+        ...(wb.operation ? { status: wb.operation.status, error: wb.operation.error, finished_at: nowIso } : {}),
+      }))
+      .where('id', '=', wb.operationId)
+      .execute();
+  }
+  if (wb.wakeDependents) {
+    await trx
+      .updateTable('resources')
+      .set({ next_sync_at: nowMs })
+      .where('waiting_on', 'is not', null)
+      .where((eb) => eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<=', nowMs)]))
+      .where('urn', 'in', trx.selectFrom('resource_dependencies').select('urn').where('depends_on', '=', wb.urn))
+      .execute();
+  }
+  return true;
+}
+
+/** Gives a lease back; a row still due becomes due now (a superseding delete or a retry waits for nobody). */
+async function release(trx: Kysely<Database>, lease: LeaseRef, nowMs: number): Promise<void> {
+  await fenced(
+    trx.updateTable('resources').set((eb) => ({
+      lease_owner: null,
+      lease_expires_at: null,
+      next_sync_at: eb.case().when('next_sync_at', 'is', null).then(null).else(nowMs).end(),
+    })),
+    lease,
+  ).execute();
+}
