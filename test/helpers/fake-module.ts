@@ -1,0 +1,121 @@
+import { defineModule, TerminalError, ValidationError, type ModuleDefinition, type SyncResult } from '../../src/sdk/index.js';
+
+/** What the next sync call does. */
+export type Behaviour =
+  | { type: 'ok' }
+  | { type: 'throw'; message: string }
+  | { type: 'terminal'; message: string }
+  | { type: 'invalid'; value: unknown }
+  /** Never settles, and ignores the abort signal. */
+  | { type: 'hang' }
+  /** Waits for the promise (a test's gate), then carries on as ok. */
+  | { type: 'gate'; until: Promise<void> }
+  | { type: 'delay'; ms: number }
+  | { type: 'requeue'; ms: number };
+
+export interface SyncCall {
+  urn: string;
+  action: string;
+  version: number;
+  operationId: string;
+  worker?: string;
+}
+
+/** Records every sync call and any overlap of two calls on one resource. */
+export interface Ledger {
+  calls: SyncCall[];
+  active: Map<string, number>;
+  overlaps: string[];
+  completed: string[];
+}
+
+/**
+ * A scriptable module for tests: `steps` sync calls per action, `bump` action,
+ * a writeOnly `password` config and a writeOnly `token` output. The test decides
+ * what each call does with `script`.
+ */
+export function createFakeModule(options: { kind?: string; dependencies?: ModuleDefinition['dependencies']; ledger?: Ledger; worker?: string } = {}) {
+  const ledger: Ledger = options.ledger ?? { calls: [], active: new Map(), overlaps: [], completed: [] };
+  let script: (call: SyncCall) => Behaviour = () => ({ type: 'ok' });
+  const definition = defineModule({
+    kind: options.kind ?? 'fake',
+    description: 'A scriptable module for tests.',
+    configSchema: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        steps: { type: 'integer', minimum: 1, maximum: 100, default: 1 },
+        value: {},
+        password: { type: 'string', writeOnly: true },
+      },
+    },
+    outputSchema: { type: 'object', properties: { token: { type: 'string', writeOnly: true } } },
+    dependencies: options.dependencies,
+    actions: {
+      create: {},
+      update: {},
+      delete: {},
+      bump: { description: 'Adds `by` to value.', paramsSchema: { type: 'object', additionalProperties: false, required: ['by'], properties: { by: { type: 'integer' } } } },
+    },
+    plan({ action, params, desired }) {
+      if (desired.spec.configs.value === 'reject') throw new ValidationError('value "reject" is refused by the fake module');
+      if (action === 'bump') {
+        const by = (params as { by: number }).by;
+        return { configs: { ...desired.spec.configs, value: Number(desired.spec.configs.value ?? 0) + by }, data: { remaining: 1 } };
+      }
+      return { data: { remaining: action === 'delete' ? 1 : Number(desired.spec.configs.steps ?? 1) } };
+    },
+    async sync({ resource, dependencies }, ctx): Promise<SyncResult> {
+      const call: SyncCall = { urn: resource.urn, action: resource.state.action, version: resource.version, operationId: resource.state.operation_id, worker: options.worker };
+      ledger.calls.push(call);
+      if (ledger.active.has(resource.urn)) ledger.overlaps.push(resource.urn);
+      ledger.active.set(resource.urn, (ledger.active.get(resource.urn) ?? 0) + 1);
+      try {
+        const behaviour = script(call);
+        switch (behaviour.type) {
+          case 'throw':
+            throw new Error(behaviour.message);
+          case 'terminal':
+            throw new TerminalError(behaviour.message);
+          case 'invalid':
+            return behaviour.value as SyncResult;
+          case 'hang':
+            return await new Promise<never>(() => undefined);
+          case 'gate':
+            await behaviour.until;
+            break;
+          case 'delay':
+            await new Promise((resolve) => setTimeout(resolve, behaviour.ms));
+            break;
+          case 'requeue':
+            return { status: 'PENDING', requeueAfterMs: behaviour.ms };
+          case 'ok':
+            break;
+        }
+        ctx.log.debug('fake step');
+        const remaining = Number((resource.state.data as { remaining?: number } | null)?.remaining ?? 1) - 1;
+        if (remaining > 0) return { status: 'PENDING', data: { remaining } };
+        ledger.completed.push(resource.urn);
+        return {
+          status: 'COMPLETED',
+          data: { remaining: 0 },
+          output: { value: resource.spec.configs.value ?? null, dependencies: Object.keys(dependencies).sort(), token: 'secret-token-value' },
+        };
+      } finally {
+        const left = (ledger.active.get(resource.urn) ?? 1) - 1;
+        if (left === 0) ledger.active.delete(resource.urn);
+        else ledger.active.set(resource.urn, left);
+      }
+    },
+  });
+  return {
+    definition,
+    ledger,
+    /** Decides what each following sync call does. */
+    script(fn: (call: SyncCall) => Behaviour) {
+      script = fn;
+    },
+  };
+}
+
+export type FakeModule = ReturnType<typeof createFakeModule>;
