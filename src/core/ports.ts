@@ -2,7 +2,6 @@ import type {
   EventInput,
   Operation,
   OperationStatus,
-  Page,
   Resource,
   ResourceFilter,
   ResourceStatus,

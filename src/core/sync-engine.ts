@@ -105,7 +105,7 @@ export function createSyncEngine({ store, registry, wakeup, clock, logger, optio
       const free = options.concurrency - inFlight.size;
       if (free > 0) {
         const claimed = await claim(free);
-        for (const work of claimed) launch(work);
+        for (const work of claimed) void launch(work);
         if (claimed.length === free && claimed.length > 0) continue;
       }
       if (!woken && running) {

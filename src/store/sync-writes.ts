@@ -8,8 +8,6 @@ import type { Database } from './schema.js';
 
 /** The sync loop's statements: claim, renew, write back, release — all fenced by the lease token. */
 export function createSyncWrites(driver: StoreDriver) {
-  const { db } = driver;
-
   /**
    * One statement claims a batch: the due rows get this owner, a lease, a new fencing
    * token, and a due time equal to the lease's end (so a lapsed lease is due again).

@@ -99,7 +99,12 @@ export function createFakeModule(options: { kind?: string; dependencies?: Module
         return {
           status: 'COMPLETED',
           data: { remaining: 0 },
-          output: { value: resource.spec.configs.value ?? null, dependencies: Object.keys(dependencies).sort(), token: 'secret-token-value' },
+          output: {
+            value: resource.spec.configs.value ?? null,
+            dependencies: Object.keys(dependencies).sort(),
+            token: 'secret-token-value',
+            ...(options.worker ? { worker: options.worker } : {}),
+          },
         };
       } finally {
         const left = (ledger.active.get(resource.urn) ?? 1) - 1;

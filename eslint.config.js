@@ -1,0 +1,45 @@
+// Lint what bites in async code, and the layering of DESIGN §2:
+// api → core ← store; modules → sdk only; sdk imports nothing from the rest of src.
+import js from '@eslint/js';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
+import importX from 'eslint-plugin-import-x';
+import globals from 'globals';
+import tseslint from 'typescript-eslint';
+
+const layer = (files, patterns, message) => ({
+  files,
+  rules: { 'no-restricted-imports': ['error', { patterns: [{ group: patterns, message }] }] },
+});
+
+export default tseslint.config(
+  { ignores: ['dist/', 'node_modules/', 'coverage/', 'data/', 'jest.config.js', 'bin/', 'test/summary-reporter.js'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    files: ['**/*.ts'],
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+      globals: globals.node,
+    },
+    plugins: { 'import-x': importX },
+    settings: { 'import-x/extensions': ['.ts', '.js'], 'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] }, 'import-x/resolver-next': [createTypeScriptImportResolver({ project: './tsconfig.json' })] },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+      '@typescript-eslint/await-thenable': 'error',
+      '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      'import-x/no-cycle': 'error',
+      'no-restricted-syntax': ['error', { selector: "CallExpression[callee.object.name='jest'][callee.property.name='mock']", message: 'inject dependencies instead of jest.mock' }],
+    },
+  },
+  {
+    files: ['test/**/*.ts', 'bench/**/*.ts'],
+    rules: { '@typescript-eslint/no-explicit-any': 'off', '@typescript-eslint/no-non-null-assertion': 'off' },
+  },
+  layer(['src/sdk/**/*.ts'], ['../*', '!./*', 'express', 'kysely', 'better-sqlite3', 'pg'], 'the SDK imports nothing from the rest of Steward'),
+  layer(['src/core/**/*.ts'], ['express', 'kysely', 'better-sqlite3', 'pg', '**/api/**', '**/store/**'], 'core never imports express, kysely or the api/store layers'),
+  layer(['src/store/**/*.ts'], ['express', '**/api/**'], 'the store does not know about HTTP'),
+  layer(['src/api/**/*.ts'], ['kysely', 'better-sqlite3', 'pg', '**/store/**'], 'the API reaches storage only through core'),
+  layer(['modules/**/*.ts'], ['**/src/core/**', '**/src/api/**', '**/src/store/**', '**/src/config*', '**/src/steward*'], 'modules import the SDK only'),
+);

@@ -1,0 +1,120 @@
+import { createRegistry } from '../../src/core/registry.js';
+import { createSyncEngine, type SyncEngine } from '../../src/core/sync-engine.js';
+import { silentLogger } from '../../src/core/logging.js';
+import { createWakeup } from '../../src/core/wakeup.js';
+import { createFakeModule, type Ledger } from '../helpers/fake-module.js';
+import { startSteward, testConfig, waitFor, type Harness } from '../helpers/harness.js';
+
+/**
+ * Two workers on one database: claims never hand one resource to both, and a
+ * worker that lost its lease writes nothing. (test/integration/multi-process.test.ts
+ * does the same with real processes.)
+ */
+describe('workers sharing one database', () => {
+  let h: Harness;
+  const engines: SyncEngine[] = [];
+  afterEach(async () => {
+    await Promise.all(engines.splice(0).map((engine) => engine.stop(100)));
+    await h.close();
+  });
+
+  /** A second worker over the same store, with its own module instance writing to a shared ledger. */
+  function secondWorker(ledger: Ledger, name: string, leaseMs: number) {
+    const fake = createFakeModule({ ledger, worker: name });
+    const engine = createSyncEngine({
+      store: h.steward.store,
+      registry: createRegistry([{ definition: fake.definition, origin: name }]),
+      wakeup: createWakeup(),
+      clock: () => new Date(),
+      logger: silentLogger,
+      options: { ...engineOptions(leaseMs), owner: name },
+    });
+    engines.push(engine);
+    return { fake, engine };
+  }
+
+  it('never runs sync for one resource in two workers at once, across 500 resources', async () => {
+    const ledger: Ledger = { calls: [], active: new Map(), overlaps: [], completed: [] };
+    const a = createFakeModule({ ledger, worker: 'a' });
+    h = await startSteward({ config: { worker: false }, overrides: { extraModules: [{ definition: a.definition, origin: 'a' }], workerId: 'a' } });
+    const b = secondWorker(ledger, 'b', 3000);
+    const jitter = () => ({ type: 'delay' as const, ms: Math.floor(Math.random() * 3) });
+    a.script(jitter);
+    b.fake.script(jitter);
+    for (let i = 0; i < 500; i += 1) {
+      await h.steward.commands.create({ kind: 'fake', project: 'p', name: `r${i}`, configs: { steps: 3 } }, { actor: 'test' });
+    }
+    h.steward.engine.start();
+    b.engine.start();
+    await waitFor(() => ledger.completed.length >= 500 || undefined, '500 resources to complete', 60_000);
+    const page = await h.steward.queries.listResources({ status: 'COMPLETED' }, 500);
+    expect(page.items).toHaveLength(500);
+    expect(ledger.overlaps).toEqual([]);
+    expect(ledger.calls).toHaveLength(1500);
+    const workers = new Set(ledger.calls.map((c) => c.worker));
+    expect(workers).toEqual(new Set(['a', 'b']));
+  });
+
+  it('hands a resource to another worker once the lease of a stalled one expires, and discards the late write-back', async () => {
+    const ledger: Ledger = { calls: [], active: new Map(), overlaps: [], completed: [] };
+    const a = createFakeModule({ ledger, worker: 'a' });
+    h = await startSteward({ config: { worker: false, leaseMs: 200 }, overrides: { extraModules: [{ definition: a.definition, origin: 'a' }], workerId: 'a' } });
+    const b = secondWorker(ledger, 'b', 200);
+    let release!: () => void;
+    a.script(() => ({ type: 'gate', until: new Promise<void>((resolve) => (release = resolve)) }));
+    const accepted = await h.steward.commands.create({ kind: 'fake', project: 'p', name: 'stalled' }, { actor: 'test' });
+    const urn = accepted.resource.urn;
+
+    // Worker a claims and stalls inside sync; runOnce has no heartbeat, like a frozen process.
+    const stalled = h.steward.engine.runOnce();
+    await waitFor(() => ledger.calls.length === 1 || undefined, 'worker a to start the sync');
+    expect(await b.engine.runOnce()).toBe(0); // the lease still holds
+
+    // Once the lease lapses, worker b takes the resource over and completes it.
+    await waitFor(async () => (await b.engine.runOnce()) === 1 || undefined, 'worker b to claim after the lease expired', 5000);
+    const afterB = await h.steward.queries.getResource(urn);
+    expect(afterB.state.status).toBe('COMPLETED');
+    expect(afterB.state.output.worker).toBe('b');
+
+    // Worker a wakes up and tries to write back: fenced out, nothing changes.
+    release();
+    await stalled;
+    const afterA = await h.steward.queries.getResource(urn);
+    expect(afterA.state.output.worker).toBe('b');
+    expect(afterA.state.sync.last_synced_at).toBe(afterB.state.sync.last_synced_at);
+    const operation = await h.steward.queries.getOperation(accepted.operation.id);
+    expect(operation).toMatchObject({ status: 'succeeded', attempts: 1 });
+  });
+
+  it('releases leases on shutdown so another worker picks the resource up at once', async () => {
+    const ledger: Ledger = { calls: [], active: new Map(), overlaps: [], completed: [] };
+    const a = createFakeModule({ ledger, worker: 'a' });
+    h = await startSteward({ config: { worker: false, leaseMs: 60_000 }, overrides: { extraModules: [{ definition: a.definition, origin: 'a' }], workerId: 'a' } });
+    a.script(() => ({ type: 'hang' }));
+    const accepted = await h.steward.commands.create({ kind: 'fake', project: 'p', name: 'hung' }, { actor: 'test' });
+    h.steward.engine.start();
+    await waitFor(() => ledger.calls.length === 1 || undefined, 'the sync to start');
+    await h.steward.engine.stop(50);
+    // The 60 s lease was given back: another worker claims now, not in a minute.
+    const b = secondWorker(ledger, 'b', 60_000);
+    expect(await b.engine.runOnce()).toBe(1);
+    const resource = await h.steward.queries.getResource(accepted.resource.urn);
+    expect(resource.state).toMatchObject({ status: 'COMPLETED', output: { worker: 'b' } });
+    expect(resource.state.sync.attempts).toBe(0);
+  });
+});
+
+function engineOptions(leaseMs: number) {
+  const config = testConfig('/unused', { leaseMs });
+  return {
+    concurrency: config.workerConcurrency,
+    leaseMs,
+    pollIntervalMs: config.pollIntervalMs,
+    syncTimeoutMs: config.syncTimeoutMs,
+    maxAttempts: config.maxAttempts,
+    backoff: { baseMs: config.backoffBaseMs, factor: config.backoffFactor, maxMs: config.backoffMaxMs },
+    dependencyPollMs: config.dependencyPollMs,
+    shutdownGraceMs: config.shutdownGraceMs,
+    maxStateBytes: config.maxStateBytes,
+  };
+}
