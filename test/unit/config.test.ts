@@ -1,0 +1,26 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig } from '../../src/config.js';
+
+describe('loadConfig', () => {
+  it('has a default for everything, and freezes the result', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({ port: 8080, host: '127.0.0.1', db: './data/steward.db', modulePaths: [], logLevel: 'info', worker: true, workerConcurrency: 8, leaseMs: 15000 });
+    expect(Object.isFrozen(config)).toBe(true);
+  });
+
+  it('reads the environment over a config file', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'steward-config-'));
+    const file = join(dir, 'steward.json');
+    writeFileSync(file, JSON.stringify({ STEWARD_PORT: '9000', STEWARD_LOG_LEVEL: 'debug' }));
+    const config = loadConfig({ STEWARD_CONFIG_FILE: file, STEWARD_PORT: '9100', STEWARD_MODULE_PATHS: '/a::/b', STEWARD_WORKER: 'false' });
+    expect(config).toMatchObject({ port: 9100, logLevel: 'debug', modulePaths: ['/a', '/b'], worker: false });
+  });
+
+  it('lists every bad variable at once', () => {
+    expect(() => loadConfig({ STEWARD_PORT: '99999', STEWARD_LEASE_MS: 'soon', STEWARD_WORKER: 'maybe' })).toThrow(
+      /STEWARD_PORT="99999"[\s\S]*STEWARD_WORKER="maybe"[\s\S]*STEWARD_LEASE_MS="soon"/,
+    );
+  });
+});

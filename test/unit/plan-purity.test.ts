@@ -1,0 +1,61 @@
+import { deepFreeze } from '../../src/core/json.js';
+import type { ModuleDefinition, PlanInput, Resource } from '../../src/sdk/index.js';
+import { builtinModules } from '../../modules/index.js';
+
+/**
+ * Every shipped module's plan, on deep-frozen input, twice: no mutation (a frozen
+ * input would throw), and the same result both times.
+ */
+const EXAMPLES: Record<string, { configs: Record<string, unknown>; params?: Record<string, unknown> }> = {
+  file: { configs: { path: 'etc/motd', content: 'hi', mode: '0644' }, params: { mode: '0600' } },
+};
+
+function resource(kind: string, configs: Record<string, unknown>): Resource {
+  return {
+    urn: `orn:steward:${kind}:p:n`,
+    kind,
+    project: 'p',
+    name: 'n',
+    labels: { team: 'a' },
+    version: 1,
+    created_at: '2026-01-01T00:00:00.000Z',
+    updated_at: '2026-01-01T00:00:00.000Z',
+    created_by: 'a',
+    updated_by: 'a',
+    spec: { configs, dependencies: {} },
+    state: {
+      status: 'COMPLETED',
+      action: 'create',
+      operation_id: 'op_1',
+      output: {},
+      data: null,
+      observed_version: 1,
+      sync: { attempts: 0, last_error: null, next_sync_at: null, last_synced_at: null },
+    },
+  };
+}
+
+describe.each(builtinModules({ fileRoot: '/nonexistent' }).map(({ definition }) => [definition.kind, definition] as [string, ModuleDefinition]))(
+  'plan of %s',
+  (kind, definition) => {
+    const example = EXAMPLES[kind];
+    it('has an example here', () => expect(example).toBeDefined());
+    for (const action of Object.keys(definition.actions)) {
+      it(`is pure for ${action}`, () => {
+        const current = action === 'create' ? null : resource(kind, example!.configs);
+        const input: PlanInput = deepFreeze({
+          action,
+          params: example!.params ?? {},
+          current,
+          desired: resource(kind, example!.configs),
+          dependencies: {},
+          now: new Date('2026-01-01T00:00:00.000Z'),
+        });
+        const first = definition.plan(input);
+        const second = definition.plan(input);
+        expect(second).toEqual(first);
+        expect(JSON.stringify(second)).toBe(JSON.stringify(first));
+      });
+    }
+  },
+);

@@ -1,0 +1,80 @@
+import { decideWriteBack, type OutcomeOptions } from '../../src/core/sync-outcome.js';
+import { TerminalError, type Resource } from '../../src/sdk/index.js';
+
+const lease = { urn: 'orn:steward:fake:p:n', leaseToken: 7, operationId: 'op_1' };
+const options: OutcomeOptions = { maxAttempts: 3, backoff: { baseMs: 100, factor: 2, maxMs: 1000 }, dependencyPollMs: 500 };
+const now = 1_000_000;
+
+function resource(overrides: { action?: string; attempts?: number } = {}): Resource {
+  return {
+    urn: lease.urn,
+    kind: 'fake',
+    project: 'p',
+    name: 'n',
+    labels: {},
+    version: 4,
+    created_at: '',
+    updated_at: '',
+    created_by: 'a',
+    updated_by: 'a',
+    spec: { configs: {}, dependencies: {} },
+    state: {
+      status: 'PENDING',
+      action: overrides.action ?? 'update',
+      operation_id: 'op_1',
+      output: {},
+      data: null,
+      observed_version: 3,
+      sync: { attempts: overrides.attempts ?? 0, last_error: null, next_sync_at: null, last_synced_at: null },
+    },
+  };
+}
+
+describe('decideWriteBack', () => {
+  it('a PENDING result is a step: due again after requeueAfterMs, failures reset, no events', () => {
+    const wb = decideWriteBack(resource({ attempts: 2 }), lease, { type: 'result', result: { status: 'PENDING', data: { left: 1 }, requeueAfterMs: 250 } }, options, now);
+    expect(wb).toMatchObject({ outcome: 'step', status: 'PENDING', attempts: 0, nextSyncAtMs: now + 250, data: { value: { left: 1 } }, events: [] });
+    expect(wb.operation).toBeUndefined();
+  });
+
+  it('COMPLETED ends the operation, records the observed version and wakes dependents', () => {
+    const wb = decideWriteBack(resource(), lease, { type: 'result', result: { status: 'COMPLETED', output: { a: 1 } } }, options, now);
+    expect(wb).toMatchObject({ outcome: 'completed', status: 'COMPLETED', observedVersion: 4, nextSyncAtMs: null, wakeDependents: true, operation: { status: 'succeeded' } });
+    expect(wb.events.map((e) => e.type)).toEqual(['resource.status_changed', 'operation.succeeded']);
+  });
+
+  it('COMPLETED of a kind with resyncIntervalMs schedules a jittered re-sync', () => {
+    const wb = decideWriteBack(resource(), lease, { type: 'result', result: { status: 'COMPLETED' } }, { ...options, resyncIntervalMs: 10_000 }, now, () => 0.5);
+    expect(wb.nextSyncAtMs).toBe(now + 10_000);
+  });
+
+  it('COMPLETED of a delete removes the resource', () => {
+    const wb = decideWriteBack(resource({ action: 'delete' }), lease, { type: 'result', result: { status: 'COMPLETED' } }, options, now);
+    expect(wb).toMatchObject({ outcome: 'deleted', operation: { status: 'succeeded' } });
+    expect(wb.events.map((e) => e.type)).toEqual(['operation.succeeded', 'resource.deleted']);
+  });
+
+  it('a failure retries with backoff until max attempts, then goes to ERROR', () => {
+    const first = decideWriteBack(resource(), lease, { type: 'failure', error: new Error('boom') }, options, now, () => 0);
+    expect(first).toMatchObject({ outcome: 'retry', status: 'PENDING', attempts: 1, lastError: 'boom', nextSyncAtMs: now + 50 });
+    const second = decideWriteBack(resource({ attempts: 1 }), lease, { type: 'failure', error: new Error('boom') }, options, now, () => 1);
+    expect(second).toMatchObject({ outcome: 'retry', attempts: 2, nextSyncAtMs: now + 200 });
+    const last = decideWriteBack(resource({ attempts: 2 }), lease, { type: 'failure', error: new Error('boom') }, options, now);
+    expect(last).toMatchObject({ outcome: 'failed', status: 'ERROR', attempts: 3, lastError: 'boom (gave up after 3 attempts)', operation: { status: 'failed' } });
+  });
+
+  it('a TerminalError goes to ERROR at once', () => {
+    const wb = decideWriteBack(resource(), lease, { type: 'failure', error: new TerminalError('bad credentials') }, options, now);
+    expect(wb).toMatchObject({ outcome: 'failed', status: 'ERROR', lastError: 'bad credentials', attempts: 1 });
+  });
+
+  it('a wait on dependencies spends no attempt and does not count as a sync call', () => {
+    const wb = decideWriteBack(resource({ attempts: 1 }), lease, { type: 'waiting', on: ['db'] }, options, now);
+    expect(wb).toMatchObject({ outcome: 'waiting', status: 'PENDING', attempts: 1, waitingOn: ['db'], nextSyncAtMs: now + 500, countsAttempt: false });
+  });
+
+  it('describes what is thrown, even when it is not an Error, and bounds its length', () => {
+    expect(decideWriteBack(resource(), lease, { type: 'failure', error: { weird: true } }, options, now).lastError).toBe('non-error thrown: {"weird":true}');
+    expect(decideWriteBack(resource(), lease, { type: 'failure', error: new Error('x'.repeat(5000)) }, options, now).lastError!.length).toBeLessThan(2100);
+  });
+});

@@ -1,0 +1,52 @@
+import { InvalidStateError, NotFoundError } from '../../src/core/errors.js';
+import { allowedRequests, assertTransition, TRANSITIONS, type RequestSource, type UserRequest } from '../../src/core/transitions.js';
+
+const SOURCES: RequestSource[] = ['ABSENT', 'PENDING', 'COMPLETED', 'ERROR'];
+const urn = 'orn:steward:fake:p:n';
+
+/** DESIGN §4, row by row: what is allowed from where, and what a denial says. */
+const EXPECTED: Record<UserRequest, RequestSource[]> = {
+  create: ['ABSENT'],
+  update: ['COMPLETED', 'ERROR'],
+  action: ['COMPLETED', 'ERROR'],
+  delete: ['PENDING', 'COMPLETED', 'ERROR'],
+  retry: ['ERROR'],
+  cancel: ['PENDING'],
+};
+
+describe('the transition table', () => {
+  for (const request of Object.keys(EXPECTED) as UserRequest[]) {
+    for (const source of SOURCES) {
+      const allowed = EXPECTED[request].includes(source);
+      it(`${request} from ${source} is ${allowed ? 'allowed' : 'denied'}`, () => {
+        if (allowed) {
+          expect(assertTransition(request, source, urn)).toBe(TRANSITIONS[request].to);
+        } else if (source === 'ABSENT') {
+          expect(() => assertTransition(request, source, urn)).toThrow(NotFoundError);
+        } else {
+          let error: unknown;
+          try {
+            assertTransition(request, source, urn);
+          } catch (err) {
+            error = err;
+          }
+          expect(error).toBeInstanceOf(InvalidStateError);
+          const details = (error as InvalidStateError).details as { allowed: string[] };
+          expect(details.allowed).toEqual(allowedRequests(source));
+          expect((error as Error).message).toContain(`allowed now: ${allowedRequests(source).join(', ')}`);
+        }
+      });
+    }
+  }
+
+  it('sends every request but cancel to PENDING, and cancel to ERROR', () => {
+    expect(Object.fromEntries(Object.entries(TRANSITIONS).map(([request, rule]) => [request, rule.to]))).toEqual({
+      create: 'PENDING',
+      update: 'PENDING',
+      action: 'PENDING',
+      delete: 'PENDING',
+      retry: 'PENDING',
+      cancel: 'ERROR',
+    });
+  });
+});
