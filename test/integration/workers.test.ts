@@ -86,6 +86,29 @@ describe('workers sharing one database', () => {
     expect(operation).toMatchObject({ status: 'succeeded', attempts: 1 });
   });
 
+  it('renews the lease of a sync that outlives it, so nobody else claims the resource meanwhile', async () => {
+    const ledger: Ledger = { calls: [], active: new Map(), overlaps: [], completed: [] };
+    const a = createFakeModule({ ledger, worker: 'a' });
+    h = await startSteward({ config: { leaseMs: 150 }, overrides: { extraModules: [{ definition: a.definition, origin: 'a' }], workerId: 'a' } });
+    let release!: () => void;
+    a.script(() => ({ type: 'gate', until: new Promise<void>((resolve) => (release = resolve)) }));
+    const b = secondWorker(ledger, 'b', 150);
+    const accepted = await h.steward.commands.create({ kind: 'fake', project: 'p', name: 'long' }, { actor: 'test' });
+    await waitFor(() => ledger.calls.length === 1 || undefined, 'worker a to start the sync');
+    // Three lease lengths later, the heartbeat has kept the claim: b finds nothing due each time it looks.
+    const until = Date.now() + 450;
+    let looks = 0;
+    while (Date.now() < until) {
+      expect(await b.engine.runOnce()).toBe(0);
+      looks += 1;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    expect(looks).toBeGreaterThan(5);
+    release();
+    await waitFor(async () => (await h.steward.queries.getResource(accepted.resource.urn)).state.status === 'COMPLETED' || undefined, 'completion');
+    expect(ledger.calls.map((c) => c.worker)).toEqual(['a']);
+  });
+
   it('releases leases on shutdown so another worker picks the resource up at once', async () => {
     const ledger: Ledger = { calls: [], active: new Map(), overlaps: [], completed: [] };
     const a = createFakeModule({ ledger, worker: 'a' });
