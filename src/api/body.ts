@@ -25,5 +25,10 @@ export function jsonBody(): RequestHandler[] {
     const key = findForbiddenKey(req.body);
     next(key ? new InvalidRequestError(`the key at ${key} is not allowed in a request body`, { path: key }) : undefined);
   };
-  return [requireJson, parse, refuseForbiddenKeys];
+  // body-parser reads `Content-Length: 0` (what fetch sends on a bodiless POST/PATCH) as `{}`; no bytes is no body.
+  const parseNonEmpty: RequestHandler = (req, res, next) => {
+    if (req.headers['content-length'] === '0' && req.headers['transfer-encoding'] === undefined) next();
+    else void parse(req, res, next);
+  };
+  return [requireJson, parseNonEmpty, refuseForbiddenKeys];
 }

@@ -38,6 +38,8 @@ export interface Store {
   renewLeases(leases: readonly LeaseRef[], nowMs: number, leaseMs: number): Promise<string[]>;
   /** Writes sync outcomes in one transaction, each fenced by its own lease token. */
   saveSyncResults(results: readonly SyncWriteBack[], nowMs: number): Promise<boolean[]>;
+  /** Makes COMPLETED resources of these kinds due for a drift re-sync when they have no due time (start-up). */
+  scheduleResync(kinds: readonly string[], nowMs: number): Promise<number>;
   /** Gives leases back without counting an attempt (shutdown). */
   releaseLeases(leases: readonly LeaseRef[], nowMs: number): Promise<void>;
 
@@ -108,6 +110,8 @@ export interface LeaseRef {
   urn: string;
   leaseToken: number;
   operationId: string;
+  /** The status the row had when claimed: PENDING, or COMPLETED for a drift re-sync. Writes apply only while it still has it. */
+  claimedStatus: 'PENDING' | 'COMPLETED';
 }
 
 /**
@@ -115,8 +119,8 @@ export interface LeaseRef {
  * operation are still the ones the worker claimed.
  */
 export interface SyncWriteBack extends LeaseRef {
-  /** `deleted` removes the resource; the rest update its state. */
-  outcome: 'step' | 'completed' | 'failed' | 'retry' | 'waiting' | 'deleted';
+  /** `deleted` removes the resource; `resync` is a drift re-sync of a COMPLETED resource; the rest update its state. */
+  outcome: 'step' | 'completed' | 'failed' | 'retry' | 'waiting' | 'deleted' | 'resync';
   status: ResourceStatus;
   output?: Record<string, unknown>;
   /** Present when the module returned `data` (null is a value). */

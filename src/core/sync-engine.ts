@@ -122,7 +122,8 @@ export function createSyncEngine({ store, registry, wakeup, clock, logger, optio
   }
 
   function launch(work: ClaimedWork): Promise<void> {
-    const lease: LeaseRef = { urn: work.resource.urn, leaseToken: work.leaseToken, operationId: work.resource.state.operation_id };
+    const claimedStatus = work.resource.state.status === 'COMPLETED' ? 'COMPLETED' : 'PENDING';
+    const lease: LeaseRef = { urn: work.resource.urn, leaseToken: work.leaseToken, operationId: work.resource.state.operation_id, claimedStatus };
     const controller = new AbortController();
     inFlight.set(lease.urn, { lease, controller });
     return queue
@@ -168,6 +169,10 @@ export function createSyncEngine({ store, registry, wakeup, clock, logger, optio
     else if (writeBack.outcome === 'failed') syncLog.error('sync failed; resource is in ERROR', { attempts: writeBack.attempts, error: writeBack.lastError, durationMs });
     else if (writeBack.outcome === 'waiting') syncLog.debug('sync waits on dependencies', { waiting_on: writeBack.waitingOn });
     else if (writeBack.outcome === 'step') syncLog.debug('sync step done', { durationMs });
+    else if (writeBack.outcome === 'resync') {
+      if (writeBack.lastError) syncLog.warn('drift re-sync failed; will retry', { attempts: writeBack.attempts, error: writeBack.lastError, durationMs });
+      else syncLog.debug('drift re-sync done', { durationMs });
+    }
     else syncLog.info(writeBack.outcome === 'deleted' ? 'resource deleted' : 'sync completed', { durationMs, version: resource.version });
   }
 
@@ -215,6 +220,12 @@ export function createSyncEngine({ store, registry, wakeup, clock, logger, optio
       unsubscribe = wakeup.subscribe(signal);
       heartbeat = setInterval(() => void renewLeases(), Math.max(50, Math.floor(options.leaseMs / 3)));
       heartbeat.unref();
+      const resyncKinds = registry.all().filter((m) => m.definition.resyncIntervalMs).map((m) => m.definition.kind);
+      // Resources that completed before their kind asked for re-syncs (or before a restart) get a due time now.
+      void store.scheduleResync(resyncKinds, clock().getTime()).then(
+        (count) => count && signal(),
+        (err: unknown) => log.warn('scheduling drift re-syncs failed', { error: describeError(err) }),
+      );
       loopDone = loop();
       log.info('sync worker started', { concurrency: options.concurrency, leaseMs: options.leaseMs });
     },

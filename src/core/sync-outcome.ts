@@ -35,6 +35,7 @@ export function decideWriteBack(
   const base = { ...lease, output: undefined, waitingOn: null, countsAttempt: true, wakeDependents: false, events: [] };
   const from = resource.state.status;
   const operationId = resource.state.operation_id;
+  if (lease.claimedStatus === 'COMPLETED') return decideResync(resource, base, observation, options, nowMs, random);
   if (observation.type === 'waiting') {
     return {
       ...base,
@@ -65,7 +66,6 @@ export function decideWriteBack(
         events: [eventFor(resource, 'operation.succeeded', operationId, { action: 'delete' }), eventFor(resource, 'resource.deleted', operationId, {})],
       };
     }
-    const resyncAt = options.resyncIntervalMs ? nowMs + Math.round(options.resyncIntervalMs * (0.9 + 0.2 * random())) : null;
     return {
       ...base,
       outcome: 'completed',
@@ -75,7 +75,7 @@ export function decideWriteBack(
       observedVersion: resource.version,
       attempts: 0,
       lastError: null,
-      nextSyncAtMs: resyncAt,
+      nextSyncAtMs: nextResyncAt(options, nowMs, random),
       operation: { status: 'succeeded', error: null },
       wakeDependents: true,
       events: [
@@ -111,6 +111,39 @@ export function decideWriteBack(
     lastError: message,
     nextSyncAtMs: nowMs + backoffDelayMs(failures, options.backoff, random),
   };
+}
+
+/**
+ * A drift re-sync of a COMPLETED resource (its kind has `resyncIntervalMs`): it
+ * refreshes output and data, and never changes the status or the finished
+ * operation. A failure is recorded in `last_error` and retried with backoff; the
+ * next re-sync after a success comes one (jittered) interval later.
+ */
+function decideResync(
+  resource: Resource,
+  base: Omit<SyncWriteBack, 'outcome' | 'status' | 'attempts' | 'lastError' | 'nextSyncAtMs'>,
+  observation: SyncObservation,
+  options: OutcomeOptions,
+  nowMs: number,
+  random: () => number,
+): SyncWriteBack {
+  const resync = { ...base, outcome: 'resync' as const, status: 'COMPLETED' as const, countsAttempt: false };
+  if (observation.type === 'waiting') {
+    return { ...resync, attempts: resource.state.sync.attempts, lastError: resource.state.sync.last_error, nextSyncAtMs: nowMs + options.dependencyPollMs };
+  }
+  if (observation.type === 'failure') {
+    const failures = resource.state.sync.attempts + 1;
+    return { ...resync, attempts: failures, lastError: describeError(observation.error), nextSyncAtMs: nowMs + backoffDelayMs(failures, options.backoff, random) };
+  }
+  const { result } = observation;
+  const data = result.data === undefined ? undefined : { value: result.data };
+  const nextSyncAtMs = result.status === 'PENDING' ? nowMs + (result.requeueAfterMs ?? 0) : nextResyncAt(options, nowMs, random);
+  return { ...resync, output: result.output, data, attempts: 0, lastError: null, nextSyncAtMs };
+}
+
+/** One interval ±10 %, so resources created together do not re-sync together forever. */
+function nextResyncAt(options: OutcomeOptions, nowMs: number, random: () => number): number | null {
+  return options.resyncIntervalMs ? nowMs + Math.round(options.resyncIntervalMs * (0.9 + 0.2 * random())) : null;
 }
 
 /** A readable, bounded `last_error`. */

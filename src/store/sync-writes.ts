@@ -55,7 +55,7 @@ export function createSyncWrites(driver: StoreDriver) {
       for (const lease of leases) {
         const result = await fenced(trx.updateTable('resources').set({ lease_expires_at: until, next_sync_at: until }), lease)
           .where('operation_id', '=', lease.operationId)
-          .where('status', '=', 'PENDING')
+          .where('status', '=', lease.claimedStatus)
           .executeTakeFirst();
         if (Number(result.numUpdatedRows) !== 1) lost.push(lease.urn);
       }
@@ -79,6 +79,18 @@ export function createSyncWrites(driver: StoreDriver) {
     });
   }
 
+  async function scheduleResync(kinds: readonly string[], nowMs: number): Promise<number> {
+    if (kinds.length === 0) return 0;
+    const result = await driver.db
+      .updateTable('resources')
+      .set({ next_sync_at: nowMs })
+      .where('kind', 'in', [...kinds])
+      .where('status', '=', 'COMPLETED')
+      .where('next_sync_at', 'is', null)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows);
+  }
+
   async function releaseLeases(leases: readonly LeaseRef[], nowMs: number): Promise<void> {
     if (leases.length === 0) return;
     await driver.writeTransaction(async (trx) => {
@@ -86,7 +98,7 @@ export function createSyncWrites(driver: StoreDriver) {
     });
   }
 
-  return { claimDue, renewLeases, saveSyncResults, releaseLeases };
+  return { claimDue, renewLeases, saveSyncResults, scheduleResync, releaseLeases };
 }
 
 type ResourceWhere = { where(column: 'urn' | 'lease_token', op: '=', value: string | number): ResourceWhere };
@@ -115,7 +127,7 @@ async function applyWriteBack(trx: Kysely<Database>, wb: SyncWriteBack, nowMs: n
         waiting_on: wb.waitingOn ? JSON.stringify(wb.waitingOn) : null,
         lease_owner: null,
         lease_expires_at: null,
-        ...(wb.countsAttempt ? { last_synced_at: nowIso } : {}),
+        ...(wb.outcome !== 'waiting' ? { last_synced_at: nowIso } : {}),
         ...(wb.output !== undefined ? { output: JSON.stringify(wb.output) } : {}),
         ...(wb.data !== undefined ? { data: JSON.stringify(wb.data.value ?? null) } : {}),
         ...(wb.observedVersion !== undefined ? { observed_version: wb.observedVersion } : {}),
@@ -123,7 +135,7 @@ async function applyWriteBack(trx: Kysely<Database>, wb: SyncWriteBack, nowMs: n
       wb,
     )
       .where('operation_id', '=', wb.operationId)
-      .where('status', '=', 'PENDING')
+      .where('status', '=', wb.claimedStatus)
       .executeTakeFirst();
     if (Number(result.numUpdatedRows) !== 1) return false;
   }

@@ -34,7 +34,9 @@ export interface Ledger {
  * a writeOnly `password` config and a writeOnly `token` output. The test decides
  * what each call does with `script`.
  */
-export function createFakeModule(options: { kind?: string; dependencies?: ModuleDefinition['dependencies']; ledger?: Ledger; worker?: string } = {}) {
+export function createFakeModule(
+  options: { kind?: string; dependencies?: ModuleDefinition['dependencies']; ledger?: Ledger; worker?: string; resyncIntervalMs?: number } = {},
+) {
   const ledger: Ledger = options.ledger ?? { calls: [], active: new Map(), overlaps: [], completed: [] };
   let script: (call: SyncCall) => Behaviour = () => ({ type: 'ok' });
   const definition = defineModule({
@@ -51,6 +53,7 @@ export function createFakeModule(options: { kind?: string; dependencies?: Module
     },
     outputSchema: { type: 'object', properties: { token: { type: 'string', writeOnly: true } } },
     dependencies: options.dependencies,
+    resyncIntervalMs: options.resyncIntervalMs,
     actions: {
       create: {},
       update: {},

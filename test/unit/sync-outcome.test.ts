@@ -1,7 +1,7 @@
 import { decideWriteBack, type OutcomeOptions } from '../../src/core/sync-outcome.js';
 import { TerminalError, type Resource } from '../../src/sdk/index.js';
 
-const lease = { urn: 'orn:steward:fake:p:n', leaseToken: 7, operationId: 'op_1' };
+const lease = { urn: 'orn:steward:fake:p:n', leaseToken: 7, operationId: 'op_1', claimedStatus: 'PENDING' as const };
 const options: OutcomeOptions = { maxAttempts: 3, backoff: { baseMs: 100, factor: 2, maxMs: 1000 }, dependencyPollMs: 500 };
 const now = 1_000_000;
 
@@ -76,5 +76,16 @@ describe('decideWriteBack', () => {
   it('describes what is thrown, even when it is not an Error, and bounds its length', () => {
     expect(decideWriteBack(resource(), lease, { type: 'failure', error: { weird: true } }, options, now).lastError).toBe('non-error thrown: {"weird":true}');
     expect(decideWriteBack(resource(), lease, { type: 'failure', error: new Error('x'.repeat(5000)) }, options, now).lastError!.length).toBeLessThan(2100);
+  });
+
+  it('a drift re-sync of a COMPLETED resource never changes the status or the finished operation', () => {
+    const completed = { ...resource(), state: { ...resource().state, status: 'COMPLETED' as const } };
+    const resyncLease = { ...lease, claimedStatus: 'COMPLETED' as const };
+    const ok = decideWriteBack(completed, resyncLease, { type: 'result', result: { status: 'COMPLETED', output: { x: 1 } } }, { ...options, resyncIntervalMs: 1000 }, now, () => 0.5);
+    expect(ok).toMatchObject({ outcome: 'resync', status: 'COMPLETED', output: { x: 1 }, nextSyncAtMs: now + 1000, countsAttempt: false, events: [] });
+    expect(ok.operation).toBeUndefined();
+    const failed = decideWriteBack(completed, resyncLease, { type: 'failure', error: new TerminalError('gone') }, { ...options, resyncIntervalMs: 1000 }, now, () => 0);
+    expect(failed).toMatchObject({ outcome: 'resync', status: 'COMPLETED', attempts: 1, lastError: 'gone', nextSyncAtMs: now + 50 });
+    expect(failed.operation).toBeUndefined();
   });
 });

@@ -1,0 +1,49 @@
+import { createFakeModule } from '../helpers/fake-module.js';
+import { call, startSteward, waitFor, waitForStatus, type Harness } from '../helpers/harness.js';
+
+/** Kinds with resyncIntervalMs are synced again while COMPLETED, to repair drift; others cost nothing. */
+describe('drift re-sync', () => {
+  let h: Harness;
+  const drifting = createFakeModule({ kind: 'drifting', resyncIntervalMs: 40 });
+  const steady = createFakeModule({ kind: 'steady' });
+  beforeAll(async () => {
+    h = await startSteward({
+      overrides: { extraModules: [{ definition: drifting.definition, origin: 'drifting' }, { definition: steady.definition, origin: 'steady' }] },
+    });
+  });
+  afterAll(() => h.close());
+
+  it('re-syncs COMPLETED resources of a kind that asks, keeps the status, records failures, and yields to updates', async () => {
+    const urn = 'orn:steward:drifting:p:d';
+    expect((await call('POST', `${h.api}/resources`, { kind: 'drifting', project: 'p', name: 'd', spec: { configs: { value: 1 } } })).status).toBe(202);
+    expect((await call('POST', `${h.api}/resources`, { kind: 'steady', project: 'p', name: 's' })).status).toBe(202);
+    const done = await waitForStatus(h.api, urn, 'COMPLETED');
+    expect(done.state.sync.next_sync_at).not.toBeNull();
+    await waitFor(() => drifting.ledger.calls.length >= 4 || undefined, 'several re-syncs');
+    expect(drifting.ledger.calls.slice(1).every((c) => c.action === 'create')).toBe(true);
+    const op = await call('GET', `${h.api}/operations/${done.state.operation_id}`);
+    expect(op.body).toMatchObject({ status: 'succeeded', attempts: 1 });
+
+    // A failing re-sync keeps COMPLETED and says why; a later success clears it.
+    drifting.script(() => ({ type: 'throw', message: 'backend drifted away' }));
+    const failing = await waitFor(async () => {
+      const res = await call('GET', `${h.api}/resources/${urn}`);
+      return res.body.state.sync.last_error === 'backend drifted away' ? res.body : undefined;
+    }, 'a failed re-sync to show');
+    expect(failing.state.status).toBe('COMPLETED');
+    drifting.script(() => ({ type: 'ok' }));
+    await waitFor(async () => (await call('GET', `${h.api}/resources/${urn}`)).body.state.sync.last_error === null || undefined, 'recovery');
+
+    // An update while re-syncs run is accepted and converges.
+    const update = await call('PATCH', `${h.api}/resources/${urn}`, { configs: { value: 2 } });
+    expect(update.status).toBe(202);
+    const updated = await waitForStatus(h.api, urn, 'COMPLETED');
+    expect(updated.state.output.value).toBe(2);
+    expect(drifting.ledger.overlaps).toEqual([]);
+
+    // The kind without resyncIntervalMs was synced exactly once and has nothing due.
+    expect(steady.ledger.calls).toHaveLength(1);
+    const s = await call('GET', `${h.api}/resources/orn:steward:steady:p:s`);
+    expect(s.body.state.sync.next_sync_at).toBeNull();
+  });
+});
