@@ -5,6 +5,7 @@ import { loadBodySchemas } from './api/schemas.js';
 import type { Config } from './config.js';
 import { newWorkerId } from './core/ids.js';
 import type { CoreLogger } from './core/logging.js';
+import { createLogReader } from './core/logs.js';
 import { loadModulesFromPaths } from './core/module-loader.js';
 import type { Store } from './core/ports.js';
 import { createQueries } from './core/queries.js';
@@ -67,6 +68,7 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
     registry,
     schemas: loadBodySchemas(),
     logger,
+    openLogs: createLogReader({ store, registry }),
     readiness: { database: () => store.ping(), workerRunning: () => (config.worker ? engine.isRunning() : null) },
   });
   let server: Server | undefined;

@@ -1,6 +1,7 @@
 import express, { type Express, type RequestHandler } from 'express';
 import { randomUUID } from 'node:crypto';
 import type { CoreLogger } from '../core/logging.js';
+import type { LogReader } from '../core/logs.js';
 import type { Queries } from '../core/queries.js';
 import type { Registry } from '../core/registry.js';
 import type { ResourceCommands } from '../core/resource-commands.js';
@@ -8,6 +9,7 @@ import { jsonBody } from './body.js';
 import { errorHandler, notFoundHandler } from './http-errors.js';
 import { API_PREFIX } from './prefix.js';
 import { healthRoutes, type Readiness } from './routes/health.js';
+import { logRoutes } from './routes/logs.js';
 import { moduleRoutes } from './routes/modules.js';
 import { operationRoutes } from './routes/operations.js';
 import { resourceRoutes } from './routes/resources.js';
@@ -20,17 +22,18 @@ export interface AppDeps {
   schemas: BodyValidator;
   readiness: Readiness;
   logger: CoreLogger;
+  openLogs: LogReader;
 }
 
 /** The HTTP API of DESIGN §8 as an express app (no listening; the caller decides where). */
-export function createApp({ commands, queries, registry, schemas, readiness, logger }: AppDeps): Express {
+export function createApp({ commands, queries, registry, schemas, readiness, logger, openLogs }: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
   app.use(requestLog(logger));
   app.use(healthRoutes(readiness));
-  app.use(API_PREFIX, jsonBody(), resourceRoutes(commands, queries, schemas), operationRoutes(queries), moduleRoutes(registry));
+  app.use(API_PREFIX, jsonBody(), resourceRoutes(commands, queries, schemas), logRoutes(openLogs), operationRoutes(queries), moduleRoutes(registry));
   app.use(notFoundHandler);
   app.use(errorHandler(logger));
   return app;

@@ -1,0 +1,37 @@
+import type { LogChunk } from '../sdk/index.js';
+import { toResolved } from './dependencies.js';
+import { InvalidRequestError, NotFoundError } from './errors.js';
+import { parseUrn } from './names.js';
+import type { Store } from './ports.js';
+import type { Registry } from './registry.js';
+
+export interface LogRequest {
+  follow: boolean;
+  /** The last N lines before following; all when absent. */
+  tail?: number;
+  signal: AbortSignal;
+}
+
+/**
+ * A resource's logs, for kinds whose module has `logs`. Any other kind is a 400
+ * ("kind X has no logs"), never a 500.
+ */
+export function createLogReader({ store, registry }: { store: Store; registry: Registry }) {
+  return async function openLogs(urn: string, request: LogRequest): Promise<AsyncIterable<LogChunk>> {
+    parseUrn(urn);
+    const resource = await store.findResource(urn);
+    if (!resource) throw new NotFoundError(`resource ${urn} does not exist`, { urn });
+    const definition = registry.find(resource.kind)?.definition;
+    if (!definition?.logs) throw new InvalidRequestError(`kind ${resource.kind} has no logs`, { kind: resource.kind });
+    const found = new Map((await store.findResources(Object.values(resource.spec.dependencies))).map((dep) => [dep.urn, dep]));
+    const dependencies = Object.fromEntries(
+      Object.entries(resource.spec.dependencies).flatMap(([name, depUrn]) => {
+        const dep = found.get(depUrn);
+        return dep ? [[name, toResolved(dep)]] : [];
+      }),
+    );
+    return definition.logs({ resource, dependencies }, { signal: request.signal, follow: request.follow, tail: request.tail });
+  };
+}
+
+export type LogReader = ReturnType<typeof createLogReader>;
