@@ -1,11 +1,19 @@
 import type { ModuleDefinition } from '../src/sdk/index.js';
 import { createFileModule } from './file/index.js';
 
+/** What the built-in modules take from the operator's configuration (src/config.ts documents each). */
 export interface BuiltinModuleOptions {
   fileRoot: string;
+  allowedCommands: readonly string[];
+  runDir: string;
+  logFileMaxBytes: number;
+  httpModules: readonly string[];
+  httpModuleTimeoutMs: number;
 }
 
+export type LoadedModule = { definition: ModuleDefinition; origin: string };
+
 /** The modules shipped with Steward, built from the operator's configuration. */
-export function builtinModules(options: BuiltinModuleOptions): Array<{ definition: ModuleDefinition; origin: string }> {
+export async function builtinModules(options: BuiltinModuleOptions): Promise<LoadedModule[]> {
   return [{ definition: createFileModule({ root: options.fileRoot }), origin: 'modules/file' }];
 }

@@ -44,6 +44,19 @@ export interface Config {
   maxStateBytes: number;
   /** STEWARD_FILE_ROOT: where the built-in `file` module may write. @default ./data/files */
   fileRoot: string;
+  /**
+   * STEWARD_ALLOWED_COMMANDS: ','-separated executables the `process` and `job` modules may run
+   * (absolute paths, or bare names looked up on PATH). @default none (such resources are refused)
+   */
+  allowedCommands: string[];
+  /** STEWARD_RUN_DIR: where `process` and `job` keep pid records and log files. @default ./data/run */
+  runDir: string;
+  /** STEWARD_LOG_FILE_MAX_BYTES: a module log file is rotated past this size (one old file kept). @default 5242880 */
+  logFileMaxBytes: number;
+  /** STEWARD_HTTP_MODULES: ','-separated base URLs of modules served over HTTP. @default none */
+  httpModules: string[];
+  /** STEWARD_HTTP_MODULE_TIMEOUT_MS: timeout of one call to an HTTP module. @default 10000 */
+  httpModuleTimeoutMs: number;
 }
 
 type Parser = (raw: string) => unknown;
@@ -74,6 +87,11 @@ const oneOf = (...values: string[]): Parser => (raw) => {
   return raw;
 };
 const pathList: Parser = (raw) => raw.split(':').filter((entry) => entry.trim() !== '');
+const commaList: Parser = (raw) =>
+  raw
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
 
 /** Each setting: its variable, its parser and its default. */
 const SETTINGS: { [K in keyof Config]: [variable: string, parse: Parser, fallback: Config[K]] } = {
@@ -96,6 +114,11 @@ const SETTINGS: { [K in keyof Config]: [variable: string, parse: Parser, fallbac
   shutdownGraceMs: ['STEWARD_SHUTDOWN_GRACE_MS', integer(0), 10_000],
   maxStateBytes: ['STEWARD_MAX_STATE_BYTES', integer(1024), 1024 * 1024],
   fileRoot: ['STEWARD_FILE_ROOT', text, './data/files'],
+  allowedCommands: ['STEWARD_ALLOWED_COMMANDS', commaList, []],
+  runDir: ['STEWARD_RUN_DIR', text, './data/run'],
+  logFileMaxBytes: ['STEWARD_LOG_FILE_MAX_BYTES', integer(1024), 5 * 1024 * 1024],
+  httpModules: ['STEWARD_HTTP_MODULES', commaList, []],
+  httpModuleTimeoutMs: ['STEWARD_HTTP_MODULE_TIMEOUT_MS', integer(10), 10_000],
 };
 
 /** The variable of each setting, for docs and error messages. */

@@ -34,7 +34,7 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
   const logger = overrides.logger ?? createLogger(config.logLevel);
   const clock = overrides.clock ?? (() => new Date());
   const registry = createRegistry([
-    ...builtinModules({ fileRoot: config.fileRoot }),
+    ...(await builtinModules(config)),
     ...(await loadModulesFromPaths(config.modulePaths)),
     ...(overrides.extraModules ?? []),
   ]);

@@ -1,6 +1,7 @@
 import { deepFreeze } from '../../src/core/json.js';
 import type { ModuleDefinition, PlanInput, Resource } from '../../src/sdk/index.js';
 import { builtinModules } from '../../modules/index.js';
+import { loadConfig } from '../../src/config.js';
 
 /**
  * Every shipped module's plan, on deep-frozen input, twice: no mutation (a frozen
@@ -35,7 +36,9 @@ function resource(kind: string, configs: Record<string, unknown>): Resource {
   };
 }
 
-describe.each(builtinModules({ fileRoot: '/nonexistent' }).map(({ definition }) => [definition.kind, definition] as [string, ModuleDefinition]))(
+const shipped = await builtinModules({ ...loadConfig({}), fileRoot: '/nonexistent' });
+
+describe.each(shipped.map(({ definition }) => [definition.kind, definition] as [string, ModuleDefinition]))(
   'plan of %s',
   (kind, definition) => {
     const example = EXAMPLES[kind];
