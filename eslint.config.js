@@ -15,6 +15,7 @@ export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'coverage/', 'data/', 'jest.config.js', 'bin/', 'test/summary-reporter.js'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
+  { files: ['**/*.js', '**/*.mjs', '**/*.cjs'], languageOptions: { globals: globals.node } },
   {
     files: ['**/*.ts'],
     languageOptions: {

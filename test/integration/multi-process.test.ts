@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -51,7 +51,7 @@ describe('several Steward processes on one database file', () => {
       60_000,
     );
 
-    const lines = readFileSync(join(dir, 'ledger.txt'), 'utf8').trim().split('\n');
+    const lines = readLedger(dir).trim().split('\n');
     const running = new Map<string, string>();
     const overlaps: string[] = [];
     const pids = new Set<string>();
@@ -78,14 +78,14 @@ describe('several Steward processes on one database file', () => {
       Array.from({ length: 10 }, (_, i) => call('POST', `${a.api}/resources`, { kind: 'ledger', project: 'p', name: `slow${i}`, spec: { configs: { max_delay_ms: 60_000 } } })),
     );
     for (const r of res) expect(r.status).toBe(202);
-    await waitFor(() => (readFileSync(join(dir, 'ledger.txt'), 'utf8').match(/start/g)?.length ?? 0) >= 10 || undefined, 'all syncs to start in a');
+    await waitFor(() => (readLedger(dir).match(/start/g)?.length ?? 0) >= 10 || undefined, 'all syncs to start in a');
     await a.stop('SIGKILL');
 
     const b = await start({ ...lease, STEWARD_WORKER_CONCURRENCY: '16' });
     // b's syncs draw a new random delay up to 60 s; make them quick by updating nothing: instead wait for b to have started all 10.
     await waitFor(
       () => {
-        const starts = readFileSync(join(dir, 'ledger.txt'), 'utf8')
+        const starts = readLedger(dir)
           .split('\n')
           .filter((line) => line.startsWith('start') && line.includes(` ${b.proc.pid} `));
         return new Set(starts.map((line) => line.split(' ')[1])).size === 10 || undefined;
@@ -95,3 +95,9 @@ describe('several Steward processes on one database file', () => {
     );
   });
 });
+
+/** The fixture module's ledger; empty until the first sync writes it. */
+function readLedger(dir: string): string {
+  const file = join(dir, 'ledger.txt');
+  return existsSync(file) ? readFileSync(file, 'utf8') : '';
+}
