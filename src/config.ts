@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 /**
  * The one place that reads the environment. Every setting has a default, every
  * bad value is reported (all of them at once), and the result is frozen.
- * docs/configuration.md lists the same table.
+ * The configuration table in README.md lists the same settings.
  */
 export interface Config {
   /** STEWARD_PORT @default 8080 */

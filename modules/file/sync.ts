@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { chmod, mkdir, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { SyncContext, SyncInput, SyncResult } from '../../src/sdk/index.js';
 import type { FileData, FileStep } from './plan.js';
@@ -15,36 +15,30 @@ export async function syncFile(root: string, { resource }: SyncInput, ctx: SyncC
   const configs = resource.spec.configs as { path: string; content?: string; mode?: string };
   const target = resolveInRoot(root, configs.path);
   if (step) {
-    await runStep(step, target, configs, root, data);
+    await runStep(step, target, configs, root, data, ctx.now());
     ctx.log.debug('file step done', { step });
     if (rest.length) return { status: 'PENDING', data: { ...data, pending: rest } };
   }
   if (resource.state.action === 'delete') return { status: 'COMPLETED', data: { pending: [] } };
-  return { status: 'COMPLETED', data: { pending: [] }, output: await describe(target) };
+  return { status: 'COMPLETED', data: { pending: [] }, output: await describe(target, configs.content ?? '') };
 }
 
-async function runStep(step: FileStep, target: string, configs: { content?: string; mode?: string }, root: string, data: FileData): Promise<void> {
+type FileConfigs = { content?: string; mode?: string };
+
+async function runStep(step: FileStep, target: string, configs: FileConfigs, root: string, data: FileData, now: Date): Promise<void> {
   switch (step) {
-    case 'write': {
-      await mkdir(dirname(target), { recursive: true });
-      // Write beside the target and rename, so a crash never leaves half a file.
-      const temporary = `${target}.steward-tmp`;
-      await writeFile(temporary, configs.content ?? '', 'utf8');
-      await rename(temporary, target);
-      return;
-    }
+    case 'write':
+      return writeAtomically(target, configs);
     case 'chmod':
-      await chmod(target, parseInt(configs.mode ?? '0644', 8));
+      await chmod(target, modeOf(configs));
       return;
-    case 'touch': {
-      const now = new Date();
+    case 'touch':
       await utimes(target, now, now).catch(async (err: NodeJS.ErrnoException) => {
         if (err.code !== 'ENOENT') throw err;
-        await mkdir(dirname(target), { recursive: true });
-        await writeFile(target, configs.content ?? '', 'utf8');
+        await writeAtomically(target, configs);
+        await utimes(target, now, now);
       });
       return;
-    }
     case 'remove':
       await rm(target, { force: true });
       return;
@@ -54,12 +48,26 @@ async function runStep(step: FileStep, target: string, configs: { content?: stri
   }
 }
 
-async function describe(target: string) {
-  const [info, bytes] = await Promise.all([stat(target), readFile(target)]);
+/** Writes beside the target with the final mode and renames, so a crash never leaves half a file or a wider mode. */
+async function writeAtomically(target: string, configs: FileConfigs): Promise<void> {
+  await mkdir(dirname(target), { recursive: true });
+  const temporary = `${target}.steward-tmp`;
+  await rm(temporary, { force: true });
+  await writeFile(temporary, configs.content ?? '', { encoding: 'utf8', mode: modeOf(configs) });
+  await rename(temporary, target);
+}
+
+function modeOf(configs: FileConfigs): number {
+  return parseInt(configs.mode ?? '0644', 8);
+}
+
+/** The checksum is of the content Steward wrote, so a mode without read permission does not break the sync. */
+async function describe(target: string, content: string) {
+  const info = await stat(target);
   return {
     path: target,
     size: info.size,
-    sha256: createHash('sha256').update(bytes).digest('hex'),
+    sha256: createHash('sha256').update(content, 'utf8').digest('hex'),
     mode: `0${(info.mode & 0o777).toString(8)}`,
     mtime: info.mtime.toISOString(),
   };

@@ -52,7 +52,7 @@ function requestLog(logger: CoreLogger): RequestHandler {
       const fields = {
         request_id: requestId,
         method: req.method,
-        path: req.baseUrl + (req.route?.path ?? req.path),
+        path: req.originalUrl.split('?')[0],
         status: res.statusCode,
         durationMs: Number(process.hrtime.bigint() - startedAt) / 1e6,
       };

@@ -45,12 +45,23 @@ export function runPlan(module: RegisteredModule, input: PlanInput): PlanResult 
   return structuredClone(result) as PlanResult;
 }
 
+/** Configs that plan decided must still match the module's own schema; if not, the module has a bug. */
+function plannedConfigs(module: RegisteredModule, configs: Record<string, unknown>): Record<string, unknown> {
+  const copy = structuredClone(configs);
+  const problems = module.checkConfigs(copy);
+  if (problems.length === 0) return copy;
+  throw new ModuleFaultError(
+    `plan of kind ${module.definition.kind} returned configs that fail its configSchema: ${problems.map((p) => `${p.path} ${p.message}`).join('; ')}`,
+    { problems },
+  );
+}
+
 /**
  * The accepted document: `desired` with what plan decided. `version` moves on
  * only when spec or labels changed.
  */
 export function applyPlan(module: RegisteredModule, current: Resource | null, desired: Resource, plan: PlanResult): Resource {
-  const configs = plan.configs === undefined ? desired.spec.configs : validatedConfigs(module, plan.configs);
+  const configs = plan.configs === undefined ? desired.spec.configs : plannedConfigs(module, plan.configs);
   const labels = plan.labels === undefined ? desired.labels : plan.labels;
   const spec = { configs, dependencies: desired.spec.dependencies };
   const changed = !current || !jsonEqual(current.spec, spec) || !jsonEqual(current.labels, labels);

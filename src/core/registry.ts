@@ -94,7 +94,7 @@ function register(raw: unknown, origin: string, compiler: ReturnType<typeof crea
   const compile = (schema: unknown, label: string): Check => {
     if (typeof schema !== 'object' || schema === null) failKind(`${label} must be a JSON Schema object`);
     try {
-      return compiler.compile(schema as JSONSchema, `${where} ${label}`);
+      return compiler.compile(schema as JSONSchema, label);
     } catch (err) {
       return failKind((err as Error).message);
     }

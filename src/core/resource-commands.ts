@@ -57,6 +57,17 @@ const MAX_CONFLICT_RETRIES = 5;
  */
 export function createResourceCommands({ store, registry, wakeup, clock }: CommandDeps) {
   async function create(request: CreateRequest, options: RequestOptions): Promise<Accepted> {
+    for (let i = 0; ; i += 1) {
+      try {
+        return await createOnce(request, options);
+      } catch (err) {
+        // Lost a race with a concurrent change of a dependency: look again (and answer what it is now).
+        if (!(err instanceof ConflictSignal) || i >= MAX_CONFLICT_RETRIES) throw err instanceof ConflictSignal ? conflictError(formatUrn(request)) : err;
+      }
+    }
+  }
+
+  async function createOnce(request: CreateRequest, options: RequestOptions): Promise<Accepted> {
     const module = registry.get(request.kind);
     const urn = formatUrn(request);
     if (await store.findResource(urn)) throw new AlreadyExistsError(`resource ${urn} already exists`, { urn });
@@ -176,7 +187,9 @@ export function createResourceCommands({ store, registry, wakeup, clock }: Comma
     if (options.dryRun) return result;
     const outcome = await store.commitAccepted(change);
     if (outcome === 'conflict') {
-      if (change.expected === null) throw new AlreadyExistsError(`resource ${change.resource.urn} already exists`, { urn: change.resource.urn });
+      if (change.expected === null && (await store.findResource(change.resource.urn))) {
+        throw new AlreadyExistsError(`resource ${change.resource.urn} already exists`, { urn: change.resource.urn });
+      }
       throw new ConflictSignal();
     }
     wakeup.notify();

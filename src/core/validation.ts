@@ -26,7 +26,7 @@ export function createSchemaCompiler(): { compile(schema: JSONSchema, where: str
       try {
         validate = ajv.compile(schema);
       } catch (err) {
-        throw new Error(`${where}: invalid JSON Schema: ${(err as Error).message}`);
+        throw new Error(`${where}: invalid JSON Schema: ${(err as Error).message}`, { cause: err });
       }
       return (value) => (validate(value) ? [] : (validate.errors ?? []).map(toProblem));
     },
