@@ -53,7 +53,7 @@ describe('workers sharing one database', () => {
     expect(ledger.calls).toHaveLength(1500);
     const workers = new Set(ledger.calls.map((c) => c.worker));
     expect(workers).toEqual(new Set(['a', 'b']));
-  });
+  }, 120_000);
 
   it('hands a resource to another worker once the lease of a stalled one expires, and discards the late write-back', async () => {
     const ledger: Ledger = { calls: [], active: new Map(), overlaps: [], completed: [] };
