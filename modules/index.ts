@@ -1,5 +1,8 @@
 import type { ModuleDefinition } from '../src/sdk/index.js';
 import { createFileModule } from './file/index.js';
+import { createPostgresDatabaseModule } from './postgres-database/index.js';
+import { createPostgresServerModule } from './postgres-server/index.js';
+import { loadHttpModules } from './http/index.js';
 
 /** What the built-in modules take from the operator's configuration (src/config.ts documents each). */
 export interface BuiltinModuleOptions {
@@ -15,5 +18,26 @@ export type LoadedModule = { definition: ModuleDefinition; origin: string };
 
 /** The modules shipped with Steward, built from the operator's configuration. */
 export async function builtinModules(options: BuiltinModuleOptions): Promise<LoadedModule[]> {
-  return [{ definition: createFileModule({ root: options.fileRoot }), origin: 'modules/file' }];
+  return [
+    { definition: createFileModule({ root: options.fileRoot }), origin: 'modules/file' },
+    { definition: createPostgresServerModule(), origin: 'modules/postgres-server' },
+    { definition: createPostgresDatabaseModule(), origin: 'modules/postgres-database' },
+    {
+      definition: (await import('./process/index.js')).createProcessModule({
+        allowedCommands: options.allowedCommands,
+        runDir: options.runDir,
+        logFileMaxBytes: options.logFileMaxBytes,
+      }),
+      origin: 'modules/process',
+    },
+    {
+      definition: (await import('./job/index.js')).createJobModule({
+        allowedCommands: options.allowedCommands,
+        runDir: options.runDir,
+        logFileMaxBytes: options.logFileMaxBytes,
+      }),
+      origin: 'modules/job',
+    },
+    ...(await loadHttpModules(options.httpModules, { timeoutMs: options.httpModuleTimeoutMs })),
+  ];
 }

@@ -45,6 +45,23 @@ program
     createLogger(config.logLevel).info('database migrated', { db: config.db });
   });
 
+program
+  .command('module')
+  .description('tools for module authors')
+  .command('test <dir>')
+  .description('run the module contract against the module in <dir> (its index.js) with the examples in <dir>/examples; exits 1 if a rule fails')
+  .option('--examples <dir>', 'where the examples are (default: <dir>/examples)')
+  .option('--step-budget <n>', 'sync calls one action may take to end', '50')
+  .option('--json', 'print the report as JSON')
+  .action(async (dir: string, options: { examples?: string; stepBudget: string; json?: boolean }) => {
+    const stepBudget = Number(options.stepBudget);
+    if (!Number.isInteger(stepBudget) || stepBudget < 1) throw new Error('--step-budget must be a whole number of at least 1');
+    const { runModuleContract, formatReport } = await import('./contract/index.js');
+    const report = await runModuleContract({ dir, examplesDir: options.examples, stepBudget, config: loadConfig() });
+    // exit explicitly: the module under test may leave timers or sockets behind
+    process.stdout.write(options.json ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report), () => process.exit(report.passed ? 0 : 1));
+  });
+
 program.parseAsync(process.argv).catch((err: unknown) => {
   process.stderr.write(`steward: ${(err as Error).message}\n`);
   process.exit(1);

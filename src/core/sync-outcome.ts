@@ -88,7 +88,7 @@ export function decideWriteBack(
   const failures = resource.state.sync.attempts + 1;
   const terminal = observation.error instanceof TerminalError || (observation.error as Error | undefined)?.name === 'TerminalError';
   if (terminal || failures >= options.maxAttempts) {
-    const lastError = terminal ? message : `${message} (gave up after ${failures} attempt${failures === 1 ? "" : "s"})`;
+    const lastError = terminal ? message : `${message} (gave up after ${failures} attempt${failures === 1 ? '' : 's'})`;
     return {
       ...base,
       outcome: 'failed',

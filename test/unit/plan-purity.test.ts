@@ -9,6 +9,16 @@ import { loadConfig } from '../../src/config.js';
  */
 const EXAMPLES: Record<string, { configs: Record<string, unknown>; params?: Record<string, unknown> }> = {
   file: { configs: { path: 'etc/motd', content: 'hi', mode: '0644' }, params: { mode: '0600' } },
+  postgres_server: { configs: { host: 'db.example.com', port: 5432, admin_user: 'postgres', admin_password: 's3cret', sslmode: 'prefer' } },
+  postgres_database: {
+    configs: { database: 'app', owner: 'app_owner', extensions: ['pgcrypto'], connection_limit: -1, deletion_policy: 'delete' },
+    params: {},
+  },
+  process: {
+    configs: { command: '/bin/sleep', args: ['3600'], env: { A: '1' }, secret_env: { TOKEN: 't' }, replicas: 2, restart: 'always', stopped: false },
+    params: { replicas: 3 },
+  },
+  job: { configs: { command: 'echo', args: ['; rm -rf /'], env: {}, timeout_ms: 1000 } },
 };
 
 function resource(kind: string, configs: Record<string, unknown>): Resource {
@@ -36,7 +46,7 @@ function resource(kind: string, configs: Record<string, unknown>): Resource {
   };
 }
 
-const shipped = await builtinModules({ ...loadConfig({}), fileRoot: '/nonexistent' });
+const shipped = await builtinModules({ ...loadConfig({}), fileRoot: '/nonexistent', allowedCommands: ['/bin/sleep', 'echo'] });
 
 describe.each(shipped.map(({ definition }) => [definition.kind, definition] as [string, ModuleDefinition]))(
   'plan of %s',
