@@ -1,0 +1,78 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Config } from '../config.js';
+import { newWorkerId } from '../core/ids.js';
+import type { CoreLogger } from '../core/logging.js';
+import { createQueries } from '../core/queries.js';
+import { createRegistry } from '../core/registry.js';
+import { createResourceCommands } from '../core/resource-commands.js';
+import { createSyncEngine } from '../core/sync-engine.js';
+import { createWakeup } from '../core/wakeup.js';
+import type { ModuleDefinition } from '../sdk/index.js';
+import { createStore } from '../store/create-store.js';
+
+/**
+ * A real Steward for one module: the same registry, store (a SQLite file in a
+ * temporary folder), commands, queries and sync engine that `createSteward`
+ * wires, with only the module under test loaded (so a built-in kind such as
+ * `file` can be tested without clashing with the shipped one), no HTTP server and
+ * no worker loop: the kit steps the engine with `runOnce()`.
+ *
+ * The clock is virtual: `advanceTo` jumps it to a resource's next due time, so
+ * backoff and `requeueAfterMs` cost no real waiting.
+ */
+export async function createContractSteward(definition: ModuleDefinition, config: Readonly<Config>, logger: CoreLogger) {
+  const dir = mkdtempSync(join(tmpdir(), 'steward-contract-'));
+  let skewMs = 0;
+  const clock = () => new Date(Date.now() + skewMs);
+  try {
+    const registry = createRegistry([{ definition, origin: 'module under test' }]);
+    const store = await createStore({ db: join(dir, 'steward.db'), busyTimeoutMs: config.dbBusyTimeoutMs });
+    const wakeup = createWakeup();
+    const engine = createSyncEngine({
+      store,
+      registry,
+      wakeup,
+      clock,
+      logger,
+      options: {
+        owner: newWorkerId(),
+        concurrency: 1,
+        leaseMs: config.leaseMs,
+        pollIntervalMs: config.pollIntervalMs,
+        syncTimeoutMs: config.syncTimeoutMs,
+        maxAttempts: config.maxAttempts,
+        backoff: { baseMs: config.backoffBaseMs, factor: config.backoffFactor, maxMs: config.backoffMaxMs },
+        dependencyPollMs: config.dependencyPollMs,
+        shutdownGraceMs: config.shutdownGraceMs,
+        maxStateBytes: config.maxStateBytes,
+      },
+    });
+    return {
+      registry,
+      store,
+      engine,
+      clock,
+      commands: createResourceCommands({ store, registry, wakeup, clock }),
+      queries: createQueries({ store, registry, clock }),
+      /** Moves the virtual clock forward to `atMs` (never back). */
+      advanceTo(atMs: number): void {
+        skewMs += Math.max(0, atMs - clock().getTime());
+      },
+      async close(): Promise<void> {
+        try {
+          await engine.stop(0);
+          await store.close();
+        } finally {
+          rmSync(dir, { recursive: true, force: true });
+        }
+      },
+    };
+  } catch (err) {
+    rmSync(dir, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+export type ContractSteward = Awaited<ReturnType<typeof createContractSteward>>;

@@ -1,0 +1,63 @@
+import type { CoreLogger } from '../core/logging.js';
+import type { Resource } from '../core/model.js';
+import type { Registry } from '../core/registry.js';
+import { resourceView } from '../core/views.js';
+import type { JSONSchema } from '../sdk/index.js';
+import { findLeaks, secretValues, type Secret } from './secret-leaks.js';
+
+interface LogEntry {
+  level: string;
+  message: string;
+  fields: Record<string, unknown>;
+}
+
+/**
+ * Rule 8's eyes: remembers every secret value it is shown (writeOnly configs,
+ * outputs and params) and looks for them where nobody should find them: the
+ * resource as the API returns it (`resourceView`: configs and output redacted,
+ * `state.data`, `state.sync.last_error`, labels) and every log line.
+ */
+export function createSecretWatch(registry: Registry, kind: string) {
+  const definition = registry.get(kind).definition;
+  const secrets = new Map<string, Secret>();
+  const leaks = new Map<string, string>();
+  const entries: LogEntry[] = [];
+  let checkedLogs = 0;
+
+  const remember = (found: Secret[]) => {
+    for (const secret of found) secrets.set(`${secret.source}\0${secret.value}`, secret);
+  };
+
+  function capture(base: Record<string, unknown>): CoreLogger {
+    const at = (level: string) => (message: string, fields: Record<string, unknown> = {}) => void entries.push({ level, message, fields: { ...base, ...fields } });
+    return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error'), child: (fields) => capture({ ...base, ...fields }) };
+  }
+
+  return {
+    /** Where the core and the module log: every line is kept for the check. */
+    logger: capture({}),
+    rememberConfigs(configs: Record<string, unknown> | undefined): void {
+      remember(secretValues(configs, definition.configSchema, 'spec.configs'));
+    },
+    rememberParams(action: string, params: unknown): void {
+      remember(secretValues(params, definition.actions[action]?.paramsSchema as JSONSchema | undefined, `params of ${action}`));
+    },
+    /** Checks the stored resource (secrets included) as the API would show it, and the logs written since the last check. */
+    check(stored: Resource | undefined, where: string): void {
+      if (stored) {
+        remember(secretValues(stored.spec.configs, definition.configSchema, 'spec.configs'));
+        remember(secretValues(stored.state.output, definition.outputSchema, 'state.output'));
+      }
+      const known = [...secrets.values()];
+      const found = stored ? findLeaks(resourceView(stored, registry), 'resource', known) : [];
+      for (const entry of entries.slice(checkedLogs)) found.push(...findLeaks(entry.fields, `log line "${entry.message}"`, known));
+      checkedLogs = entries.length;
+      for (const leak of found) if (!leaks.has(leak)) leaks.set(leak, where);
+    },
+    secretCount: () => secrets.size,
+    /** Each leak once, with where it was first seen. */
+    leaks: () => [...leaks].map(([leak, where]) => `${leak} (${where})`),
+  };
+}
+
+export type SecretWatch = ReturnType<typeof createSecretWatch>;
