@@ -11,13 +11,21 @@ const MUTATION = /read[- ]only|not extensible|Cannot (assign|add|delete|define)/
  * Rule 3: replays every plan call the core made, twice, on a deep-frozen copy of
  * its input with I/O, the clock and randomness trapped. Plan must try none of
  * them, must not mutate its input, and must return the same result both times
- * and the same as it did for the core.
+ * and the same as it did for the core. A plan that returns a promise (computed
+ * elsewhere, like the http modules) is awaited after the traps are lifted: its
+ * determinism is checked, its remote side cannot be.
  */
-export function checkPlanPurity(definition: ModuleDefinition, calls: readonly PlanCall[], book: RuleBook, exampleOf: (input: PlanInput) => string): void {
+export async function checkPlanPurity(
+  definition: ModuleDefinition,
+  calls: readonly PlanCall[],
+  book: RuleBook,
+  exampleOf: (input: PlanInput) => string,
+): Promise<void> {
   let pure = 0;
   for (const call of calls) {
     const label = `plan(${call.input.action}) of ${exampleOf(call.input)}`;
-    const runs = [0, 1].map(() => withTraps(() => definition.plan(deepFreeze(structuredClone(call.input)))));
+    const runs = [];
+    for (let i = 0; i < 2; i += 1) runs.push(await settled(withTraps(() => definition.plan(deepFreeze(structuredClone(call.input))))));
     const attempts = [...new Set(runs.flatMap((run) => run.attempts))];
     if (attempts.length) {
       book.fail('plan-pure', `${label} tried to ${attempts.join(', ')}`);
@@ -26,10 +34,6 @@ export function checkPlanPurity(definition: ModuleDefinition, calls: readonly Pl
     const [first, second] = runs.map((run) => describe(run.outcome)) as [Described, Described];
     if ('error' in first && MUTATION.test(first.error)) {
       book.fail('plan-pure', `${label} mutates its input, which is frozen: ${first.error}`);
-      continue;
-    }
-    if ('value' in first && isThenable(first.raw)) {
-      book.fail('plan-pure', `${label} returned a Promise: plan must be synchronous`);
       continue;
     }
     const others: Array<[string, Described]> = [
@@ -74,6 +78,12 @@ function differenceFrom(first: Described, other: Described): string {
   return `a different result (at ${paths.slice(0, 3).join(', ')}${paths.length > 3 ? ', …' : ''})`;
 }
 
-function isThenable(value: unknown): boolean {
-  return typeof (value as { then?: unknown } | null)?.then === 'function';
+/** Awaits a plan that returned a promise, so its result is compared like a direct one. */
+async function settled(run: ReturnType<typeof withTraps<unknown>>): Promise<{ outcome: Outcome<unknown>; attempts: string[] }> {
+  if (!('value' in run.outcome) || typeof (run.outcome.value as { then?: unknown } | null)?.then !== 'function') return run;
+  try {
+    return { outcome: { value: await run.outcome.value }, attempts: run.attempts };
+  } catch (error) {
+    return { outcome: { error }, attempts: run.attempts };
+  }
 }

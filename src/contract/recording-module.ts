@@ -24,11 +24,11 @@ export function createRecordingModule(definition: ModuleDefinition) {
   const recording: ModuleDefinition = Object.create(definition, {
     plan: {
       enumerable: true,
-      value(input: PlanInput): PlanResult {
+      async value(input: PlanInput): Promise<PlanResult> {
         const call: PlanCall = { input: structuredClone(input), outcome: { error: new Error('plan did not return') } };
         plans.push(call);
         try {
-          const result = definition.plan(input);
+          const result = await definition.plan(input);
           call.outcome = { value: cloneOr(result) };
           return result;
         } catch (error) {

@@ -113,7 +113,7 @@ export async function runModuleContract(options: ContractOptions): Promise<Contr
     await steward.close();
   }
 
-  checkPlanPurity(module, plans, book, (input: PlanInput) => exampleOf.get(`${input.desired.project}/${input.desired.name}`) ?? input.desired.name);
+  await checkPlanPurity(module, plans, book, (input: PlanInput) => exampleOf.get(`${input.desired.project}/${input.desired.name}`) ?? input.desired.name);
   const leaks = secrets.leaks();
   for (const leak of leaks) book.fail('secrets-stay-secret', leak);
   if (!leaks.length) {

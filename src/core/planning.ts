@@ -27,11 +27,11 @@ export function validatedParams(module: RegisteredModule, action: string, params
  * Calls the module's pure `plan` on frozen input. A `ValidationError` rejects the
  * request (400); any other throw is a module bug.
  */
-export function runPlan(module: RegisteredModule, input: PlanInput): PlanResult {
+export async function runPlan(module: RegisteredModule, input: PlanInput): Promise<PlanResult> {
   const frozen = deepFreeze(structuredClone(input));
   let result: unknown;
   try {
-    result = module.definition.plan(frozen);
+    result = await module.definition.plan(frozen);
   } catch (err) {
     if (err instanceof ValidationError || (err as Error | undefined)?.name === 'ValidationError') {
       throw new InvalidRequestError((err as Error).message, (err as ValidationError).details);

@@ -76,7 +76,7 @@ export function createResourceCommands({ store, registry, wakeup, clock }: Comma
     const resolved = await resolveDependencies(store, module, request.project, dependencies);
     const now = clock();
     const desired = newResource(request, { configs, dependencies }, request.labels ?? {}, newOperationId(now.getTime()), options.actor, now);
-    const plan = runPlan(module, { action: 'create', params: {}, current: null, desired, dependencies: resolved, now });
+    const plan = await runPlan(module, { action: 'create', params: {}, current: null, desired, dependencies: resolved, now });
     const resource = applyPlan(module, null, desired, plan);
     const operation = newOperation(resource, 'create', {}, options.actor, now);
     const events = [eventFor(resource, 'resource.created', operation.id, { version: 1 }), eventFor(resource, 'operation.created', operation.id, { action: 'create' })];
@@ -154,7 +154,7 @@ export function createResourceCommands({ store, registry, wakeup, clock }: Comma
     now: Date,
     options: RequestOptions,
   ): Promise<Accepted> {
-    const plan = runPlan(module, { action, params, current, desired, dependencies, now });
+    const plan = await runPlan(module, { action, params, current, desired, dependencies, now });
     const resource = applyPlan(module, current, desired, plan);
     const operation = newOperation(resource, action, params, options.actor, now);
     const changedSpec = resource.version !== current.version;

@@ -164,6 +164,9 @@ export interface DependencyDefinition {
  * - `actions` MUST include `create`, `update` and `delete`.
  * - `plan` MUST be pure and deterministic: no I/O, no clock but `input.now`, no
  *   randomness, no mutation of its input. It throws `ValidationError` to reject a request.
+ *   It SHOULD return its result directly. It MAY return a promise only when the pure
+ *   function is computed elsewhere (the `http` modules ask an endpoint that MUST itself
+ *   be pure); Steward awaits it outside any transaction.
  * - `sync` does the side effects. Each step MUST be idempotent: after a crash the same
  *   step may run again. It SHOULD do one step per call and return `PENDING` with the
  *   remaining steps in `data`, so progress is visible and a crash repeats little.
@@ -183,7 +186,7 @@ export interface ModuleDefinition {
   actions: Record<string, ActionDefinition>;
   /** Re-sync COMPLETED resources this often, to repair drift. */
   resyncIntervalMs?: number;
-  plan(input: PlanInput): PlanResult;
+  plan(input: PlanInput): PlanResult | Promise<PlanResult>;
   sync(input: SyncInput, ctx: SyncContext): Promise<SyncResult>;
   logs?(input: SyncInput, ctx: LogContext): AsyncIterable<LogChunk>;
 }
