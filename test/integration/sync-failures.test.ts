@@ -92,7 +92,7 @@ describe('sync failures', () => {
       const body = (await s.get(stuck)).body;
       return body.state.status === 'ERROR' ? body : undefined;
     }, 'stuck to fail');
-    expect(failed.state.sync.last_error).toBe('sync timed out after 1000 ms (gave up after 1 attempts)');
+    expect(failed.state.sync.last_error).toBe('sync timed out after 1000 ms (gave up after 1 attempt)');
   });
 
   describe('requeueAfterMs', () => {

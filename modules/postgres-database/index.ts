@@ -1,0 +1,37 @@
+import { randomBytes } from 'node:crypto';
+import { defineModule, type ModuleDefinition } from '../../src/sdk/index.js';
+import { connectPostgres, type PostgresConnect } from '../postgres-server/connection.js';
+import { planDatabase } from './plan.js';
+import { configSchema, outputSchema, rotatePasswordParamsSchema } from './schema.js';
+import { syncDatabase } from './sync.js';
+
+export interface PostgresDatabaseModuleOptions {
+  /** Opens a session (default: the `pg` client). */
+  connect?: PostgresConnect;
+  /** Generates the owner's passwords (default: 24 random bytes, base64url: 32 ASCII characters). */
+  generatePassword?: () => string;
+}
+
+/** `postgres_database`: a database on a postgres_server, owned by a LOGIN role of its own, with extensions. */
+export function createPostgresDatabaseModule({
+  connect = connectPostgres,
+  generatePassword = () => randomBytes(24).toString('base64url'),
+}: PostgresDatabaseModuleOptions = {}): ModuleDefinition {
+  return defineModule({
+    kind: 'postgres_database',
+    description:
+      'A database on a postgres_server, owned by a LOGIN role with a generated password, with extensions and a connection limit. ' +
+      'Steps: create_role, ensure_database, ensure_extensions; delete: drop_database, drop_role (none with deletion_policy orphan).',
+    configSchema,
+    outputSchema,
+    dependencies: { server: { kind: 'postgres_server' } },
+    actions: {
+      create: { description: 'Create the role, the database owned by it, then the extensions.' },
+      update: { description: 'Bring owner, connection limit and extensions to the configs (a new owner gets a new role and password).' },
+      delete: { description: 'Drop the database and the role, or leave both (deletion_policy orphan).' },
+      rotate_password: { description: 'Set a new generated password for the owner.', paramsSchema: rotatePasswordParamsSchema },
+    },
+    plan: planDatabase,
+    sync: (input, ctx) => syncDatabase({ connect, generatePassword }, input, ctx),
+  });
+}

@@ -1,0 +1,52 @@
+import type { JSONSchema } from '../../src/sdk/index.js';
+
+/** `spec.configs` of a postgres_server: how to reach an existing server as an administrator. */
+export const configSchema: JSONSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['host'],
+  properties: {
+    host: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 255,
+      pattern: '^[A-Za-z0-9_.:/-]+$',
+      description: 'Host name, IP address, or (starting with /) the directory of the server\'s Unix socket.',
+    },
+    port: { type: 'integer', minimum: 1, maximum: 65535, default: 5432 },
+    admin_user: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 63,
+      default: 'postgres',
+      description: 'A role that may create roles and databases (a superuser to manage extensions that need one).',
+    },
+    admin_password: {
+      type: 'string',
+      maxLength: 1024,
+      writeOnly: true,
+      description: 'Secret: never returned by the API. An update that leaves it out keeps the stored one.',
+    },
+    sslmode: {
+      type: 'string',
+      enum: ['disable', 'prefer', 'require'],
+      default: 'prefer',
+      description: 'As libpq: prefer tries TLS and falls back to plaintext; require insists on TLS. Certificates are not verified.',
+    },
+  },
+};
+
+/** What dependents (postgres_database) connect with; `admin_password` is a secret. */
+export const outputSchema: JSONSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    host: { type: 'string' },
+    port: { type: 'integer' },
+    version: { type: 'string', description: 'SHOW server_version, e.g. "15.18 (Debian 15.18-0+deb12u1)".' },
+    version_num: { type: 'integer', description: 'SHOW server_version_num, e.g. 150018.' },
+    admin_user: { type: 'string' },
+    admin_password: { type: 'string', writeOnly: true },
+    sslmode: { type: 'string', enum: ['disable', 'prefer', 'require'] },
+  },
+};

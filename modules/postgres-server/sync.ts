@@ -1,0 +1,39 @@
+import type { SyncContext, SyncInput, SyncResult } from '../../src/sdk/index.js';
+import { withSession, type PostgresConnect, type SslMode } from './connection.js';
+
+interface ServerConfigs {
+  host: string;
+  port: number;
+  admin_user: string;
+  admin_password?: string;
+  sslmode: SslMode;
+}
+
+/**
+ * Create and update connect as the administrator and read the version: refused
+ * credentials are a TerminalError (ERROR at once), an unreachable server is retried.
+ * Delete has nothing to tear down.
+ */
+export async function syncServer(connect: PostgresConnect, { resource }: SyncInput, ctx: SyncContext): Promise<SyncResult> {
+  if (resource.state.action === 'delete') return { status: 'COMPLETED', data: { pending: [] } };
+  const configs = resource.spec.configs as unknown as ServerConfigs;
+  const target = { host: configs.host, port: configs.port, user: configs.admin_user, password: configs.admin_password, database: 'postgres', sslmode: configs.sslmode };
+  const { version, versionNum } = await withSession(connect, target, ctx.signal, async (session) => {
+    const { rows } = await session.query("SELECT current_setting('server_version') AS version, current_setting('server_version_num')::int AS version_num");
+    return { version: String(rows[0]?.version), versionNum: Number(rows[0]?.version_num) };
+  });
+  ctx.log.debug('postgres server reached', { host: configs.host, port: configs.port, version });
+  return {
+    status: 'COMPLETED',
+    data: { pending: [] },
+    output: {
+      host: configs.host,
+      port: configs.port,
+      version,
+      version_num: versionNum,
+      admin_user: configs.admin_user,
+      ...(configs.admin_password === undefined ? {} : { admin_password: configs.admin_password }),
+      sslmode: configs.sslmode,
+    },
+  };
+}

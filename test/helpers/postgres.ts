@@ -1,0 +1,154 @@
+import { execFile, execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+
+/** A throwaway PostgreSQL cluster on a loopback port. */
+export interface TestPostgres {
+  /** Always 127.0.0.1. */
+  host: string;
+  port: number;
+  /** postgres://{adminUser}:{adminPassword}@{host}:{port}/postgres */
+  url: string;
+  /** The superuser, `postgres`. */
+  adminUser: string;
+  /** Its password; TCP connections must present it (scram-sha-256), so a wrong one is refused. */
+  adminPassword: string;
+  /** The major version, from the cluster's PG_VERSION file (e.g. "15"). */
+  version: string;
+  /** The directory of the server binaries used (initdb, pg_ctl, pg_dump, …). */
+  binDir: string;
+  /** The cluster's directory (data, socket, server log). */
+  dir: string;
+  /** Stops the server (`pg_ctl stop -m immediate`) and removes the directory. Safe to call twice. */
+  stop(): Promise<void>;
+}
+
+/** Where PostgreSQL's server binaries live: $STEWARD_TEST_PG_BIN, else the newest /usr/lib/postgresql/{version}/bin. */
+export function findPostgresBinaries(): string {
+  const candidates = process.env.STEWARD_TEST_PG_BIN
+    ? [process.env.STEWARD_TEST_PG_BIN]
+    : (existsSync('/usr/lib/postgresql') ? readdirSync('/usr/lib/postgresql') : [])
+        .sort((a, b) => Number(b) - Number(a))
+        .map((version) => join('/usr/lib/postgresql', version, 'bin'));
+  const found = candidates.find((dir) => existsSync(join(dir, 'initdb')) && existsSync(join(dir, 'pg_ctl')));
+  if (!found) {
+    throw new Error(
+      'PostgreSQL server binaries (initdb, pg_ctl) were not found under /usr/lib/postgresql/*/bin or $STEWARD_TEST_PG_BIN. ' +
+        'These tests need a real server: install it (apt-get install postgresql; .ci/run does this).',
+    );
+  }
+  return found;
+}
+
+/** Every cluster still running, stopped synchronously if the test process exits without calling `stop()`. */
+const running = new Set<() => void>();
+process.once('exit', () => running.forEach((stopNow) => stopNow()));
+
+/**
+ * Starts a fresh cluster in a temporary directory, listening on 127.0.0.1 at a free
+ * port, with fsync off. As root, initdb refuses to run, so the binaries run as the
+ * `postgres` OS user (which must exist) in a directory it owns.
+ *
+ * @example
+ * const pg = await startPostgres();
+ * const client = new Client({ connectionString: pg.url });
+ * // ...
+ * await pg.stop();
+ */
+export async function startPostgres(): Promise<TestPostgres> {
+  const bin = findPostgresBinaries();
+  const asRoot = process.getuid?.() === 0;
+  const owner = asRoot ? osUser('postgres') : undefined;
+  const dir = mkdtempSync(join(tmpdir(), 'steward-pg-'));
+  const dataDir = join(dir, 'data');
+  const socketDir = join(dir, 'socket');
+  const adminUser = 'postgres';
+  const adminPassword = randomBytes(18).toString('base64url');
+  const command = (tool: string, args: string[]) => (asRoot ? ['runuser', ['-u', 'postgres', '--', join(bin, tool), ...args]] : [join(bin, tool), args]) as [string, string[]];
+  let started = false;
+  const stopNow = () => {
+    if (started) {
+      started = false;
+      try {
+        execFileSync(...command('pg_ctl', ['stop', '-D', dataDir, '-m', 'immediate', '-w']), { stdio: 'ignore', cwd: dir });
+      } catch {
+        // already stopped
+      }
+    }
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    const pwfile = join(dir, 'pwfile');
+    writeFileSync(pwfile, `${adminPassword}\n`, { mode: 0o600 });
+    mkdirSync(socketDir, { mode: 0o700 });
+    if (owner) for (const path of [dir, pwfile, socketDir]) chownSync(path, owner.uid, owner.gid);
+    chmodSync(dir, 0o700);
+    const initArgs = ['-D', dataDir, '-U', adminUser, `--pwfile=${pwfile}`, '-A', 'scram-sha-256', '-E', 'UTF8', '--locale=C', '--no-sync'];
+    await exec(command('initdb', initArgs), dir, 'initdb');
+    rmSync(pwfile);
+    const port = await freePort();
+    const serverOptions = `-p ${port} -k ${socketDir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off`;
+    started = true;
+    running.add(stopNow);
+    await exec(command('pg_ctl', ['start', '-w', '-t', '60', '-D', dataDir, '-l', join(dir, 'server.log'), '-o', serverOptions]), dir, 'pg_ctl start');
+    const version = readFileSync(join(dataDir, 'PG_VERSION'), 'utf8').trim();
+    const url = `postgres://${adminUser}:${encodeURIComponent(adminPassword)}@127.0.0.1:${port}/postgres`;
+    return {
+      host: '127.0.0.1',
+      port,
+      url,
+      adminUser,
+      adminPassword,
+      version,
+      binDir: bin,
+      dir,
+      async stop() {
+        running.delete(stopNow);
+        if (started) {
+          started = false;
+          await run(...command('pg_ctl', ['stop', '-D', dataDir, '-m', 'immediate', '-w']), { cwd: dir }).catch(() => undefined);
+        }
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  } catch (err) {
+    running.delete(stopNow);
+    const log = existsSync(join(dir, 'server.log')) ? `\nserver log:\n${readFileSync(join(dir, 'server.log'), 'utf8')}` : '';
+    stopNow();
+    throw new Error(`could not start a test PostgreSQL: ${(err as Error).message}${log}`, { cause: err });
+  }
+}
+
+async function exec([file, args]: [string, string[]], cwd: string, what: string): Promise<void> {
+  try {
+    await run(file, args, { cwd });
+  } catch (err) {
+    const e = err as Error & { stderr?: string; stdout?: string };
+    throw new Error(`${what} failed: ${e.message}\n${e.stdout ?? ''}${e.stderr ?? ''}`);
+  }
+}
+
+function osUser(name: string): { uid: number; gid: number } {
+  try {
+    return { uid: Number(execFileSync('id', ['-u', name]).toString()), gid: Number(execFileSync('id', ['-g', name]).toString()) };
+  } catch {
+    throw new Error(`running as root, the test PostgreSQL runs as the OS user "${name}", which does not exist (the postgresql package creates it)`);
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
