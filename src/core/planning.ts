@@ -11,6 +11,18 @@ export function validatedConfigs(module: RegisteredModule, configs: Record<strin
   return copy;
 }
 
+/**
+ * A PATCH replaces configs, but the API never shows secrets, so a client that
+ * read, changed and sent back a resource would erase them: a top-level
+ * `writeOnly` config the request leaves out keeps its stored value.
+ */
+export function keepOmittedSecrets(module: RegisteredModule, stored: Record<string, unknown>, requested: Record<string, unknown>): Record<string, unknown> {
+  if (!module.hasSecretConfigs) return requested;
+  const properties = (module.definition.configSchema.properties ?? {}) as Record<string, { writeOnly?: boolean }>;
+  const kept = Object.keys(properties).filter((key) => properties[key]?.writeOnly === true && !(key in requested) && key in stored);
+  return kept.length ? { ...requested, ...Object.fromEntries(kept.map((key) => [key, stored[key]])) } : requested;
+}
+
 /** Validates an action's params; returns a copy with defaults filled in. */
 export function validatedParams(module: RegisteredModule, action: string, params: unknown): unknown {
   const check = module.checkParams[action];

@@ -5,7 +5,7 @@ import { newOperationId } from './ids.js';
 import { diffJson } from './json.js';
 import type { EventInput, Operation, Resource } from './model.js';
 import { formatUrn, parseUrn } from './names.js';
-import { applyPlan, runPlan, validatedConfigs, validatedParams } from './planning.js';
+import { applyPlan, keepOmittedSecrets, runPlan, validatedConfigs, validatedParams } from './planning.js';
 import type { AcceptedChange, Store } from './ports.js';
 import type { RegisteredModule, Registry } from './registry.js';
 import { assertTransition, type UserRequest } from './transitions.js';
@@ -86,7 +86,7 @@ export function createResourceCommands({ store, registry, wakeup, clock }: Comma
   /** PATCH: each part given replaces the stored one. */
   function update(urn: string, request: UpdateRequest, options: RequestOptions): Promise<Accepted> {
     return withRetries(urn, 'update', options, async (current, module) => {
-      const configs = request.configs === undefined ? current.spec.configs : validatedConfigs(module, request.configs);
+      const configs = request.configs === undefined ? current.spec.configs : validatedConfigs(module, keepOmittedSecrets(module, current.spec.configs, request.configs));
       const dependencies = request.dependencies ?? current.spec.dependencies;
       const resolved = await resolveDependencies(store, module, current.project, dependencies);
       const now = clock();

@@ -34,6 +34,10 @@ describe('secrets', () => {
 
     await record('PATCH', `/resources/${urn}`, { configs: { password: `${password}-2`, value: 2 } });
     await waitForStatus(h.api, urn, 'COMPLETED');
+    // A PATCH that leaves the secret out (the client never saw it) keeps the stored one.
+    await record('PATCH', `/resources/${urn}`, { configs: { value: 3 } });
+    await waitForStatus(h.api, urn, 'COMPLETED');
+    expect((await h.steward.store.findResource(urn))!.spec.configs.password).toBe(`${password}-2`);
     await record('POST', `/resources/${urn}/actions/bump`, { by: 1 });
     await waitForStatus(h.api, urn, 'COMPLETED');
     await record('GET', `/resources/${urn}`);
