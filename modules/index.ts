@@ -3,6 +3,8 @@ import { createFileModule } from './file/index.js';
 import { createPostgresDatabaseModule } from './postgres-database/index.js';
 import { createPostgresServerModule } from './postgres-server/index.js';
 import { loadHttpModules } from './http/index.js';
+import { createJobModule } from './job/index.js';
+import { createProcessModule } from './process/index.js';
 
 /** What the built-in modules take from the operator's configuration (src/config.ts documents each). */
 export interface BuiltinModuleOptions {
@@ -23,7 +25,7 @@ export async function builtinModules(options: BuiltinModuleOptions): Promise<Loa
     { definition: createPostgresServerModule(), origin: 'modules/postgres-server' },
     { definition: createPostgresDatabaseModule(), origin: 'modules/postgres-database' },
     {
-      definition: (await import('./process/index.js')).createProcessModule({
+      definition: createProcessModule({
         allowedCommands: options.allowedCommands,
         runDir: options.runDir,
         logFileMaxBytes: options.logFileMaxBytes,
@@ -31,7 +33,7 @@ export async function builtinModules(options: BuiltinModuleOptions): Promise<Loa
       origin: 'modules/process',
     },
     {
-      definition: (await import('./job/index.js')).createJobModule({
+      definition: createJobModule({
         allowedCommands: options.allowedCommands,
         runDir: options.runDir,
         logFileMaxBytes: options.logFileMaxBytes,

@@ -1,0 +1,61 @@
+import { resolve } from 'node:path';
+import { defineModule, type ModuleDefinition } from '../../src/sdk/index.js';
+import { inheritedEnv } from '../process/child-env.js';
+import { jobLogs } from './logs.js';
+import { planJob } from './plan.js';
+import { configSchema, outputSchema } from './schema.js';
+import { syncJob } from './sync.js';
+
+export interface JobModuleOptions {
+  /** STEWARD_ALLOWED_COMMANDS: the only executables a job may run (absolute paths or bare names). */
+  allowedCommands: readonly string[];
+  /** STEWARD_RUN_DIR: run records and log files live in `<runDir>/job.<project>.<name>/`. */
+  runDir: string;
+  /** STEWARD_LOG_FILE_MAX_BYTES: job.log is rotated past this size (one old file kept). */
+  logFileMaxBytes: number;
+  /** How soon a running job is looked at again. @default 100 */
+  pollMs?: number;
+  /** Between SIGTERM and SIGKILL when a run is stopped (timeout, delete, a new run). @default 5000 */
+  stopGraceMs?: number;
+  /** How often a followed log is polled for growth. @default 200 */
+  logPollMs?: number;
+  /** Where bare command names are looked up. @default Steward's PATH */
+  searchPath?: string;
+  /** Inherited by every run before its own env. @default PATH, HOME, USER, LOGNAME, LANG, LC_ALL, TZ, TMPDIR from Steward's environment */
+  baseEnv?: Record<string, string>;
+  /** The node that runs the wrapper. @default process.execPath */
+  nodePath?: string;
+}
+
+/** `job`: a local command run to completion, with a time limit; its end is recorded even across a Steward restart. */
+export function createJobModule(options: JobModuleOptions): ModuleDefinition {
+  const allowList = Object.freeze([...options.allowedCommands]);
+  const runDir = resolve(options.runDir);
+  const deps = Object.freeze({
+    allowList,
+    runDir,
+    logFileMaxBytes: options.logFileMaxBytes,
+    stopGraceMs: options.stopGraceMs ?? 5000,
+    pollMs: options.pollMs ?? 100,
+    searchPath: options.searchPath ?? process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
+    baseEnv: options.baseEnv ?? inheritedEnv(process.env),
+    nodePath: options.nodePath ?? process.execPath,
+  });
+  const logPollMs = options.logPollMs ?? 200;
+  return defineModule({
+    kind: 'job',
+    description:
+      'A local command run to completion (no shell) within timeout_ms: PENDING while it runs, COMPLETED on exit 0, ERROR otherwise; the command must be on STEWARD_ALLOWED_COMMANDS.',
+    configSchema,
+    outputSchema,
+    actions: {
+      create: { description: 'Run the command.' },
+      update: { description: 'Store the new configs and run the command again.' },
+      delete: { description: 'Stop a run still going and remove the run directory (logs included).' },
+      rerun: { description: 'Run the command again with the same configs.' },
+    },
+    plan: (input) => planJob(allowList, input),
+    sync: (input, ctx) => syncJob(deps, input, ctx),
+    logs: (input, ctx) => jobLogs(runDir, logPollMs, input, ctx),
+  });
+}

@@ -1,0 +1,64 @@
+import { rm } from 'node:fs/promises';
+import { TerminalError, type SyncContext, type SyncInput, type SyncResult } from '../../src/sdk/index.js';
+import { hasProcfs, isSameProcess } from '../process/proc-info.js';
+import { resourceDir } from '../process/run-dir.js';
+import { failureMessage, readExit, readRun, runOutput, succeeded } from './run-records.js';
+import { startRun, stopRun, type JobConfigs, type JobRunnerDeps } from './runner.js';
+
+export interface JobSyncDeps extends JobRunnerDeps {
+  runDir: string;
+  /** How soon a running job is looked at again. */
+  pollMs: number;
+}
+
+/** Steward stops a run itself when the wrapper's own timeout has not ended it this long after timeout_ms. */
+const BACKSTOP_MS = 5000;
+
+interface JobData {
+  /** The run whose failed output is already published; the next sync fails the operation. */
+  reported?: string;
+}
+
+/**
+ * A run belongs to the operation that started it (`state.operation_id`): a new
+ * create, update, rerun or retry starts a new run (stopping a leftover one);
+ * the same operation finds its run again, also after a Steward restart. PENDING
+ * while the wrapper lives; COMPLETED on exit 0; TerminalError otherwise (after
+ * one PENDING step that publishes the failed run's output).
+ */
+export async function syncJob(deps: JobSyncDeps, { resource }: SyncInput, ctx: SyncContext): Promise<SyncResult> {
+  const dir = resourceDir(deps.runDir, resource);
+  const configs = resource.spec.configs as unknown as JobConfigs;
+  const runId = resource.state.operation_id;
+  const run = await readRun(dir);
+  if (resource.state.action === 'delete') {
+    if (run) await stopRun(deps, dir, run, ctx.signal);
+    await rm(dir, { recursive: true, force: true });
+    return { status: 'COMPLETED', data: {} };
+  }
+  // Without /proc no process can be told from another; delete still works (nothing can have been started).
+  if (!hasProcfs()) throw new TerminalError('the job module needs Linux /proc to tell its processes from others');
+  if (run?.run_id !== runId) {
+    if (run) await stopRun(deps, dir, run, ctx.signal);
+    const started = await startRun(deps, dir, runId, configs);
+    ctx.log.info('job started', { pid: started.pid });
+    return { status: 'PENDING', requeueAfterMs: deps.pollMs, output: runOutput(started), data: {} };
+  }
+  const exit = await readExit(dir);
+  if (exit?.run_id === runId) {
+    const output = runOutput(run, exit);
+    if (succeeded(exit)) return { status: 'COMPLETED', output, data: {} };
+    if ((resource.state.data as JobData | null)?.reported !== runId) return { status: 'PENDING', output, data: { reported: runId } satisfies JobData };
+    throw new TerminalError(failureMessage(exit, configs.timeout_ms ?? 0));
+  }
+  if (isSameProcess(run)) {
+    const elapsedMs = ctx.now().getTime() - Date.parse(run.started_at);
+    if (elapsedMs > (configs.timeout_ms ?? Infinity) + deps.stopGraceMs + BACKSTOP_MS) {
+      ctx.log.warn('job outlived its timeout; stopping it', { pid: run.pid, elapsed_ms: elapsedMs });
+      await stopRun(deps, dir, run, ctx.signal, true);
+      return { status: 'PENDING', data: {} };
+    }
+    return { status: 'PENDING', requeueAfterMs: deps.pollMs };
+  }
+  throw new TerminalError(`the job's wrapper (pid ${run.pid}) ended without recording how the command ended`);
+}

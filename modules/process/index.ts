@@ -1,0 +1,63 @@
+import { resolve } from 'node:path';
+import { defineModule, type ModuleDefinition } from '../../src/sdk/index.js';
+import { inheritedEnv } from './child-env.js';
+import { processLogs } from './logs.js';
+import { planProcess } from './plan.js';
+import { configSchema, outputSchema, scaleParamsSchema } from './schema.js';
+import { ExitLedger } from './supervisor.js';
+import { syncProcess } from './sync.js';
+
+export interface ProcessModuleOptions {
+  /** STEWARD_ALLOWED_COMMANDS: the only executables a process may run (absolute paths or bare names). */
+  allowedCommands: readonly string[];
+  /** STEWARD_RUN_DIR: pid records and log files live in `<runDir>/process.<project>.<name>/`. */
+  runDir: string;
+  /** STEWARD_LOG_FILE_MAX_BYTES: a replica's log file is rotated past this size (one old file kept). */
+  logFileMaxBytes: number;
+  /** How often a COMPLETED process is checked and repaired (exited replicas restarted). @default 2000 */
+  resyncIntervalMs?: number;
+  /** Between SIGTERM and SIGKILL when a replica is stopped. @default 5000 */
+  stopGraceMs?: number;
+  /** How often a followed log is polled for growth. @default 200 */
+  logPollMs?: number;
+  /** Where bare command names are looked up. @default Steward's PATH */
+  searchPath?: string;
+  /** Inherited by every program before its own env. @default PATH, HOME, USER, LOGNAME, LANG, LC_ALL, TZ, TMPDIR from Steward's environment */
+  baseEnv?: Record<string, string>;
+}
+
+/** `process`: a long-running local program, kept at a number of replicas, surviving Steward restarts. */
+export function createProcessModule(options: ProcessModuleOptions): ModuleDefinition {
+  const allowList = Object.freeze([...options.allowedCommands]);
+  const runDir = resolve(options.runDir);
+  const deps = Object.freeze({
+    allowList,
+    runDir,
+    logFileMaxBytes: options.logFileMaxBytes,
+    stopGraceMs: options.stopGraceMs ?? 5000,
+    searchPath: options.searchPath ?? process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
+    baseEnv: options.baseEnv ?? inheritedEnv(process.env),
+    exits: new ExitLedger(),
+  });
+  const logPollMs = options.logPollMs ?? 200;
+  return defineModule({
+    kind: 'process',
+    description:
+      'A long-running local program (no shell), kept at `replicas` copies and restarted by its restart policy; the command must be on STEWARD_ALLOWED_COMMANDS.',
+    configSchema,
+    outputSchema,
+    resyncIntervalMs: options.resyncIntervalMs ?? 2000,
+    actions: {
+      create: { description: 'Start the replicas.' },
+      update: { description: 'Apply new configs; a changed command, args, env, secret_env or cwd restarts every replica.' },
+      delete: { description: 'Stop every replica (SIGTERM to its process group, SIGKILL after the grace period) and remove its run directory.' },
+      restart: { description: 'Stop every replica, then start them again.' },
+      scale: { description: 'Set configs.replicas.', paramsSchema: scaleParamsSchema },
+      stop: { description: 'Stop every replica and keep them stopped (configs.stopped = true); replicas is kept.' },
+      start: { description: 'Undo stop (configs.stopped = false), and start replicas the restart policy kept down.' },
+    },
+    plan: (input) => planProcess(allowList, input),
+    sync: (input, ctx) => syncProcess(deps, input, ctx),
+    logs: (input, ctx) => processLogs(runDir, logPollMs, input, ctx),
+  });
+}

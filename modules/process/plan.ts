@@ -1,0 +1,59 @@
+import { ValidationError, type PlanInput, type PlanResult, type Resource } from '../../src/sdk/index.js';
+import { assertAllowed } from './allow-list.js';
+
+/** Steps before the replicas are brought to the desired count (`converge`, always last and implicit). */
+export type ProcessStep = 'stop_all' | 'forget_exited';
+
+export interface ProcessData {
+  pending: ProcessStep[];
+}
+
+/** What must match for a running replica to be kept on update: the program and how it is started. */
+const LAUNCH_FIELDS = ['command', 'args', 'env', 'secret_env', 'cwd'] as const;
+
+/**
+ * Pure: checks the command against the allow-list (strings only) and decides the
+ * steps. Delete and stop never check it, so a resource whose command the
+ * operator has since disallowed can still be stopped and removed.
+ */
+export function planProcess(allowList: readonly string[], { action, params, current, desired }: PlanInput): PlanResult {
+  const configs = desired.spec.configs;
+  const plan = (pending: ProcessStep[], newConfigs?: Record<string, unknown>): PlanResult =>
+    newConfigs ? { configs: newConfigs, data: { pending } satisfies ProcessData } : { data: { pending } satisfies ProcessData };
+  if (action !== 'delete' && action !== 'stop') assertAllowed(String(configs.command), allowList);
+  switch (action) {
+    case 'create':
+      return plan([]);
+    case 'update':
+      // The core has already put back a secret_env the PATCH left out, so comparing sees real changes only.
+      return plan(launchChanged(current, configs) ? ['stop_all'] : []);
+    case 'scale':
+      return plan([], { ...configs, replicas: (params as { replicas: number }).replicas });
+    case 'restart':
+      return plan(['stop_all']);
+    case 'stop':
+      return plan([], { ...configs, stopped: true });
+    case 'start':
+      return plan(['forget_exited'], { ...configs, stopped: false });
+    case 'delete':
+      return plan(['stop_all']);
+    default:
+      throw new ValidationError(`process has no action "${action}"`);
+  }
+}
+
+function launchChanged(current: Resource | null, configs: Record<string, unknown>): boolean {
+  if (!current) return true;
+  return LAUNCH_FIELDS.some((field) => canonical(current.spec.configs[field]) !== canonical(configs[field]));
+}
+
+/** JSON with sorted keys, so `{A, B}` and `{B, A}` compare equal; absent, null and an empty object or array are alike. */
+function canonical(value: unknown): string {
+  if (value === undefined || value === null) return 'null';
+  if (Array.isArray(value)) return value.length ? `[${value.map(canonical).join(',')}]` : 'null';
+  if (typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return entries.length ? `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}` : 'null';
+  }
+  return JSON.stringify(value);
+}

@@ -1,0 +1,125 @@
+import { mkdir, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { TerminalError, type Resource, type SyncContext, type SyncInput, type SyncResult } from '../../src/sdk/index.js';
+import { resolveCommand } from './allow-list.js';
+import { childEnv } from './child-env.js';
+import { rotateByCopy } from './log-files.js';
+import { loadRecords, saveRecords, type ReplicaRecord, type ReplicaRecords } from './pid-records.js';
+import type { ProcessData } from './plan.js';
+import { hasProcfs, stopProcessGroup } from './proc-info.js';
+import { resourceDir } from './run-dir.js';
+import { spawnDetached } from './spawn-detached.js';
+import { converge, type ExitLedger, type RestartPolicy } from './supervisor.js';
+
+export interface ProcessSyncDeps {
+  allowList: readonly string[];
+  runDir: string;
+  logFileMaxBytes: number;
+  stopGraceMs: number;
+  searchPath: string;
+  baseEnv: Record<string, string>;
+  exits: ExitLedger;
+}
+
+export interface ProcessConfigs {
+  command: string;
+  args?: string[];
+  env?: Record<string, string>;
+  secret_env?: Record<string, string>;
+  cwd?: string;
+  replicas?: number;
+  restart?: RestartPolicy;
+  stopped?: boolean;
+}
+
+/** The log file of one replica (stdout and stderr together, as the program wrote them). */
+export const replicaLog = (dir: string, index: number) => join(dir, `replica-${index}.log`);
+
+/**
+ * One pending step per call (`stop_all`, `forget_exited`), then converge: the
+ * replicas are brought to the desired count. A drift re-sync (every
+ * `resyncIntervalMs`) runs converge again, which is how an exited replica is noticed.
+ */
+export async function syncProcess(deps: ProcessSyncDeps, { resource }: SyncInput, ctx: SyncContext): Promise<SyncResult> {
+  const dir = resourceDir(deps.runDir, resource);
+  const configs = resource.spec.configs as unknown as ProcessConfigs;
+  const pending = ((resource.state.data ?? {}) as Partial<ProcessData>).pending ?? [];
+  const [step, ...rest] = pending;
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  let records = await loadRecords(dir);
+  const stop = async (record: ReplicaRecord) => {
+    const how = await stopProcessGroup(record, deps.stopGraceMs, ctx.signal);
+    deps.exits.take(record);
+    ctx.log.info('replica stopped', { index: record.index, pid: record.pid, how });
+  };
+
+  if (step) {
+    if (step === 'stop_all') records = { ...records, replicas: await stopAll(records, stop) };
+    if (step === 'forget_exited') records = { ...records, replicas: records.replicas.filter((record) => !record.exited) };
+    await saveRecords(dir, records);
+    return { status: 'PENDING', data: { pending: rest } satisfies ProcessData };
+  }
+  if (resource.state.action === 'delete') {
+    await stopAll(records, stop);
+    await rm(dir, { recursive: true, force: true });
+    return { status: 'COMPLETED', data: { pending: [] } satisfies ProcessData };
+  }
+
+  // Without /proc no process can be told from another; delete still works (nothing can have been started).
+  if (!hasProcfs()) throw new TerminalError('the process module needs Linux /proc to tell its processes from others');
+  let executable: string | undefined;
+  const desired = configs.stopped ? 0 : (configs.replicas ?? 1);
+  records = await converge(records, {
+    desired,
+    policy: configs.restart ?? 'always',
+    exits: deps.exits,
+    now: ctx.now,
+    log: ctx.log,
+    stop,
+    save: (next) => saveRecords(dir, executable ? { ...next, executable } : next),
+    start: async (index) => {
+      executable ??= await launchable(deps, configs, dir);
+      return spawnDetached({
+        executable,
+        args: configs.args ?? [],
+        env: childEnv(deps.baseEnv, configs),
+        cwd: configs.cwd ?? dir,
+        logPath: replicaLog(dir, index),
+        onExit: (identity, code, signal) => deps.exits.record(identity, code, signal),
+      });
+    },
+  });
+  for (const record of records.replicas) await rotateByCopy(replicaLog(dir, record.index), deps.logFileMaxBytes);
+  return { status: 'COMPLETED', data: { pending: [] } satisfies ProcessData, output: describe(resource, records, executable, desired, dir) };
+}
+
+async function stopAll(records: ReplicaRecords, stop: (record: ReplicaRecord) => Promise<void>): Promise<ReplicaRecord[]> {
+  await Promise.all(records.replicas.filter((record) => !record.exited).map(stop));
+  return [];
+}
+
+/** Resolved only when a replica must start, so stopping never depends on the allow-list or PATH. */
+async function launchable(deps: ProcessSyncDeps, configs: ProcessConfigs, dir: string): Promise<string> {
+  const executable = await resolveCommand(configs.command, deps.allowList, deps.searchPath);
+  const cwd = configs.cwd ?? dir;
+  const isDirectory = await stat(cwd).then((info) => info.isDirectory(), () => false);
+  if (!isDirectory) throw new TerminalError(`cwd ${cwd} is not a directory`);
+  return executable;
+}
+
+function describe(resource: Resource, records: ReplicaRecords, executable: string | undefined, desired: number, dir: string) {
+  return {
+    command: executable ?? records.executable ?? String(resource.spec.configs.command),
+    desired,
+    running: records.replicas.filter((record) => !record.exited).length,
+    restarts: records.restarts,
+    replicas: records.replicas.map((record) => ({
+      index: record.index,
+      pid: record.pid,
+      started_at: record.started_at,
+      status: record.exited ? 'exited' : 'running',
+      ...(record.exited ? { exit_code: record.exited.exit_code, signal: record.exited.signal, exited_at: record.exited.at } : {}),
+    })),
+    run_dir: dir,
+  };
+}
