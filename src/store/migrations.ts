@@ -115,13 +115,25 @@ export function migrations(dialect: 'sqlite' | 'postgres'): Record<string, Migra
   };
 }
 
-/** Brings the database to the newest schema; refuses a database newer than this code. */
+/**
+ * Brings the database to the newest schema; refuses a database newer than this
+ * code. Several processes may start on one database at once: on PostgreSQL
+ * kysely serialises them with an advisory lock; on SQLite the loser's migration
+ * transaction fails and rolls back, so it looks again (and finds the work done).
+ */
 export async function migrateToLatest(db: Kysely<Database>, dialect: 'sqlite' | 'postgres'): Promise<void> {
   const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations(dialect)) };
   const migrator = new Migrator({ db, provider });
-  const { error, results } = await migrator.migrateToLatest();
-  const failed = results?.find((result) => result.status === 'Error');
-  if (error) {
+  for (let attempt = 1; ; attempt += 1) {
+    const { error, results } = await migrator.migrateToLatest();
+    if (!error) return;
+    const known = await migrator.getMigrations().catch(() => undefined);
+    if (known && known.every((migration) => migration.executedAt)) return; // another process finished it meanwhile
+    if (attempt < 5 && /already exists|database is locked|SQLITE_BUSY/i.test(String((error as Error).message ?? error))) {
+      await new Promise((resolve) => setTimeout(resolve, 20 + Math.random() * 80 * attempt));
+      continue;
+    }
+    const failed = results?.find((result) => result.status === 'Error');
     const reason = error instanceof Error ? error.message : String(error);
     throw new Error(`database migration failed${failed ? ` at ${failed.migrationName}` : ''}: ${reason}`);
   }
