@@ -127,11 +127,14 @@ export async function migrateToLatest(db: Kysely<Database>, dialect: 'sqlite' | 
   for (let attempt = 1; ; attempt += 1) {
     const { error, results } = await migrator.migrateToLatest();
     if (!error) return;
-    const known = await migrator.getMigrations().catch(() => undefined);
-    if (known && known.every((migration) => migration.executedAt)) return; // another process finished it meanwhile
-    if (attempt < 5 && /already exists|database is locked|SQLITE_BUSY/i.test(String((error as Error).message ?? error))) {
-      await new Promise((resolve) => setTimeout(resolve, 20 + Math.random() * 80 * attempt));
-      continue;
+    const raced = /already exists|database is locked|SQLITE_BUSY/i.test(String((error as Error).message ?? error));
+    if (raced) {
+      const known = await migrator.getMigrations().catch(() => undefined);
+      if (known?.every((migration) => migration.executedAt)) return; // another process finished it meanwhile
+      if (attempt < 5) {
+        await new Promise((resolve) => setTimeout(resolve, 20 + Math.random() * 80 * attempt));
+        continue;
+      }
     }
     const failed = results?.find((result) => result.status === 'Error');
     const reason = error instanceof Error ? error.message : String(error);
