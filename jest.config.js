@@ -7,4 +7,5 @@ export default {
   testMatch: ['<rootDir>/test/**/*.test.ts', '<rootDir>/modules/**/*.test.ts'],
   testTimeout: 30000,
   reporters: ['default', '<rootDir>/test/summary-reporter.js'],
+  setupFilesAfterEnv: ['<rootDir>/test/setup-store.ts'],
 };

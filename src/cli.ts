@@ -1,12 +1,13 @@
 import { Command } from 'commander';
 import { loadConfig } from './config.js';
 import { createLogger } from './logger.js';
-import { createSteward } from './steward.js';
-import { createStore } from './store/create-store.js';
+import { createSteward, type Steward } from './steward.js';
+import { createStore, redactUrl } from './store/create-store.js';
 
 /**
- * The `steward` command. `serve` is what `npm start` runs; the API client
- * commands come with the CLI issue.
+ * The `steward` command. `serve` is what `npm start` runs; `worker` and
+ * `serve --no-worker` split the roles across processes on one PostgreSQL
+ * database; the API client commands come with the CLI issue.
  */
 const program = new Command().name('steward').description('A plan-and-sync reconciliation controller.');
 
@@ -16,33 +17,44 @@ program
   .option('--no-worker', 'serve the API only')
   .action(async (options: { worker: boolean }) => {
     const config = loadConfig();
-    const steward = await createSteward({ ...config, worker: config.worker && options.worker });
-    let stopping = false;
-    const shutdown = (signal: string) => {
-      if (stopping) return;
-      stopping = true;
-      steward.logger.info('shutting down', { signal });
-      steward.stop().then(
-        () => process.exit(0),
-        (err: unknown) => {
-          steward.logger.error('shutdown failed', { error: (err as Error).message });
-          process.exit(1);
-        },
-      );
-    };
-    process.on('SIGTERM', () => shutdown('SIGTERM'));
-    process.on('SIGINT', () => shutdown('SIGINT'));
-    await steward.start();
+    await run(await createSteward({ ...config, worker: config.worker && options.worker }));
   });
+
+program
+  .command('worker')
+  .description('run the sync worker only (the port serves /healthz and /readyz)')
+  .action(async () => {
+    await run(await createSteward({ ...loadConfig(), worker: true }, { serveApi: false }));
+  });
+
+/** Starts, and stops cleanly on SIGTERM or SIGINT: drain, release leases, exit 0. */
+async function run(steward: Steward): Promise<void> {
+  let stopping = false;
+  const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    steward.logger.info('shutting down', { signal });
+    steward.stop().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        steward.logger.error('shutdown failed', { error: (err as Error).message });
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  await steward.start();
+}
 
 program
   .command('migrate')
   .description('bring the database to the newest schema and exit')
   .action(async () => {
     const config = loadConfig();
-    const store = await createStore({ db: config.db, busyTimeoutMs: config.dbBusyTimeoutMs });
+    const store = await createStore({ db: config.db, busyTimeoutMs: config.dbBusyTimeoutMs, poolSize: config.dbPoolSize });
     await store.close();
-    createLogger(config.logLevel).info('database migrated', { db: config.db });
+    createLogger(config.logLevel).info('database migrated', { db: redactUrl(config.db) });
   });
 
 program

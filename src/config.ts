@@ -12,8 +12,10 @@ export interface Config {
   host: string;
   /** STEWARD_DB: a SQLite file path, or a postgres:// URL. @default ./data/steward.db */
   db: string;
-  /** STEWARD_DB_BUSY_TIMEOUT_MS @default 5000 */
+  /** STEWARD_DB_BUSY_TIMEOUT_MS: SQLite's wait for another process's write lock. @default 5000 */
   dbBusyTimeoutMs: number;
+  /** STEWARD_DB_POOL_SIZE: PostgreSQL connections per process. @default 10 */
+  dbPoolSize: number;
   /** STEWARD_MODULE_PATHS: ':'-separated directories of user modules. @default none */
   modulePaths: string[];
   /** STEWARD_LOG_LEVEL: error | warn | info | debug. @default info */
@@ -99,6 +101,7 @@ const SETTINGS: { [K in keyof Config]: [variable: string, parse: Parser, fallbac
   host: ['STEWARD_HOST', text, '127.0.0.1'],
   db: ['STEWARD_DB', text, './data/steward.db'],
   dbBusyTimeoutMs: ['STEWARD_DB_BUSY_TIMEOUT_MS', integer(0), 5000],
+  dbPoolSize: ['STEWARD_DB_POOL_SIZE', integer(1, 1000), 10],
   modulePaths: ['STEWARD_MODULE_PATHS', pathList, []],
   logLevel: ['STEWARD_LOG_LEVEL', oneOf('error', 'warn', 'info', 'debug'), 'info'],
   worker: ['STEWARD_WORKER', boolean, true],

@@ -14,7 +14,7 @@ import { createResourceCommands } from './core/resource-commands.js';
 import { createSyncEngine } from './core/sync-engine.js';
 import { createWakeup } from './core/wakeup.js';
 import { createLogger } from './logger.js';
-import { createStore } from './store/create-store.js';
+import { createStore, redactUrl } from './store/create-store.js';
 
 export interface StewardOverrides {
   logger?: CoreLogger;
@@ -24,6 +24,8 @@ export interface StewardOverrides {
   random?: () => number;
   /** The worker's lease owner id (default: random). */
   workerId?: string;
+  /** false: serve only /healthz and /readyz (`steward worker`). @default true */
+  serveApi?: boolean;
 }
 
 /**
@@ -38,7 +40,7 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
     ...(await loadModulesFromPaths(config.modulePaths)),
     ...(overrides.extraModules ?? []),
   ]);
-  const store: Store = await createStore({ db: config.db, busyTimeoutMs: config.dbBusyTimeoutMs });
+  const store: Store = await createStore({ db: config.db, busyTimeoutMs: config.dbBusyTimeoutMs, poolSize: config.dbPoolSize });
   const wakeup = createWakeup();
   const commands = createResourceCommands({ store, registry, wakeup, clock });
   const queries = createQueries({ store, registry, clock });
@@ -69,9 +71,11 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
     schemas: loadBodySchemas(),
     logger,
     openLogs: createLogReader({ store, registry }),
+    serveApi: overrides.serveApi,
     readiness: { database: () => store.ping(), workerRunning: () => (config.worker ? engine.isRunning() : null) },
   });
   let server: Server | undefined;
+  let stopListening: (() => Promise<void>) | undefined;
 
   return {
     config,
@@ -87,10 +91,14 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
       server = await new Promise<Server>((resolve, reject) => {
         const listening = app.listen(config.port, config.host, (err?: Error) => (err ? reject(err) : resolve(listening)));
       });
-      if (config.worker) engine.start();
+      if (config.worker) {
+        // Another process's accepted request wakes this worker at once (PostgreSQL LISTEN/NOTIFY; a no-op on SQLite).
+        stopListening = await store.listenForWork(() => wakeup.notify());
+        engine.start();
+      }
       const address = server.address();
       const port = typeof address === 'object' && address ? address.port : config.port;
-      logger.info('steward started', { host: config.host, port, db: config.db, worker: config.worker, kinds: registry.kinds() });
+      logger.info('steward started', { host: config.host, port, db: redactUrl(config.db), worker: config.worker, kinds: registry.kinds() });
       return { port };
     },
     /** Stops taking requests, drains the worker within the grace period, releases leases, closes the database. */
@@ -98,6 +106,7 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
       const closing = server ? new Promise<void>((resolve) => server!.close(() => resolve())) : Promise.resolve();
       server?.closeIdleConnections();
       await engine.stop();
+      await stopListening?.();
       await closing;
       await store.close();
       logger.info('steward stopped');

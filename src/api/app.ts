@@ -23,17 +23,19 @@ export interface AppDeps {
   readiness: Readiness;
   logger: CoreLogger;
   openLogs: LogReader;
+  /** false: only /healthz and /readyz (a worker-only process). @default true */
+  serveApi?: boolean;
 }
 
 /** The HTTP API of DESIGN §8 as an express app (no listening; the caller decides where). */
-export function createApp({ commands, queries, registry, schemas, readiness, logger, openLogs }: AppDeps): Express {
+export function createApp({ commands, queries, registry, schemas, readiness, logger, openLogs, serveApi = true }: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
   app.use(requestLog(logger));
   app.use(healthRoutes(readiness));
-  app.use(API_PREFIX, jsonBody(), resourceRoutes(commands, queries, schemas), logRoutes(openLogs), operationRoutes(queries), moduleRoutes(registry));
+  if (serveApi) app.use(API_PREFIX, jsonBody(), resourceRoutes(commands, queries, schemas), logRoutes(openLogs), operationRoutes(queries), moduleRoutes(registry));
   app.use(notFoundHandler);
   app.use(errorHandler(logger));
   return app;

@@ -43,6 +43,8 @@ export interface Store {
   /** Gives leases back without counting an attempt (shutdown). */
   releaseLeases(leases: readonly LeaseRef[], nowMs: number): Promise<void>;
 
+  /** Calls `listener` when another process announces due work (PostgreSQL LISTEN/NOTIFY); returns how to stop. */
+  listenForWork(listener: () => void): Promise<() => Promise<void>>;
   /** Cheap round trip for /readyz. */
   ping(): Promise<void>;
   close(): Promise<void>;

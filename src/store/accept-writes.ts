@@ -38,6 +38,7 @@ export function createAcceptWrites(driver: StoreDriver) {
         await trx.insertInto('operations').values(operationToRow(change.operation)).execute();
         if (change.revision) await trx.insertInto('revisions').values(revisionToRow(resource.urn, change.revision)).execute();
         await appendEvents(trx, change.events, change.operation.created_at);
+        await driver.notifyWork(trx);
         return 'committed';
       });
     } catch (err) {

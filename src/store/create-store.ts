@@ -3,6 +3,7 @@ import { createAcceptWrites } from './accept-writes.js';
 import type { StoreDriver } from './driver.js';
 import { migrateToLatest } from './migrations.js';
 import { createReadQueries } from './read-queries.js';
+import { openPostgres } from './postgres-driver.js';
 import { openSqlite } from './sqlite-driver.js';
 import { createSyncWrites } from './sync-writes.js';
 
@@ -10,23 +11,33 @@ export interface StoreOptions {
   /** A SQLite file path (or ':memory:'); `postgres://` URLs come with the PostgreSQL store. */
   db: string;
   busyTimeoutMs: number;
+  /** PostgreSQL pool size. @default 10 */
+  poolSize?: number;
   /** Run migrations on open. @default true */
   migrate?: boolean;
 }
 
 /** Opens the store named by `STEWARD_DB`, migrated, with driver errors translated for core. */
 export async function createStore(options: StoreOptions): Promise<Store> {
-  if (/^postgres(ql)?:\/\//.test(options.db)) {
-    throw new Error('STEWARD_DB names a PostgreSQL URL, but this build supports only SQLite files so far');
-  }
-  const driver = openSqlite({ file: options.db, busyTimeoutMs: options.busyTimeoutMs });
+  const driver = isPostgresUrl(options.db)
+    ? openPostgres({ url: options.db, poolSize: options.poolSize ?? 10 })
+    : openSqlite({ file: options.db, busyTimeoutMs: options.busyTimeoutMs });
   try {
     if (options.migrate !== false) await migrateToLatest(driver.db, driver.dialect);
   } catch (err) {
     await driver.close();
-    throw new Error(`cannot use database ${options.db}: ${(err as Error).message}`);
+    throw new Error(`cannot use database ${redactUrl(options.db)}: ${(err as Error).message}`);
   }
   return storeOver(driver);
+}
+
+export function isPostgresUrl(db: string): boolean {
+  return /^postgres(ql)?:\/\//.test(db);
+}
+
+/** A database URL as it may be logged: without its password. */
+export function redactUrl(db: string): string {
+  return isPostgresUrl(db) ? db.replace(/(\/\/[^:/@]+):[^@]*@/, '$1:***@') : db;
 }
 
 export function storeOver(driver: StoreDriver): Store {
@@ -34,6 +45,7 @@ export function storeOver(driver: StoreDriver): Store {
     ...createReadQueries(driver),
     ...createAcceptWrites(driver),
     ...createSyncWrites(driver),
+    listenForWork: (listener) => driver.listenForWork(listener),
     close: () => driver.close(),
   };
   return translateErrors(store, driver);

@@ -10,6 +10,10 @@ export interface StoreDriver {
   db: Kysely<Database>;
   /** Runs `fn` in a write transaction (SQLite: BEGIN IMMEDIATE, so two processes never deadlock on upgrade). */
   writeTransaction<T>(fn: (trx: Kysely<Database>) => Promise<T>): Promise<T>;
+  /** Announces new due work to every process (PostgreSQL NOTIFY, delivered on commit); a no-op on SQLite. */
+  notifyWork(trx: Kysely<Database>): Promise<void>;
+  /** Calls `listener` when another process announces work; resolves to a function that stops listening. */
+  listenForWork(listener: () => void): Promise<() => Promise<void>>;
   /** Turns a driver error into the StewardError core understands, or returns it unchanged. */
   translateError(err: unknown): unknown;
   close(): Promise<void>;

@@ -45,6 +45,9 @@ export function openSqlite({ file, busyTimeoutMs }: SqliteOptions): StoreDriver 
         }
       });
     },
+    // One process per file is the common case; several processes on one file fall back to polling.
+    notifyWork: () => Promise.resolve(),
+    listenForWork: () => Promise.resolve(() => Promise.resolve()),
     translateError(err) {
       const code = (err as { code?: unknown } | undefined)?.code;
       if (typeof code === 'string' && UNAVAILABLE.test(code)) {

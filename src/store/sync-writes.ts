@@ -75,6 +75,8 @@ export function createSyncWrites(driver: StoreDriver) {
         else await release(trx, writeBack, nowMs);
       }
       await appendEvents(trx, events, nowIso);
+      // Released leases and woken dependents are work for any process.
+      if (applied.includes(false) || results.some((wb, i) => applied[i] && wb.wakeDependents)) await driver.notifyWork(trx);
       return applied;
     });
   }
@@ -95,6 +97,7 @@ export function createSyncWrites(driver: StoreDriver) {
     if (leases.length === 0) return;
     await driver.writeTransaction(async (trx) => {
       for (const lease of leases) await release(trx, lease, nowMs);
+      await driver.notifyWork(trx);
     });
   }
 

@@ -6,6 +6,7 @@ import { loadConfig, type Config } from '../../src/config.js';
 import { silentLogger } from '../../src/core/logging.js';
 import { createLogger } from '../../src/logger.js';
 import { createSteward, type Steward, type StewardOverrides } from '../../src/steward.js';
+import { testDatabase } from './test-database.js';
 
 export interface Harness {
   steward: Steward;
@@ -54,7 +55,7 @@ export async function startSteward(
         }),
       )
     : silentLogger;
-  const steward = await createSteward(testConfig(dir, options.config), { logger, ...options.overrides });
+  const steward = await createSteward(testConfig(dir, { db: await testDatabase(dir), ...options.config }), { logger, ...options.overrides });
   const { port } = await steward.start();
   const url = `http://127.0.0.1:${port}`;
   return {

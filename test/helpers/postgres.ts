@@ -27,6 +27,10 @@ export interface TestPostgres {
   dir: string;
   /** Stops the server (`pg_ctl stop -m immediate`) and removes the directory. Safe to call twice. */
   stop(): Promise<void>;
+  /** Stops the server but keeps its data, as an outage would (`pg_ctl stop -m fast`). */
+  pause(): Promise<void>;
+  /** Starts a paused server again, on the same port. */
+  resume(): Promise<void>;
 }
 
 /** Where PostgreSQL's server binaries live: $STEWARD_TEST_PG_BIN, else the newest /usr/lib/postgresql/{version}/bin. */
@@ -96,7 +100,8 @@ export async function startPostgres(): Promise<TestPostgres> {
     const serverOptions = `-p ${port} -k ${socketDir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off`;
     started = true;
     running.add(stopNow);
-    await exec(command('pg_ctl', ['start', '-w', '-t', '60', '-D', dataDir, '-l', join(dir, 'server.log'), '-o', serverOptions]), dir, 'pg_ctl start');
+    const startServer = () => exec(command('pg_ctl', ['start', '-w', '-t', '60', '-D', dataDir, '-l', join(dir, 'server.log'), '-o', serverOptions]), dir, 'pg_ctl start');
+    await startServer();
     const version = readFileSync(join(dataDir, 'PG_VERSION'), 'utf8').trim();
     const url = `postgres://${adminUser}:${encodeURIComponent(adminPassword)}@127.0.0.1:${port}/postgres`;
     return {
@@ -116,6 +121,8 @@ export async function startPostgres(): Promise<TestPostgres> {
         }
         rmSync(dir, { recursive: true, force: true });
       },
+      pause: () => exec(command('pg_ctl', ['stop', '-D', dataDir, '-m', 'fast', '-w']), dir, 'pg_ctl stop'),
+      resume: startServer,
     };
   } catch (err) {
     running.delete(stopNow);

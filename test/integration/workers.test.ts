@@ -46,9 +46,8 @@ describe('workers sharing one database', () => {
     }
     h.steward.engine.start();
     b.engine.start();
-    await waitFor(() => ledger.completed.length >= 500 || undefined, '500 resources to complete', 60_000);
-    const page = await h.steward.queries.listResources({ status: 'COMPLETED' }, 500);
-    expect(page.items).toHaveLength(500);
+    // The ledger sees a sync return before its write-back lands: wait for the store to say COMPLETED.
+    await waitFor(async () => (await h.steward.queries.listResources({ status: 'COMPLETED' }, 500)).items.length === 500 || undefined, '500 resources to complete', 60_000);
     expect(ledger.overlaps).toEqual([]);
     expect(ledger.calls).toHaveLength(1500);
     const workers = new Set(ledger.calls.map((c) => c.worker));

@@ -1,0 +1,22 @@
+// The second pass of `npm test`: the suites that exercise the store, against PostgreSQL
+// (STEWARD_TEST_STORE=postgres makes the harness create a database on a throwaway cluster).
+import base from './jest.config.js';
+
+const STORE_SUITES = [
+  'seed-scenario',
+  'transitions',
+  'sync-failures',
+  'dependencies',
+  'preconditions',
+  'bad-input',
+  'listing',
+  'workers',
+  'secrets',
+  'drift-resync',
+  'logs-endpoint',
+];
+
+export default {
+  ...base,
+  testMatch: STORE_SUITES.map((name) => `<rootDir>/test/integration/${name}.test.ts`),
+};
