@@ -15,20 +15,27 @@ import { createStore } from '../store/create-store.js';
 /**
  * A real Steward for one module: the same registry, store (a SQLite file in a
  * temporary folder), commands, queries and sync engine that `createSteward`
- * wires, with only the module under test loaded (so a built-in kind such as
- * `file` can be tested without clashing with the shipped one), no HTTP server and
- * no worker loop: the kit steps the engine with `runOnce()`.
+ * wires, with only the module under test and the support modules its fixtures
+ * need loaded (so a built-in kind such as `file` can be tested without clashing
+ * with the shipped one), no HTTP server and no worker loop: the kit steps the
+ * engine with `runOnce()`. The registry throws (ModuleDefinitionError) when a
+ * support module is refused or two modules share a kind.
  *
  * The clock is virtual: `advanceTo` jumps it to a resource's next due time, so
  * backoff and `requeueAfterMs` cost no real waiting.
  */
-export async function createContractSteward(definition: ModuleDefinition, config: Readonly<Config>, logger: CoreLogger) {
+export async function createContractSteward(
+  definition: ModuleDefinition,
+  support: ReadonlyArray<{ definition: unknown; origin: string }>,
+  config: Readonly<Config>,
+  logger: CoreLogger,
+) {
   const dir = mkdtempSync(join(tmpdir(), 'steward-contract-'));
   let skewMs = 0;
   const clock = () => new Date(Date.now() + skewMs);
   try {
-    const registry = createRegistry([{ definition, origin: 'module under test' }]);
-    const store = await createStore({ db: join(dir, 'steward.db'), busyTimeoutMs: config.dbBusyTimeoutMs });
+    const registry = createRegistry([{ definition, origin: 'module under test' }, ...support]);
+    const store = await createStore({ db: join(dir, 'steward.db'), busyTimeoutMs: config.dbBusyTimeoutMs, poolSize: 1 });
     const wakeup = createWakeup();
     const engine = createSyncEngine({
       store,

@@ -1,4 +1,5 @@
 import { jsonEqual } from '../core/json.js';
+import type { Resource } from '../core/model.js';
 import type { RegisteredModule } from '../core/registry.js';
 import { callSync } from '../core/sync-call.js';
 import type { SyncInput, SyncResult } from '../sdk/index.js';
@@ -21,6 +22,8 @@ export interface ConvergeContext {
   replayed: number;
   syncTimeoutMs: number;
   maxStateBytes: number;
+  /** The most real time one wait is also waited (see `waitUntilDue`). */
+  maxRealWaitMs: number;
 }
 
 export interface Convergence {
@@ -38,7 +41,7 @@ export interface Convergence {
  * budget. After each step it replays that step's sync call with the same input, as
  * a crash between the side effect and the write-back would (rule 5), and checks
  * the stored resource for secrets (rule 8). Waits (backoff, `requeueAfterMs`)
- * cost no time: the virtual clock jumps to the next due time.
+ * cost little time: see `waitUntilDue`.
  */
 export async function converge(ctx: ConvergeContext, urn: string, action: string, label: string): Promise<Convergence> {
   const { steward } = ctx;
@@ -59,15 +62,24 @@ export async function converge(ctx: ConvergeContext, urn: string, action: string
     if (!stored) return done(action === 'delete' ? 'DELETED' : 'GONE', `removed ${after}`);
     if (stored.state.status === 'COMPLETED') return done('COMPLETED', `COMPLETED ${after}`);
     if (stored.state.status === 'ERROR') return done('ERROR', `ERROR ${after}: ${stored.state.sync.last_error ?? 'no error recorded'}`);
-    if (claimed === 0) {
-      // Not due yet (backoff, requeueAfterMs, a dependency poll): jump to when it is.
-      const dueMs = Date.parse(stored.state.sync.next_sync_at ?? '') || 0;
-      steward.advanceTo(Math.max(dueMs, steward.clock().getTime() + 1));
-    }
+    if (claimed === 0) await waitUntilDue(steward, stored, ctx.maxRealWaitMs);
   }
   const last = ctx.syncs.at(-1)?.outcome;
   const lastSaid = !last ? 'sync was never called' : 'value' in last ? `the last sync returned ${last.value.status}` : `the last sync threw: ${message(last.error)}`;
   return { end: 'OUT_OF_BUDGET', steps, detail: `still PENDING after ${steps} sync calls (budget ${ctx.stepBudget}); ${lastSaid}`, firstInput };
+}
+
+/**
+ * Not due yet (backoff, requeueAfterMs, a dependency poll): waits in real time
+ * for at most `maxRealWaitMs` of it, so a backend the module polls (a job's
+ * process, a cloud operation) can move on, then jumps the virtual clock to the
+ * due time: an hour's requeue costs `maxRealWaitMs`, not an hour.
+ */
+export async function waitUntilDue(steward: ContractSteward, stored: Resource, maxRealWaitMs: number): Promise<void> {
+  const dueMs = Date.parse(stored.state.sync.next_sync_at ?? '') || 0;
+  const realMs = Math.min(dueMs - steward.clock().getTime(), maxRealWaitMs);
+  if (realMs > 0) await new Promise((resolve) => setTimeout(resolve, realMs));
+  steward.advanceTo(Math.max(dueMs, steward.clock().getTime() + 1));
 }
 
 /** A replay that throws is tried this often, as the engine would retry it, before it counts as a failure. */
@@ -93,7 +105,10 @@ async function replay(ctx: ConvergeContext, call: SyncCall, label: string): Prom
     }
   }
   const dataOf = (result: SyncResult) => (result.data === undefined ? call.input.resource.state.data : result.data);
-  if (first.status !== second.status || !jsonEqual(normal(dataOf(first)), normal(dataOf(second)))) {
+  // A step that only waited (PENDING after requeueAfterMs, data unchanged) polls a backend that moves on by
+  // itself: run again a moment later it may see more progress (a job that has just ended). Not a broken step.
+  const polled = first.status === 'PENDING' && first.requeueAfterMs !== undefined && jsonEqual(normal(dataOf(first)), normal(call.input.resource.state.data));
+  if (!polled && (first.status !== second.status || !jsonEqual(normal(dataOf(first)), normal(dataOf(second))))) {
     ctx.book.fail(
       'sync-idempotent',
       `${label}: run again with the same input, sync returned ${second.status} with data ${preview(dataOf(second))}; the first run returned ${first.status} with data ${preview(dataOf(first))}`,

@@ -4,13 +4,15 @@ import { createRegistry, type Registry } from '../core/registry.js';
 import type { ModuleDefinition, PlanInput } from '../sdk/index.js';
 import { createContractSteward } from './contract-steward.js';
 import { message, type ConvergeContext } from './converge.js';
-import { readExamples } from './examples.js';
+import { readExamples, readFixtures, type Example } from './examples.js';
+import { createFixtures, deleteFixtures, type Fixture } from './fixtures.js';
 import { runExample } from './lifecycle.js';
 import { loadModuleFolder } from './load-module.js';
 import { checkPlanPurity } from './plan-purity.js';
 import { createRecordingModule } from './recording-module.js';
-import { createRuleBook, type RuleResult } from './rules.js';
+import { createRuleBook, type RuleBook, type RuleResult } from './rules.js';
 import { createSecretWatch } from './secret-watch.js';
+import { resolveSupportModules } from './support-modules.js';
 
 export interface ContractOptions {
   /**
@@ -22,11 +24,29 @@ export interface ContractOptions {
   definition?: unknown;
   /** Where the examples are. @default `<dir>/examples` */
   examplesDir?: string;
+  /**
+   * Create bodies (nested or flat; `kind` defaults to the module's) of resources the
+   * examples depend on: created in order and converged before the first example,
+   * deleted last, never judged by a rule.
+   * @default every `<examplesDir>/fixtures/*.json`, in name order
+   */
+  fixtures?: unknown[];
+  /**
+   * Definitions loaded beside the module under test, for the fixtures' kinds.
+   * @default for each kind the fixtures need, the module Steward would load with
+   * `config`: a built-in one, else one in a folder of `config.modulePaths` (STEWARD_MODULE_PATHS)
+   */
+  supportModules?: unknown[];
+  /** Where `${NAME}` in example, actions and fixture files is looked up. @default process.env */
+  env?: Readonly<Record<string, string | undefined>>;
   /** Sync calls one action may take to end. @default 50 */
   stepBudget?: number;
+  /** The most real time one wait (requeueAfterMs, backoff) is also waited before the kit's clock jumps to its end. @default 250 */
+  maxRealWaitMs?: number;
   /**
-   * Engine settings (maxAttempts, syncTimeoutMs, backoff, maxStateBytes). The database
-   * is always a fresh SQLite file in a temporary folder. @default Steward's defaults
+   * Engine settings (maxAttempts, syncTimeoutMs, backoff, maxStateBytes), and what the
+   * built-in support modules are built with. The database is always a fresh SQLite
+   * file in a temporary folder. @default Steward's defaults
    */
   config?: Partial<Config>;
 }
@@ -34,15 +54,17 @@ export interface ContractOptions {
 export interface ContractReport {
   /** The module's kind, once the definition could be read. */
   kind?: string;
-  /** True when no rule failed. */
+  /** True when no rule failed and there was no problem. */
   passed: boolean;
   rules: RuleResult[];
+  /** What kept the kit from judging the module: fixtures or support modules that failed. Not verdicts on the module. */
+  problems: string[];
 }
 
 /**
  * Runs the module contract against one module on a real, in-process Steward and
  * reports each rule with PASS, FAIL or SKIP and why. It never throws for a fault of
- * the module: every problem is a failed rule.
+ * the module: every problem is a failed rule, or (fixtures, support modules) a problem.
  *
  * @example
  * const report = await runModuleContract({ dir: new URL('..', import.meta.url).pathname });
@@ -50,9 +72,15 @@ export interface ContractReport {
  */
 export async function runModuleContract(options: ContractOptions): Promise<ContractReport> {
   const book = createRuleBook();
+  const problems: string[] = [];
   const report = (kind?: string): ContractReport => {
     const rules = book.results();
-    return { kind, passed: rules.every((rule) => rule.status !== 'FAIL'), rules };
+    return { kind, passed: problems.length === 0 && rules.every((rule) => rule.status !== 'FAIL'), rules, problems };
+  };
+  const stop = (why: string[], kind: string) => {
+    problems.push(...why);
+    book.skipRest(why[0]!);
+    return report(kind);
   };
   let definition = options.definition;
   if (definition === undefined) {
@@ -79,47 +107,83 @@ export async function runModuleContract(options: ContractOptions): Promise<Contr
 
   const examplesDir = options.examplesDir ?? (options.dir ? join(options.dir, 'examples') : undefined);
   if (!examplesDir) throw new Error('runModuleContract needs examplesDir when it is given a definition without a dir');
-  const { examples, problems } = readExamples(examplesDir, module.kind, actions);
-  for (const problem of problems) book.fail('actions-plan', problem);
+  const env = options.env ?? process.env;
+  const { examples, problems: bad } = readExamples(examplesDir, { kind: module.kind, actions, env });
+  for (const problem of bad) book.fail('actions-plan', problem);
   if (examples.length === 0) {
     book.skipRest('no usable example');
     return report(module.kind);
   }
+  const { fixtures, problems: badFixtures } = readFixtures(examplesDir, options.fixtures, { kind: module.kind, env });
+  if (badFixtures.length) return stop(badFixtures, module.kind);
 
   const config: Readonly<Config> = { ...loadConfig({}), ...options.config };
+  const support = await resolveSupportModules(fixtures.map((f) => f.create.kind), module.kind, options.supportModules, config);
+  if (support.problems.length) return stop(support.problems, module.kind);
+
   const { recording, plans, syncs } = createRecordingModule(module);
-  const exampleOf = new Map<string, string>();
   // The registry of the author's own definition: views for rule 8, and the module replays call.
   const secrets = createSecretWatch(registry, module.kind);
-  const steward = await createContractSteward(recording, config, secrets.logger);
+  let steward;
   try {
-    const ctx: ConvergeContext = {
-      steward,
-      syncs,
-      original: registry.get(module.kind),
-      book,
-      secrets,
-      stepBudget: options.stepBudget ?? 50,
-      replayed: 0,
-      syncTimeoutMs: config.syncTimeoutMs,
-      maxStateBytes: config.maxStateBytes,
-    };
-    for (const example of examples) {
-      exampleOf.set(`${example.create.project}/${example.create.name}`, example.name);
-      await runExample(ctx, example, actions);
-    }
-    if (ctx.replayed) book.pass('sync-idempotent', `${ctx.replayed} sync step${ctx.replayed === 1 ? '' : 's'} run twice on the same input: same status and data`);
+    steward = await createContractSteward(recording, support.modules, config, secrets.logger);
+  } catch (err) {
+    return stop([`the support modules were refused: ${message(err)}`], module.kind);
+  }
+  const ctx: ConvergeContext = {
+    steward,
+    syncs,
+    original: registry.get(module.kind),
+    book,
+    secrets,
+    stepBudget: options.stepBudget ?? 50,
+    replayed: 0,
+    syncTimeoutMs: config.syncTimeoutMs,
+    maxStateBytes: config.maxStateBytes,
+    maxRealWaitMs: options.maxRealWaitMs ?? 250,
+  };
+  const exampleOf = new Map<string, string>();
+  try {
+    problems.push(...(await runExamples(ctx, fixtures, examples, actions, exampleOf)));
   } finally {
     await steward.close();
   }
 
   await checkPlanPurity(module, plans, book, (input: PlanInput) => exampleOf.get(`${input.desired.project}/${input.desired.name}`) ?? input.desired.name);
+  judgeSecrets(book, secrets);
+  return report(module.kind);
+}
+
+/** The fixtures, then every example's lifecycle, then the fixtures' deletion; returns the fixtures' problems. */
+async function runExamples(ctx: ConvergeContext, fixtures: Fixture[], examples: Example[], actions: string[], exampleOf: Map<string, string>): Promise<string[]> {
+  const { urns, problem } = await createFixtures(ctx, fixtures);
+  const problems = problem ? [problem] : [];
+  try {
+    if (problem) {
+      ctx.book.skipRest(problem);
+      return problems;
+    }
+    for (const urn of urns) {
+      const fixture = await ctx.steward.store.findResource(urn);
+      if (fixture) ctx.secrets.rememberFixture(fixture, ctx.steward.registry.get(fixture.kind).definition);
+    }
+    ctx.secrets.skipLogs();
+    for (const example of examples) {
+      exampleOf.set(`${example.create.project}/${example.create.name}`, example.name);
+      await runExample(ctx, example, actions);
+    }
+    if (ctx.replayed) ctx.book.pass('sync-idempotent', `${ctx.replayed} sync step${ctx.replayed === 1 ? '' : 's'} run twice on the same input: same status and data`);
+  } finally {
+    problems.push(...(await deleteFixtures(ctx, urns)));
+  }
+  return problems;
+}
+
+function judgeSecrets(book: RuleBook, secrets: ReturnType<typeof createSecretWatch>): void {
   const leaks = secrets.leaks();
   for (const leak of leaks) book.fail('secrets-stay-secret', leak);
-  if (!leaks.length) {
-    if (secrets.secretCount()) {
-      book.pass('secrets-stay-secret', `${secrets.secretCount()} secret value(s) never seen in the API view, state.data, non-secret outputs or logs`);
-    } else book.skip('secrets-stay-secret', 'the examples hold no writeOnly value to follow');
-  }
-  return report(module.kind);
+  if (leaks.length) return;
+  if (secrets.secretCount()) {
+    book.pass('secrets-stay-secret', `${secrets.secretCount()} secret value(s) never seen in the API view, state.data, non-secret outputs or logs`);
+  } else book.skip('secrets-stay-secret', 'the examples hold no writeOnly value to follow');
 }
