@@ -39,8 +39,9 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-explicit-any': 'off', '@typescript-eslint/no-non-null-assertion': 'off' },
   },
   layer(['src/sdk/**/*.ts'], ['../*', '!./*', 'express', 'kysely', 'better-sqlite3', 'pg'], 'the SDK imports nothing from the rest of Steward'),
-  layer(['src/core/**/*.ts'], ['express', 'kysely', 'better-sqlite3', 'pg', '**/api/**', '**/store/**'], 'core never imports express, kysely or the api/store layers'),
+  layer(['src/core/**/*.ts'], ['express', 'kysely', 'better-sqlite3', 'pg', 'prom-client', '**/api/**', '**/store/**', '**/metrics/**'], 'core never imports express, kysely, prom-client or the api/store/metrics layers'),
+  layer(['src/metrics/**/*.ts'], ['express', 'kysely', 'better-sqlite3', 'pg', '**/api/**', '**/store/**'], 'metrics see core\'s ports only'),
   layer(['src/store/**/*.ts'], ['express', '**/api/**'], 'the store does not know about HTTP'),
-  layer(['src/api/**/*.ts'], ['kysely', 'better-sqlite3', 'pg', '**/store/**'], 'the API reaches storage only through core'),
+  layer(['src/api/**/*.ts'], ['kysely', 'better-sqlite3', 'pg', 'prom-client', '**/store/**', '**/metrics/**'], 'the API reaches storage only through core, metrics only through its observer'),
   layer(['modules/**/*.ts'], ['**/src/core/**', '**/src/api/**', '**/src/store/**', '**/src/config*', '**/src/steward*'], 'modules import the SDK only'),
 );

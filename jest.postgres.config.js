@@ -14,6 +14,8 @@ const STORE_SUITES = [
   'secrets',
   'drift-resync',
   'logs-endpoint',
+  'events',
+  'metrics',
 ];
 
 export default {

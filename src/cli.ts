@@ -1,80 +1,39 @@
-import { Command } from 'commander';
-import { loadConfig } from './config.js';
-import { createLogger } from './logger.js';
-import { createSteward, type Steward } from './steward.js';
-import { createStore, redactUrl } from './store/create-store.js';
+import { Command, CommanderError } from 'commander';
+import { CliError, EXIT } from './cli/cli-error.js';
+import { registerModuleCommands } from './cli/module-commands.js';
+import { registerOperationCommands } from './cli/operation-commands.js';
+import { registerResourceCommands } from './cli/resource-commands.js';
+import { registerModuleTestCommand, registerServerCommands } from './cli/server-commands.js';
+import { registerWatchCommand } from './cli/watch-command.js';
 
 /**
- * The `steward` command. `serve` is what `npm start` runs; `worker` and
- * `serve --no-worker` split the roles across processes on one PostgreSQL
- * database; the API client commands come with the CLI issue.
+ * The `steward` command. `serve`, `worker`, `migrate` and `module test` run
+ * Steward itself; `resource`, `operation`, `module list|get` and `watch` are a
+ * client of its API at --url, else STEWARD_URL (docs/cli.md).
  */
-const program = new Command().name('steward').description('A plan-and-sync reconciliation controller.');
+const program = new Command()
+  .name('steward')
+  .description('A plan-and-sync reconciliation controller, and a client for its API.')
+  .option('--url <url>', 'the Steward to talk to (default: $STEWARD_URL, else http://127.0.0.1:8080)')
+  .option('-o, --output <format>', 'table (for people) or json (for scripts)', 'table')
+  .showHelpAfterError('(steward help COMMAND shows its options)')
+  // usage errors come back as CommanderError (exit 2 below); set before any subcommand, which inherits it
+  .exitOverride();
 
-program
-  .command('serve')
-  .description('serve the API, with the sync worker unless --no-worker')
-  .option('--no-worker', 'serve the API only')
-  .action(async (options: { worker: boolean }) => {
-    const config = loadConfig();
-    await run(await createSteward({ ...config, worker: config.worker && options.worker }));
-  });
+registerServerCommands(program);
+registerResourceCommands(program);
+registerOperationCommands(program);
+const moduleCommand = program.command('module').description('inspect the loaded kinds, and tools for module authors');
+registerModuleCommands(moduleCommand);
+registerModuleTestCommand(moduleCommand);
+registerWatchCommand(program);
 
-program
-  .command('worker')
-  .description('run the sync worker only (the port serves /healthz and /readyz)')
-  .action(async () => {
-    await run(await createSteward({ ...loadConfig(), worker: true }, { serveApi: false }));
-  });
-
-/** Starts, and stops cleanly on SIGTERM or SIGINT: drain, release leases, exit 0. */
-async function run(steward: Steward): Promise<void> {
-  let stopping = false;
-  const shutdown = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    steward.logger.info('shutting down', { signal });
-    steward.stop().then(
-      () => process.exit(0),
-      (err: unknown) => {
-        steward.logger.error('shutdown failed', { error: (err as Error).message });
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
-  process.on('SIGINT', () => shutdown('SIGINT'));
-  await steward.start();
-}
-
-program
-  .command('migrate')
-  .description('bring the database to the newest schema and exit')
-  .action(async () => {
-    const config = loadConfig();
-    const store = await createStore({ db: config.db, busyTimeoutMs: config.dbBusyTimeoutMs, poolSize: config.dbPoolSize });
-    await store.close();
-    createLogger(config.logLevel).info('database migrated', { db: redactUrl(config.db) });
-  });
-
-program
-  .command('module')
-  .description('tools for module authors')
-  .command('test <dir>')
-  .description('run the module contract against the module in <dir> (its index.js) with the examples in <dir>/examples; exits 1 if a rule fails')
-  .option('--examples <dir>', 'where the examples are (default: <dir>/examples)')
-  .option('--step-budget <n>', 'sync calls one action may take to end', '50')
-  .option('--json', 'print the report as JSON')
-  .action(async (dir: string, options: { examples?: string; stepBudget: string; json?: boolean }) => {
-    const stepBudget = Number(options.stepBudget);
-    if (!Number.isInteger(stepBudget) || stepBudget < 1) throw new Error('--step-budget must be a whole number of at least 1');
-    const { runModuleContract, formatReport } = await import('./contract/index.js');
-    const report = await runModuleContract({ dir, examplesDir: options.examples, stepBudget, config: loadConfig() });
-    // exit explicitly: the module under test may leave timers or sockets behind
-    process.stdout.write(options.json ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report), () => process.exit(report.passed ? 0 : 1));
-  });
+// `steward watch | head -3`: a reader that went away ends the command quietly.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => process.exit(err.code === 'EPIPE' ? EXIT.ok : EXIT.failure));
 
 program.parseAsync(process.argv).catch((err: unknown) => {
+  if (err instanceof CommanderError) process.exit(err.exitCode === 0 ? 0 : EXIT.usage);
   process.stderr.write(`steward: ${(err as Error).message}\n`);
-  process.exit(1);
+  process.exit(err instanceof CliError ? err.exitCode : EXIT.failure);
 });
+

@@ -59,6 +59,10 @@ export interface Config {
   httpModules: string[];
   /** STEWARD_HTTP_MODULE_TIMEOUT_MS: timeout of one call to an HTTP module. @default 10000 */
   httpModuleTimeoutMs: number;
+  /** STEWARD_EVENTS_HEARTBEAT_MS: a `: heartbeat` comment on every open watch this often. @default 15000 */
+  eventsHeartbeatMs: number;
+  /** STEWARD_EVENT_RETENTION: newest events kept; older ones are pruned by the worker process. @default 100000 */
+  eventRetention: number;
 }
 
 type Parser = (raw: string) => unknown;
@@ -122,6 +126,8 @@ const SETTINGS: { [K in keyof Config]: [variable: string, parse: Parser, fallbac
   logFileMaxBytes: ['STEWARD_LOG_FILE_MAX_BYTES', integer(1024), 5 * 1024 * 1024],
   httpModules: ['STEWARD_HTTP_MODULES', commaList, []],
   httpModuleTimeoutMs: ['STEWARD_HTTP_MODULE_TIMEOUT_MS', integer(10), 10_000],
+  eventsHeartbeatMs: ['STEWARD_EVENTS_HEARTBEAT_MS', integer(10), 15_000],
+  eventRetention: ['STEWARD_EVENT_RETENTION', integer(1), 100_000],
 };
 
 /** The variable of each setting, for docs and error messages. */

@@ -2,7 +2,10 @@ import type { Server } from 'node:http';
 import { builtinModules } from '../modules/index.js';
 import { createApp } from './api/app.js';
 import { loadBodySchemas } from './api/schemas.js';
+import { trackConnections } from './api/server-connections.js';
 import type { Config } from './config.js';
+import { createEventFeed } from './core/event-feed.js';
+import { createEventPruner } from './core/event-pruner.js';
 import { newWorkerId } from './core/ids.js';
 import type { CoreLogger } from './core/logging.js';
 import { createLogReader } from './core/logs.js';
@@ -14,7 +17,13 @@ import { createResourceCommands } from './core/resource-commands.js';
 import { createSyncEngine } from './core/sync-engine.js';
 import { createWakeup } from './core/wakeup.js';
 import { createLogger } from './logger.js';
+import { createMetrics } from './metrics/create-metrics.js';
 import { createStore, redactUrl } from './store/create-store.js';
+
+/** How often a watch looks for events committed by other processes (this process's own commits wake it at once). */
+const EVENTS_POLL_MS = 500;
+/** How often the worker process prunes events past STEWARD_EVENT_RETENTION. */
+const EVENTS_PRUNE_INTERVAL_MS = 60_000;
 
 export interface StewardOverrides {
   logger?: CoreLogger;
@@ -44,6 +53,19 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
   const wakeup = createWakeup();
   const commands = createResourceCommands({ store, registry, wakeup, clock });
   const queries = createQueries({ store, registry, clock });
+  const events = createEventFeed({ store, options: { pollIntervalMs: EVENTS_POLL_MS, batchSize: 500 } });
+  const pruner = createEventPruner({ store, logger, options: { keep: config.eventRetention, intervalMs: EVENTS_PRUNE_INTERVAL_MS } });
+  const metrics = createMetrics({
+    logger,
+    sources: {
+      store,
+      kinds: () => registry.kinds(),
+      activeWorkers: () => engine.inFlight(),
+      maxWorkers: config.worker ? config.workerConcurrency : 0,
+      openWatches: () => events.openWatches(),
+      clock,
+    },
+  });
   const engine = createSyncEngine({
     store,
     registry,
@@ -51,6 +73,7 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
     clock,
     logger,
     random: overrides.random,
+    observer: metrics.sync,
     options: {
       owner: overrides.workerId ?? newWorkerId(),
       concurrency: config.workerConcurrency,
@@ -72,9 +95,12 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
     logger,
     openLogs: createLogReader({ store, registry }),
     serveApi: overrides.serveApi,
+    events: { feed: events, heartbeatMs: config.eventsHeartbeatMs },
+    metrics: { endpoint: metrics.endpoint, http: metrics.http },
     readiness: { database: () => store.ping(), workerRunning: () => (config.worker ? engine.isRunning() : null) },
   });
   let server: Server | undefined;
+  let connections: ReturnType<typeof trackConnections> | undefined;
   let stopListening: (() => Promise<void>) | undefined;
 
   return {
@@ -85,27 +111,36 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
     commands,
     queries,
     engine,
+    events,
+    pruner,
+    metrics,
     app,
     /** Listens on the configured host and port (port 0: any free port), and starts the worker when enabled. */
     async start(): Promise<{ port: number }> {
       server = await new Promise<Server>((resolve, reject) => {
         const listening = app.listen(config.port, config.host, (err?: Error) => (err ? reject(err) : resolve(listening)));
       });
+      connections = trackConnections(server);
       if (config.worker) {
         // Another process's accepted request wakes this worker at once (PostgreSQL LISTEN/NOTIFY; a no-op on SQLite).
         stopListening = await store.listenForWork(() => wakeup.notify());
         engine.start();
+        pruner.start();
       }
       const address = server.address();
       const port = typeof address === 'object' && address ? address.port : config.port;
       logger.info('steward started', { host: config.host, port, db: redactUrl(config.db), worker: config.worker, kinds: registry.kinds() });
       return { port };
     },
-    /** Stops taking requests, drains the worker within the grace period, releases leases, closes the database. */
+    /** Stops taking requests, ends open watches, drains the worker within the grace period, releases leases, closes the database. */
     async stop(): Promise<void> {
       const closing = server ? new Promise<void>((resolve) => server!.close(() => resolve())) : Promise.resolve();
       server?.closeIdleConnections();
+      await events.close();
+      connections?.closeUnused();
+      await pruner.stop();
       await engine.stop();
+      connections?.closeUnused();
       await stopListening?.();
       await closing;
       await store.close();

@@ -1,5 +1,6 @@
 import express, { type Express, type RequestHandler } from 'express';
 import { randomUUID } from 'node:crypto';
+import type { EventFeed } from '../core/event-feed.js';
 import type { CoreLogger } from '../core/logging.js';
 import type { LogReader } from '../core/logs.js';
 import type { Queries } from '../core/queries.js';
@@ -7,9 +8,13 @@ import type { Registry } from '../core/registry.js';
 import type { ResourceCommands } from '../core/resource-commands.js';
 import { jsonBody } from './body.js';
 import { errorHandler, notFoundHandler } from './http-errors.js';
+import { openApiRoute } from './openapi/route.js';
 import { API_PREFIX } from './prefix.js';
+import { requestMetrics, type HttpObserver } from './request-metrics.js';
+import { eventRoutes } from './routes/events.js';
 import { healthRoutes, type Readiness } from './routes/health.js';
 import { logRoutes } from './routes/logs.js';
+import { metricsRoutes, type MetricsEndpoint } from './routes/metrics.js';
 import { moduleRoutes } from './routes/modules.js';
 import { operationRoutes } from './routes/operations.js';
 import { resourceRoutes } from './routes/resources.js';
@@ -23,19 +28,35 @@ export interface AppDeps {
   readiness: Readiness;
   logger: CoreLogger;
   openLogs: LogReader;
+  /** GET /events: the watch, and its heartbeat interval (STEWARD_EVENTS_HEARTBEAT_MS). */
+  events: { feed: EventFeed; heartbeatMs: number };
+  /** GET /metrics, and where every request is counted. */
+  metrics: { endpoint: MetricsEndpoint; http: HttpObserver };
   /** false: only /healthz and /readyz (a worker-only process). @default true */
   serveApi?: boolean;
 }
 
 /** The HTTP API of DESIGN §8 as an express app (no listening; the caller decides where). */
-export function createApp({ commands, queries, registry, schemas, readiness, logger, openLogs, serveApi = true }: AppDeps): Express {
+export function createApp({ commands, queries, registry, schemas, readiness, logger, openLogs, events, metrics, serveApi = true }: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
   app.use(requestLog(logger));
-  app.use(healthRoutes(readiness));
-  if (serveApi) app.use(API_PREFIX, jsonBody(), resourceRoutes(commands, queries, schemas), logRoutes(openLogs), operationRoutes(queries), moduleRoutes(registry));
+  app.use(requestMetrics(metrics.http));
+  app.use(healthRoutes(readiness), metricsRoutes(metrics.endpoint));
+  if (serveApi) {
+    app.use(
+      API_PREFIX,
+      jsonBody(),
+      resourceRoutes(commands, queries, schemas),
+      logRoutes(openLogs),
+      operationRoutes(queries),
+      moduleRoutes(registry),
+      eventRoutes(events.feed, events.heartbeatMs, logger),
+    );
+  }
+  if (serveApi) app.get('/openapi.json', openApiRoute(registry, schemas));
   app.use(notFoundHandler);
   app.use(errorHandler(logger));
   return app;

@@ -14,6 +14,7 @@ export const HTTP_STATUS: Readonly<Record<ErrorCode, number>> = Object.freeze({
   payload_too_large: 413,
   unsupported_media_type: 415,
   rate_limited: 429,
+  expired: 410,
   internal: 500,
   unavailable: 503,
 });

@@ -13,6 +13,7 @@ export type ErrorCode =
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'rate_limited'
+  | 'expired'
   | 'internal'
   | 'unavailable';
 
@@ -54,6 +55,13 @@ export class InvalidStateError extends StewardError {
 export class PreconditionFailedError extends StewardError {
   constructor(message: string, details?: unknown) {
     super('precondition_failed', message, details);
+  }
+}
+
+/** A resume point (an event id) from before the retained window, or unknown to this database: re-list, then watch again. */
+export class ExpiredError extends StewardError {
+  constructor(message: string, details?: unknown) {
+    super('expired', message, details);
   }
 }
 

@@ -1,5 +1,6 @@
 import type {
   EventInput,
+  EventRecord,
   Operation,
   OperationStatus,
   Resource,
@@ -42,6 +43,24 @@ export interface Store {
   scheduleResync(kinds: readonly string[], nowMs: number): Promise<number>;
   /** Gives leases back without counting an attempt (shutdown). */
   releaseLeases(leases: readonly LeaseRef[], nowMs: number): Promise<void>;
+
+  /**
+   * Events with `id > afterId` that match `filter`, oldest first, at most `limit`.
+   * Ids are in commit order, so `readTo` (the last id the read covered, matching or
+   * not) is where the next read resumes without skipping or repeating an event.
+   */
+  listEvents(filter: EventFilter, afterId: number, limit: number): Promise<EventBatch>;
+  /** The oldest and newest retained event ids; undefined while there are none. */
+  findEventIdRange(): Promise<EventIdRange | undefined>;
+  /** Deletes events whose id is more than `keep` below the newest, in short batches; returns how many. */
+  pruneEvents(keep: number): Promise<number>;
+  /** Calls `listener` after this process commits a write that may have appended events; returns how to stop. */
+  onEventsCommitted(listener: () => void): () => void;
+
+  /** Resources per kind and status (the metrics gauge). */
+  countResourcesByKindAndStatus(): Promise<Array<{ kind: string; status: ResourceStatus; count: number }>>;
+  /** Resources due at `nowMs` that no worker holds (the work queue's depth). */
+  countDueResources(nowMs: number): Promise<number>;
 
   /** Calls `listener` when another process announces due work (PostgreSQL LISTEN/NOTIFY); returns how to stop. */
   listenForWork(listener: () => void): Promise<() => Promise<void>>;
@@ -106,6 +125,26 @@ export interface ClaimRequest {
 export interface ClaimedWork {
   resource: Resource;
   leaseToken: number;
+  /** When the resource became due (epoch ms), before the claim moved it: the work queue's wait. */
+  dueAtMs: number;
+}
+
+/** What a watch selects; every given field must match. */
+export interface EventFilter {
+  project?: string;
+  kind?: string;
+  urn?: string;
+}
+
+export interface EventBatch {
+  events: EventRecord[];
+  /** The highest event id this read covered; read on from here. */
+  readTo: number;
+}
+
+export interface EventIdRange {
+  oldestId: number;
+  newestId: number;
 }
 
 export interface LeaseRef {

@@ -9,6 +9,7 @@ import type { Resource } from './model.js';
 import type { ClaimedWork, LeaseRef, Store } from './ports.js';
 import type { Registry } from './registry.js';
 import { callSync } from './sync-call.js';
+import { NO_SYNC_OBSERVER, type SyncObserver, type SyncResultLabel } from './sync-observer.js';
 import { decideWriteBack, describeError, type SyncObservation } from './sync-outcome.js';
 import type { Wakeup } from './wakeup.js';
 import { createWriteBackBatcher } from './write-back-batcher.js';
@@ -43,6 +44,8 @@ export interface SyncEngineDeps {
   logger: CoreLogger;
   options: SyncEngineOptions;
   random?: () => number;
+  /** Metrics. @default none */
+  observer?: SyncObserver;
 }
 
 class ShutdownAbort extends Error {
@@ -53,7 +56,7 @@ class ShutdownAbort extends Error {
  * The sync loop (DESIGN §6): claim due resources with a fenced lease, run their
  * module's `sync` in p-queue slots, write outcomes back in batches.
  */
-export function createSyncEngine({ store, registry, wakeup, clock, logger, options, random = Math.random }: SyncEngineDeps) {
+export function createSyncEngine({ store, registry, wakeup, clock, logger, options, random = Math.random, observer = NO_SYNC_OBSERVER }: SyncEngineDeps) {
   const log = logger.child({ component: 'sync-engine', worker: options.owner });
   const queue = new PQueue({ concurrency: options.concurrency });
   const inFlight = new Map<string, { lease: LeaseRef; controller: AbortController }>();
@@ -87,8 +90,10 @@ export function createSyncEngine({ store, registry, wakeup, clock, logger, optio
 
   async function claim(limit: number): Promise<ClaimedWork[]> {
     try {
-      const claimed = await store.claimDue({ owner: options.owner, limit, nowMs: clock().getTime(), leaseMs: options.leaseMs });
+      const nowMs = clock().getTime();
+      const claimed = await store.claimDue({ owner: options.owner, limit, nowMs, leaseMs: options.leaseMs });
       dbFailures = 0;
+      if (claimed.length) observer.claimed(claimed.map((work) => Math.max(0, nowMs - work.dueAtMs)));
       return claimed;
     } catch (err) {
       dbFailures += 1;
@@ -139,7 +144,9 @@ export function createSyncEngine({ store, registry, wakeup, clock, logger, optio
     const syncLog = log.child({ urn: resource.urn, operation_id: lease.operationId, action: resource.state.action });
     const startedMs = clock().getTime();
     const observation = await observe(resource, controller, syncLog);
+    const done = (result: SyncResultLabel) => observer.synced(resource.kind, result, (clock().getTime() - startedMs) / 1000);
     if (controller.signal.reason instanceof ShutdownAbort) {
+      done('aborted');
       await store.releaseLeases([lease], clock().getTime());
       return;
     }
@@ -156,10 +163,12 @@ export function createSyncEngine({ store, registry, wakeup, clock, logger, optio
     try {
       applied = await batcher.save(writeBack);
     } catch (err) {
+      done('write_failed');
       syncLog.warn('sync write-back failed; the lease will expire and the step run again', { error: describeError(err) });
       return;
     }
     const durationMs = clock().getTime() - startedMs;
+    done(!applied ? 'lost' : writeBack.outcome === 'resync' && writeBack.lastError ? 'resync_failed' : writeBack.outcome);
     if (!applied) {
       syncLog.info('sync write-back discarded: lease lost or operation superseded', { durationMs });
       return;

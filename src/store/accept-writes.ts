@@ -37,7 +37,7 @@ export function createAcceptWrites(driver: StoreDriver) {
         }
         await trx.insertInto('operations').values(operationToRow(change.operation)).execute();
         if (change.revision) await trx.insertInto('revisions').values(revisionToRow(resource.urn, change.revision)).execute();
-        await appendEvents(trx, change.events, change.operation.created_at);
+        await appendEvents(driver, trx, change.events, change.operation.created_at);
         await driver.notifyWork(trx);
         return 'committed';
       });
@@ -61,7 +61,7 @@ export function createAcceptWrites(driver: StoreDriver) {
         .where('id', '=', cancel.operationId)
         .where('status', 'in', ['queued', 'running'])
         .execute();
-      await appendEvents(trx, cancel.events, cancel.nowIso);
+      await appendEvents(driver, trx, cancel.events, cancel.nowIso);
       return 'committed';
     });
   }

@@ -1,6 +1,7 @@
 import type { Store } from '../core/ports.js';
 import { createAcceptWrites } from './accept-writes.js';
 import type { StoreDriver } from './driver.js';
+import { createEventQueries } from './event-queries.js';
 import { migrateToLatest } from './migrations.js';
 import { createReadQueries } from './read-queries.js';
 import { openPostgres } from './postgres-driver.js';
@@ -41,18 +42,40 @@ export function redactUrl(db: string): string {
 }
 
 export function storeOver(driver: StoreDriver): Store {
-  const store: Store = {
+  const committed = new Set<() => void>();
+  /** Tells this process's watchers at once when a write that appends events commits (others poll). */
+  const announcing =
+    <A extends unknown[], R>(write: (...args: A) => Promise<R>, appended: (result: R) => boolean) =>
+    async (...args: A): Promise<R> => {
+      const result = await write(...args);
+      if (appended(result)) for (const listener of committed) listener();
+      return result;
+    };
+  const accept = createAcceptWrites(driver);
+  const sync = createSyncWrites(driver);
+  const store: Omit<Store, 'onEventsCommitted'> = {
     ...createReadQueries(driver),
-    ...createAcceptWrites(driver),
-    ...createSyncWrites(driver),
+    ...createEventQueries(driver),
+    ...accept,
+    ...sync,
+    commitAccepted: announcing(accept.commitAccepted, (outcome) => outcome === 'committed'),
+    commitCancel: announcing(accept.commitCancel, (outcome) => outcome === 'committed'),
+    claimDue: announcing(sync.claimDue, (claimed) => claimed.length > 0),
+    saveSyncResults: announcing(sync.saveSyncResults, (applied) => applied.includes(true)),
     listenForWork: (listener) => driver.listenForWork(listener),
     close: () => driver.close(),
   };
-  return translateErrors(store, driver);
+  return {
+    ...translateErrors(store, driver),
+    onEventsCommitted(listener) {
+      committed.add(listener);
+      return () => committed.delete(listener);
+    },
+  };
 }
 
 /** Every store call reports driver trouble (busy, read-only, closed) as core's UnavailableError. */
-function translateErrors(store: Store, driver: StoreDriver): Store {
+function translateErrors<S extends object>(store: S, driver: StoreDriver): S {
   const wrapped = {} as Record<string, unknown>;
   for (const [name, method] of Object.entries(store) as Array<[string, (...args: unknown[]) => Promise<unknown>]>) {
     wrapped[name] = async (...args: unknown[]) => {
@@ -63,5 +86,5 @@ function translateErrors(store: Store, driver: StoreDriver): Store {
       }
     };
   }
-  return wrapped as unknown as Store;
+  return wrapped as unknown as S;
 }

@@ -112,6 +112,12 @@ export function migrations(dialect: 'sqlite' | 'postgres'): Record<string, Migra
         await db.schema.createIndex('events_urn_id').on('events').columns(['urn', 'id']).execute();
       },
     },
+    // The metrics gauge of resources per kind and status counts over this covering index, not the table.
+    '0002_resources_kind_status': {
+      async up(db: Kysely<unknown>) {
+        await db.schema.createIndex('resources_kind_status').on('resources').columns(['kind', 'status']).execute();
+      },
+    },
   };
 }
 

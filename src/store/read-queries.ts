@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Operation, OperationStatus, Resource, ResourceFilter, Revision } from '../core/model.js';
+import type { Operation, OperationStatus, Resource, ResourceFilter, ResourceStatus, Revision } from '../core/model.js';
 import type { StoreDriver } from './driver.js';
 import { rowToOperation, rowToResource, rowToRevision } from './rows.js';
 
@@ -54,6 +54,27 @@ export function createReadQueries({ db }: StoreDriver) {
       if (before !== undefined) query = query.where('id', '<', before);
       const rows = await query.orderBy('id', 'desc').limit(limit).execute();
       return rows.map(rowToRevision);
+    },
+
+    /** A scan of the covering index resources_kind_status (migration 0002), never of the table. */
+    async countResourcesByKindAndStatus(): Promise<Array<{ kind: string; status: ResourceStatus; count: number }>> {
+      const rows = await db
+        .selectFrom('resources')
+        .select((eb) => ['kind', 'status', eb.fn.countAll<number>().as('count')])
+        .groupBy(['kind', 'status'])
+        .execute();
+      return rows.map((row) => ({ kind: row.kind, status: row.status as ResourceStatus, count: Number(row.count) }));
+    },
+
+    /** The claim's own predicate, over the resources_due index. */
+    async countDueResources(nowMs: number): Promise<number> {
+      const row = await db
+        .selectFrom('resources')
+        .select((eb) => eb.fn.countAll<number>().as('count'))
+        .where('next_sync_at', '<=', nowMs)
+        .where((eb) => eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<=', nowMs)]))
+        .executeTakeFirst();
+      return Number(row?.count ?? 0);
     },
 
     async ping(): Promise<void> {

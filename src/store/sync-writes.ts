@@ -9,24 +9,28 @@ import type { Database } from './schema.js';
 /** The sync loop's statements: claim, renew, write back, release — all fenced by the lease token. */
 export function createSyncWrites(driver: StoreDriver) {
   /**
-   * One statement claims a batch: the due rows get this owner, a lease, a new fencing
-   * token, and a due time equal to the lease's end (so a lapsed lease is due again).
+   * One statement locks a batch of due rows (SQLite: the BEGIN IMMEDIATE write lock;
+   * PostgreSQL: FOR UPDATE SKIP LOCKED) and reads when each became due, for the
+   * work-queue wait metric; one statement claims them: this owner, a lease, a new
+   * fencing token, and a due time equal to the lease's end (so a lapsed lease is due again).
    */
   async function claimDue({ owner, limit, nowMs, leaseMs }: ClaimRequest): Promise<ClaimedWork[]> {
     const until = nowMs + leaseMs;
     return driver.writeTransaction(async (trx) => {
       let due = trx
         .selectFrom('resources')
-        .select('urn')
+        .select(['urn', 'next_sync_at'])
         .where('next_sync_at', '<=', nowMs)
         .where((eb) => eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<=', nowMs)]))
         .orderBy('next_sync_at')
         .limit(limit);
       if (driver.dialect === 'postgres') due = due.forUpdate().skipLocked();
+      const dueAt = new Map((await due.execute()).map((row) => [row.urn, Number(row.next_sync_at)]));
+      if (dueAt.size === 0) return [];
       const rows = await trx
         .updateTable('resources')
         .set((eb) => ({ lease_owner: owner, lease_expires_at: until, next_sync_at: until, lease_token: eb('lease_token', '+', 1) }))
-        .where('urn', 'in', due)
+        .where('urn', 'in', [...dueAt.keys()])
         .returningAll()
         .execute();
       if (rows.length === 0) return [];
@@ -42,8 +46,8 @@ export function createSyncWrites(driver: StoreDriver) {
       const events: EventInput[] = rows
         .filter((row) => startedIds.has(row.operation_id))
         .map((row) => ({ type: 'operation.started', urn: row.urn, kind: row.kind, project: row.project, operation_id: row.operation_id, data: { action: row.action } }));
-      await appendEvents(trx, events, nowIso);
-      return rows.map((row) => ({ resource: rowToResource(row), leaseToken: Number(row.lease_token) }));
+      await appendEvents(driver, trx, events, nowIso);
+      return rows.map((row) => ({ resource: rowToResource(row), leaseToken: Number(row.lease_token), dueAtMs: dueAt.get(row.urn) ?? nowMs }));
     });
   }
 
@@ -52,10 +56,12 @@ export function createSyncWrites(driver: StoreDriver) {
     const until = nowMs + leaseMs;
     return driver.writeTransaction(async (trx) => {
       const lost: string[] = [];
-      for (const lease of leases) {
+      for (const lease of urnOrder(leases).map((i) => leases[i]!)) {
         const result = await fenced(trx.updateTable('resources').set({ lease_expires_at: until, next_sync_at: until }), lease)
           .where('operation_id', '=', lease.operationId)
           .where('status', '=', lease.claimedStatus)
+          // A row whose write-back committed meanwhile keeps its token but has no lease left to renew.
+          .where('lease_expires_at', 'is not', null)
           .executeTakeFirst();
         if (Number(result.numUpdatedRows) !== 1) lost.push(lease.urn);
       }
@@ -66,15 +72,16 @@ export function createSyncWrites(driver: StoreDriver) {
   async function saveSyncResults(results: readonly SyncWriteBack[], nowMs: number): Promise<boolean[]> {
     const nowIso = new Date(nowMs).toISOString();
     return driver.writeTransaction(async (trx) => {
-      const applied: boolean[] = [];
+      const applied = results.map(() => false);
       const events: EventInput[] = [];
-      for (const writeBack of results) {
+      for (const i of urnOrder(results)) {
+        const writeBack = results[i]!;
         const ok = await applyWriteBack(trx, writeBack, nowMs, nowIso);
-        applied.push(ok);
+        applied[i] = ok;
         if (ok) events.push(...writeBack.events);
         else await release(trx, writeBack, nowMs);
       }
-      await appendEvents(trx, events, nowIso);
+      await appendEvents(driver, trx, events, nowIso);
       // Released leases and woken dependents are work for any process.
       if (applied.includes(false) || results.some((wb, i) => applied[i] && wb.wakeDependents)) await driver.notifyWork(trx);
       return applied;
@@ -96,12 +103,21 @@ export function createSyncWrites(driver: StoreDriver) {
   async function releaseLeases(leases: readonly LeaseRef[], nowMs: number): Promise<void> {
     if (leases.length === 0) return;
     await driver.writeTransaction(async (trx) => {
-      for (const lease of leases) await release(trx, lease, nowMs);
+      for (const i of urnOrder(leases)) await release(trx, leases[i]!, nowMs);
       await driver.notifyWork(trx);
     });
   }
 
   return { claimDue, renewLeases, saveSyncResults, scheduleResync, releaseLeases };
+}
+
+/**
+ * The indexes of `items` in URN order. Every statement that locks several resource rows
+ * (renewal, write-back, release) locks them in this order, so a heartbeat and a write-back
+ * of the same leases, on two connections, cannot deadlock.
+ */
+function urnOrder(items: ReadonlyArray<{ urn: string }>): number[] {
+  return items.map((_, i) => i).sort((a, b) => (items[a]!.urn < items[b]!.urn ? -1 : items[a]!.urn > items[b]!.urn ? 1 : 0));
 }
 
 type ResourceWhere = { where(column: 'urn' | 'lease_token', op: '=', value: string | number): ResourceWhere };

@@ -1,0 +1,56 @@
+import type { Registry } from '../../core/registry.js';
+import type { BodyValidator } from '../schemas.js';
+import { actionParamsExtension, createBodySchema, moduleComponents } from './module-schemas.js';
+import { otherPaths } from './other-paths.js';
+import { resourcePaths } from './resource-paths.js';
+import { errorResponseComponents, PARAMETERS } from './responses.js';
+import { componentRef, fileComponents } from './schema-refs.js';
+
+/**
+ * The OpenAPI 3.1 document of the API: paths written here beside the routes,
+ * schemas from `schemas/*.json` (refs re-rooted at components.schemas), and per
+ * registered kind its configs, output, dependencies, action params and create body
+ * (module-schemas.ts). The create body is a `oneOf` with a `discriminator` on
+ * `kind`; action params, which no body field can discriminate, are listed in
+ * `x-steward-action-params`.
+ */
+export function buildOpenApiDocument(registry: Registry, schemas: BodyValidator): object {
+  const modules = registry.all();
+  const kinds = registry.kinds();
+  const actionParams = actionParamsExtension(modules);
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Steward',
+      version: 'v1beta1',
+      summary: 'A plan-and-sync reconciliation controller.',
+      description:
+        'Errors are always `{"error": {"code", "message", "details"}}` (the Error schema). Every answer carries X-Request-Id. Per loaded kind, see the components `create.<kind>`, `configs.<kind>`, `output.<kind>`, `dependencies.<kind>` and `params.<kind>.<action>`.',
+      license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
+    },
+    servers: [{ url: '/' }],
+    tags: [
+      { name: 'resources', description: 'declared resources and their actions' },
+      { name: 'operations', description: 'accepted work' },
+      { name: 'modules', description: 'the loaded kinds' },
+      { name: 'events', description: 'the change stream' },
+      { name: 'health', description: 'probes, metrics and this document' },
+    ],
+    'x-steward-kinds': kinds,
+    paths: { ...resourcePaths({ createBody: createBodySchema(modules), actionParams, kinds }), ...otherPaths(kinds) },
+    components: {
+      schemas: { ...fileComponents(schemas.documents()), ...answerComponents(), ...moduleComponents(modules) },
+      responses: errorResponseComponents(),
+      parameters: PARAMETERS,
+    },
+  };
+}
+
+/** The answers of accepted writes, which have no file in schemas/. */
+function answerComponents(): Record<string, object> {
+  const pair = { resource: componentRef('Resource'), operation: componentRef('Operation') };
+  return {
+    Accepted: { type: 'object', required: ['resource', 'operation'], properties: pair },
+    DryRun: { type: 'object', required: ['resource', 'operation', 'dry_run'], properties: { ...pair, dry_run: { const: true } } },
+  };
+}

@@ -1,0 +1,23 @@
+import type { Command } from 'commander';
+import { createApiClient, DEFAULT_URL, type ApiClient } from './http-client.js';
+import { createPrinter, parseOutputFormat, type Printer } from './output.js';
+
+/** What every client command works with, from the global options and the environment. */
+export interface CliContext {
+  client: ApiClient;
+  out: Printer;
+}
+
+export interface GlobalOptions {
+  url?: string;
+  output: string;
+}
+
+/** --url, else STEWARD_URL, else http://127.0.0.1:8080; --output table|json. */
+export function contextOf(command: Command, env: NodeJS.ProcessEnv = process.env): CliContext {
+  const options = command.optsWithGlobals<GlobalOptions>();
+  return {
+    client: createApiClient(options.url ?? (env.STEWARD_URL || DEFAULT_URL)),
+    out: createPrinter(parseOutputFormat(options.output)),
+  };
+}

@@ -1,0 +1,89 @@
+import { CliError, EXIT } from './cli-error.js';
+
+/** Where the client commands send their requests when neither --url nor STEWARD_URL says. */
+export const DEFAULT_URL = 'http://127.0.0.1:8080';
+const API_PREFIX = '/api/v1beta1';
+
+/** An error answer of the API: `{"error": {"code", "message", "details"}}`. */
+export class ApiError extends CliError {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details: unknown,
+  ) {
+    super(message, EXIT.failure);
+    this.name = 'ApiError';
+  }
+}
+
+export interface RequestOptions {
+  body?: unknown;
+  query?: Record<string, string | number | boolean | undefined>;
+  headers?: Record<string, string>;
+  signal?: AbortSignal;
+}
+
+export interface ApiClient {
+  readonly baseUrl: string;
+  /** A JSON request under /api/v1beta1; a non-2xx answer throws ApiError with the server's message. */
+  request<T>(method: string, path: string, options?: RequestOptions): Promise<T>;
+  /** A GET whose body the caller reads as a stream (logs, events); a non-2xx answer throws ApiError. */
+  stream(path: string, options?: RequestOptions): Promise<Response>;
+}
+
+export function createApiClient(baseUrl: string): ApiClient {
+  const root = baseUrl.replace(/\/+$/, '');
+  if (!/^https?:\/\/[^/]/.test(root)) throw new CliError(`the Steward URL must be http:// or https://, not "${baseUrl}"`, EXIT.usage);
+
+  const send = async (method: string, path: string, options: RequestOptions): Promise<Response> => {
+    const url = new URL(`${root}${API_PREFIX}${path}`);
+    for (const [key, value] of Object.entries(options.query ?? {})) if (value !== undefined) url.searchParams.set(key, String(value));
+    const headers: Record<string, string> = { accept: 'application/json', ...options.headers };
+    let body: string | undefined;
+    if (options.body !== undefined) {
+      body = JSON.stringify(options.body);
+      headers['content-type'] = 'application/json';
+    }
+    let res: Response;
+    try {
+      res = await fetch(url, { method, headers, body, signal: options.signal });
+    } catch (err) {
+      if (options.signal?.aborted) throw err;
+      const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+      throw new CliError(`cannot reach Steward at ${root}: ${cause?.code ?? cause?.message ?? (err as Error).message}`, EXIT.unreachable);
+    }
+    if (!res.ok) throw await toApiError(res);
+    return res;
+  };
+
+  return {
+    baseUrl: root,
+    async request<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
+      const res = await send(method, path, options);
+      const text = await res.text();
+      try {
+        return (text ? JSON.parse(text) : undefined) as T;
+      } catch {
+        throw new CliError(`${method} ${path} answered ${res.status} with a body that is not JSON`, EXIT.failure);
+      }
+    },
+    stream: (path, options = {}) => send('GET', path, options),
+  };
+}
+
+async function toApiError(res: Response): Promise<ApiError> {
+  const text = await res.text().catch(() => '');
+  try {
+    const { error } = JSON.parse(text) as { error?: { code?: unknown; message?: unknown; details?: unknown } };
+    if (error && typeof error.message === 'string') return new ApiError(res.status, String(error.code ?? 'unknown'), error.message, error.details);
+  } catch {
+    // not the error shape: report the status and the start of the body
+  }
+  return new ApiError(res.status, 'unknown', `HTTP ${res.status}${text ? `: ${text.slice(0, 200)}` : ''}`, undefined);
+}
+
+/** A URN or an id as a path segment: URNs keep their colons (the API takes them as they are). */
+export function segment(value: string): string {
+  return encodeURIComponent(value).replace(/%3A/gi, ':');
+}

@@ -1,0 +1,137 @@
+import type { Command } from 'commander';
+import type { Resource, Revision } from '../core/model.js';
+import { dryRunQuery, ifMatchHeader, mutatingOptions, reportAccepted } from './accepted.js';
+import { CliError, EXIT } from './cli-error.js';
+import { contextOf } from './context.js';
+import { segment } from './http-client.js';
+import { parseJsonObject, readDocument } from './input.js';
+import { registerLogsCommand } from './logs-command.js';
+import { collect, collectPages, parseLimit } from './pages.js';
+import { resourceDetails, resourceTable, revisionTable } from './resource-views.js';
+import { waitOptionsOf, type Accepted } from './wait.js';
+
+interface MutatingFlags {
+  dryRun?: boolean;
+  ifMatch?: string;
+  wait?: boolean;
+  timeout?: string;
+}
+
+/** `steward resource …`: a client for /api/v1beta1/resources. */
+export function registerResourceCommands(program: Command): void {
+  const resource = program.command('resource').description('create, inspect, change and delete resources');
+
+  mutatingOptions(
+    resource
+      .command('create')
+      .description('create a resource from a JSON or YAML document (nested or flat form)')
+      .requiredOption('-f, --file <file>', 'the document; - reads stdin'),
+    { ifMatch: false },
+  ).action(async (options: MutatingFlags & { file: string }, command: Command) => {
+    const ctx = contextOf(command);
+    const wait = waitOptionsOf(options);
+    const body = await readDocument(options.file);
+    const accepted = await ctx.client.request<Accepted>('POST', '/resources', { body, query: dryRunQuery(options.dryRun) });
+    await reportAccepted(ctx, accepted, wait);
+  });
+
+  resource
+    .command('get <urn>')
+    .description('show one resource')
+    .action(async (urn: string, _options: object, command: Command) => {
+      const ctx = contextOf(command);
+      const found = await ctx.client.request<Resource>('GET', `/resources/${segment(urn)}`);
+      if (ctx.out.format === 'json') ctx.out.json(found);
+      else ctx.out.line(resourceDetails(found));
+    });
+
+  resource
+    .command('list')
+    .description('list resources, ordered by URN')
+    .option('--project <project>', 'only this project')
+    .option('--kind <kind>', 'only this kind')
+    .option('--status <status>', 'only PENDING, COMPLETED or ERROR')
+    .option('--label <key=value>', 'only resources with this label (repeatable; all must match)', collect, [])
+    .option('--limit <n>', 'at most this many (default: all)')
+    .action(async (options: { project?: string; kind?: string; status?: string; label: string[]; limit?: string }, command: Command) => {
+      const ctx = contextOf(command);
+      for (const pair of options.label) if (pair.indexOf('=') <= 0) throw new CliError(`--label takes key=value, not "${pair}"`, EXIT.usage);
+      const query = { project: options.project, kind: options.kind, status: options.status, labels: options.label.length ? options.label.join(',') : undefined };
+      const listing = await collectPages<Resource>(ctx.client, '/resources', 'resources', query, parseLimit(options.limit));
+      if (ctx.out.format === 'json') ctx.out.json({ resources: listing.items, next_page_token: listing.next_page_token });
+      else ctx.out.line(resourceTable(listing.items));
+    });
+
+  mutatingOptions(
+    resource
+      .command('update <urn>')
+      .description('change configs, dependencies or labels (each part given replaces the stored one)')
+      .requiredOption('-f, --file <file>', 'the PATCH body, nested or flat; - reads stdin'),
+  ).action(async (urn: string, options: MutatingFlags & { file: string }, command: Command) => {
+    const ctx = contextOf(command);
+    const wait = waitOptionsOf(options);
+    const body = withoutIdentity(await readDocument(options.file), urn);
+    const accepted = await ctx.client.request<Accepted>('PATCH', `/resources/${segment(urn)}`, { body, query: dryRunQuery(options.dryRun), headers: ifMatchHeader(options.ifMatch) });
+    await reportAccepted(ctx, accepted, wait);
+  });
+
+  mutatingOptions(
+    resource
+      .command('execute <urn> <action>')
+      .description("run one of the kind's actions (steward module get KIND lists them)")
+      .option('--params <json>', 'the action params, a JSON object', '{}'),
+  ).action(async (urn: string, action: string, options: MutatingFlags & { params: string }, command: Command) => {
+    const ctx = contextOf(command);
+    const wait = waitOptionsOf(options);
+    const body = { action, params: parseJsonObject(options.params, '--params') };
+    const accepted = await ctx.client.request<Accepted>('POST', `/resources/${segment(urn)}/execute`, { body, query: dryRunQuery(options.dryRun), headers: ifMatchHeader(options.ifMatch) });
+    await reportAccepted(ctx, accepted, wait);
+  });
+
+  mutatingOptions(resource.command('delete <urn>').description('tear the resource down and remove it')).action(
+    async (urn: string, options: MutatingFlags, command: Command) => {
+      const ctx = contextOf(command);
+      const wait = waitOptionsOf(options);
+      const accepted = await ctx.client.request<Accepted>('DELETE', `/resources/${segment(urn)}`, { query: dryRunQuery(options.dryRun), headers: ifMatchHeader(options.ifMatch) });
+      await reportAccepted(ctx, accepted, wait);
+    },
+  );
+
+  mutatingOptions(resource.command('retry <urn>').description('retry the failed action of a resource in ERROR'), { dryRun: false }).action(
+    async (urn: string, options: MutatingFlags, command: Command) => {
+      const ctx = contextOf(command);
+      const wait = waitOptionsOf(options);
+      const accepted = await ctx.client.request<Accepted>('POST', `/resources/${segment(urn)}/retry`, { headers: ifMatchHeader(options.ifMatch) });
+      await reportAccepted(ctx, accepted, wait);
+    },
+  );
+
+  resource
+    .command('revisions <urn>')
+    .description('the history of spec and labels, newest first')
+    .option('--limit <n>', 'at most this many (default: all)')
+    .action(async (urn: string, options: { limit?: string }, command: Command) => {
+      const ctx = contextOf(command);
+      const listing = await collectPages<Revision>(ctx.client, `/resources/${segment(urn)}/revisions`, 'revisions', {}, parseLimit(options.limit));
+      if (ctx.out.format === 'json') ctx.out.json({ revisions: listing.items, next_page_token: listing.next_page_token });
+      else ctx.out.line(revisionTable(listing.items));
+    });
+
+  registerLogsCommand(resource);
+}
+
+/**
+ * Lets the file that created a resource update it: `kind`, `project`/`parent`,
+ * `name` and `urn` are dropped when they match the URN (the PATCH body has no
+ * identity), and refused when they name another resource.
+ */
+export function withoutIdentity(document: Record<string, unknown>, urn: string): Record<string, unknown> {
+  const [, , kind, project, name] = urn.split(':');
+  const expected: Record<string, string | undefined> = { kind, project, parent: project, name, urn };
+  const body: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(document)) {
+    if (!Object.hasOwn(expected, key)) body[key] = value;
+    else if (value !== expected[key]) throw new CliError(`the file's ${key} "${String(value)}" does not match ${urn}; a resource's identity cannot change`, EXIT.usage);
+  }
+  return body;
+}

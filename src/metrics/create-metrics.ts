@@ -1,0 +1,28 @@
+import { collectDefaultMetrics, Registry } from 'prom-client';
+import type { CoreLogger } from '../core/logging.js';
+import { createHttpMetrics } from './http-metrics.js';
+import { registerStateGauges, type StateSources } from './state-gauges.js';
+import { createSyncMetrics } from './sync-metrics.js';
+
+/**
+ * One Prometheus registry per Steward (never prom-client's global one, so several
+ * Stewards in one process do not collide), with the process metrics, the sync
+ * engine's observer, the HTTP observer and the scrape-time gauges.
+ * Names follow controller-runtime: `steward_reconcile_total{kind,result}`,
+ * `steward_workqueue_depth`, … (the list is in docs/api.md).
+ */
+export function createMetrics({ sources, logger }: { sources: StateSources; logger: CoreLogger }) {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const sync = createSyncMetrics(registry);
+  const http = createHttpMetrics(registry);
+  registerStateGauges(registry, sources, logger);
+  return {
+    registry,
+    sync,
+    http,
+    endpoint: { contentType: registry.contentType as string, render: () => registry.metrics() },
+  };
+}
+
+export type Metrics = ReturnType<typeof createMetrics>;
