@@ -13,6 +13,7 @@ const STORE_SUITES = [
   'workers',
   'secrets',
   'drift-resync',
+  'lease-renewal',
   'logs-endpoint',
   'events',
   'metrics',

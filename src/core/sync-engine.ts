@@ -1,14 +1,11 @@
 import PQueue from 'p-queue';
-import type { SyncInput } from '../sdk/index.js';
-import { TerminalError } from '../sdk/index.js';
 import type { BackoffOptions } from './backoff.js';
 import { backoffDelayMs } from './backoff.js';
-import { toResolved } from './dependencies.js';
 import type { CoreLogger } from './logging.js';
 import type { Resource } from './model.js';
 import type { ClaimedWork, LeaseRef, Store } from './ports.js';
 import type { Registry } from './registry.js';
-import { callSync } from './sync-call.js';
+import { observeSync } from './sync-observe.js';
 import { NO_SYNC_OBSERVER, type SyncObserver, type SyncResultLabel } from './sync-observer.js';
 import { decideWriteBack, describeError, type SyncObservation } from './sync-outcome.js';
 import type { Wakeup } from './wakeup.js';
@@ -70,6 +67,7 @@ export function createSyncEngine({ store, registry, wakeup, clock, logger, optio
   let heartbeat: NodeJS.Timeout | undefined;
   let unsubscribe: (() => void) | undefined;
   let dbFailures = 0;
+  let endPause: (() => void) | undefined;
 
   function signal(): void {
     woken = true;
@@ -99,9 +97,31 @@ export function createSyncEngine({ store, registry, wakeup, clock, logger, optio
       dbFailures += 1;
       const delayMs = backoffDelayMs(dbFailures, { baseMs: 100, factor: 2, maxMs: 10_000 }, random);
       log.warn('claim failed; backing off', { error: describeError(err), delayMs });
-      await new Promise((resolve) => setTimeout(resolve, delayMs));
+      await pauseUnlessWoken(delayMs);
       return [];
     }
+  }
+
+  /**
+   * The back-off after a failed claim. New work announced from outside (an accepted
+   * request, or the LISTEN connection coming back after an outage) and stop() end it
+   * early; this worker's own slots finishing do not, so an outage is not hammered.
+   */
+  function pauseUnlessWoken(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done(): void {
+        clearTimeout(timer);
+        if (endPause === done) endPause = undefined;
+        resolve();
+      }
+      endPause = done;
+    });
+  }
+
+  function externalWake(): void {
+    endPause?.();
+    signal();
   }
 
   async function loop(): Promise<void> {
@@ -131,8 +151,9 @@ export function createSyncEngine({ store, registry, wakeup, clock, logger, optio
     const lease: LeaseRef = { urn: work.resource.urn, leaseToken: work.leaseToken, operationId: work.resource.state.operation_id, claimedStatus };
     const controller = new AbortController();
     inFlight.set(lease.urn, { lease, controller });
+    const leaseEndsMs = clock().getTime() + options.leaseMs;
     return queue
-      .add(() => runOne(work.resource, lease, controller))
+      .add(() => runOne(work.resource, lease, controller, leaseEndsMs))
       .catch((err: unknown) => log.error('sync slot failed', { urn: lease.urn, error: describeError(err) }))
       .finally(() => {
         inFlight.delete(lease.urn);
@@ -140,9 +161,15 @@ export function createSyncEngine({ store, registry, wakeup, clock, logger, optio
       });
   }
 
-  async function runOne(resource: Resource, lease: LeaseRef, controller: AbortController): Promise<void> {
+  async function runOne(resource: Resource, lease: LeaseRef, controller: AbortController, leaseEndsMs: number): Promise<void> {
     const syncLog = log.child({ urn: resource.urn, operation_id: lease.operationId, action: resource.state.action });
     const startedMs = clock().getTime();
+    if (startedMs >= leaseEndsMs) {
+      // This process was frozen between claim and call: the claim may belong to another worker by now.
+      syncLog.warn('lease lapsed before the sync started; skipping it');
+      observer.synced(resource.kind, 'lost', 0);
+      return;
+    }
     const observation = await observe(resource, controller, syncLog);
     const done = (result: SyncResultLabel) => observer.synced(resource.kind, result, (clock().getTime() - startedMs) / 1000);
     if (controller.signal.reason instanceof ShutdownAbort) {
@@ -185,28 +212,8 @@ export function createSyncEngine({ store, registry, wakeup, clock, logger, optio
     else syncLog.info(writeBack.outcome === 'deleted' ? 'resource deleted' : 'sync completed', { durationMs, version: resource.version });
   }
 
-  async function observe(resource: Resource, controller: AbortController, syncLog: CoreLogger): Promise<SyncObservation> {
-    const module = registry.find(resource.kind);
-    if (!module) return { type: 'failure', error: new TerminalError(`no module is loaded for kind ${resource.kind}`) };
-    try {
-      const input: SyncInput = { resource, dependencies: {} };
-      const names = Object.keys(resource.spec.dependencies);
-      if (names.length) {
-        const found = new Map((await store.findResources(Object.values(resource.spec.dependencies))).map((dep) => [dep.urn, dep]));
-        const missing = names.filter((name) => !found.has(resource.spec.dependencies[name]!));
-        if (missing.length) return { type: 'failure', error: new TerminalError(`dependency ${missing.join(', ')} no longer exists`) };
-        const waiting = names.filter((name) => found.get(resource.spec.dependencies[name]!)!.state.status !== 'COMPLETED');
-        if (waiting.length && resource.state.action !== 'delete') return { type: 'waiting', on: waiting };
-        for (const name of names) input.dependencies[name] = toResolved(found.get(resource.spec.dependencies[name]!)!);
-      }
-      const result = await callSync(module, input, { log: syncLog, now: clock }, controller, {
-        timeoutMs: options.syncTimeoutMs,
-        maxStateBytes: options.maxStateBytes,
-      });
-      return { type: 'result', result };
-    } catch (error) {
-      return { type: 'failure', error };
-    }
+  function observe(resource: Resource, controller: AbortController, syncLog: CoreLogger): Promise<SyncObservation> {
+    return observeSync({ store, registry, clock, timeoutMs: options.syncTimeoutMs, maxStateBytes: options.maxStateBytes }, resource, controller, syncLog);
   }
 
   async function renewLeases(): Promise<void> {
@@ -226,7 +233,7 @@ export function createSyncEngine({ store, registry, wakeup, clock, logger, optio
     start(): void {
       if (running) return;
       running = true;
-      unsubscribe = wakeup.subscribe(signal);
+      unsubscribe = wakeup.subscribe(externalWake);
       heartbeat = setInterval(() => void renewLeases(), Math.max(50, Math.floor(options.leaseMs / 3)));
       heartbeat.unref();
       const resyncKinds = registry.all().filter((m) => m.definition.resyncIntervalMs).map((m) => m.definition.kind);
@@ -245,6 +252,7 @@ export function createSyncEngine({ store, registry, wakeup, clock, logger, optio
       unsubscribe?.();
       clearTimeout(timer);
       timerAt = Infinity;
+      endPause?.();
       wakeLoop?.();
       await loopDone;
       const drained = await settleWithin(queue.onIdle(), graceMs);

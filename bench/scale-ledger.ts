@@ -1,0 +1,79 @@
+import { existsSync, readFileSync } from 'node:fs';
+
+/**
+ * The ledger that test/fixtures/modules/ledger appends to (LEDGER_FILE): one
+ * `start`/`end` line per sync call, `{event} {urn} {pid} {epoch ms}`, in append order.
+ */
+export interface LedgerLine {
+  event: 'start' | 'end';
+  urn: string;
+  pid: number;
+  atMs: number;
+}
+
+export function readLedger(file: string): LedgerLine[] {
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => {
+      const [event, urn, pid, atMs] = line.split(' ') as [LedgerLine['event'], string, string, string];
+      return { event, urn, pid: Number(pid), atMs: Number(atMs) };
+    });
+}
+
+/** The `start` lines that no `end` by the same process follows: syncs running, or cut short by a kill. */
+export function openSyncs(lines: readonly LedgerLine[]): LedgerLine[] {
+  const open = new Map<string, LedgerLine>();
+  for (const line of lines) {
+    const key = `${line.urn} ${line.pid}`;
+    if (line.event === 'start') open.set(key, line);
+    else open.delete(key);
+  }
+  return [...open.values()];
+}
+
+/** Each `start` of a resource while another sync of it is open; the unended syncs of `dead` processes are left out (they ended with the process). */
+export function findOverlaps(lines: readonly LedgerLine[], dead: ReadonlySet<number>): string[] {
+  const unended = new Set(openSyncs(lines).filter((line) => dead.has(line.pid)));
+  const open = new Map<string, LedgerLine>();
+  const overlaps: string[] = [];
+  for (const line of lines) {
+    if (unended.has(line)) continue;
+    const current = open.get(line.urn);
+    if (line.event === 'start') {
+      if (current) overlaps.push(`${line.urn}: pid ${current.pid} since ${current.atMs}, pid ${line.pid} at ${line.atMs}`);
+      open.set(line.urn, line);
+    } else if (current?.pid === line.pid) open.delete(line.urn);
+  }
+  return overlaps;
+}
+
+/** Sync calls per resource and per process. */
+export function countSyncs(lines: readonly LedgerLine[]): { perUrn: Map<string, number>; perPid: Map<number, number> } {
+  const perUrn = new Map<string, number>();
+  const perPid = new Map<number, number>();
+  for (const line of lines) {
+    if (line.event !== 'start') continue;
+    perUrn.set(line.urn, (perUrn.get(line.urn) ?? 0) + 1);
+    perPid.set(line.pid, (perPid.get(line.pid) ?? 0) + 1);
+  }
+  return { perUrn, perPid };
+}
+
+export interface Takeover {
+  urn: string;
+  /** When the dead worker's lease ran out (epoch ms). */
+  leaseExpiresAtMs: number;
+  /** The next `start` of the resource by another process, if any. */
+  next?: LedgerLine;
+}
+
+/** For each resource a killed worker held, its next sync by another process after the kill. */
+export function findTakeovers(lines: readonly LedgerLine[], deadPid: number, killMs: number, held: ReadonlyArray<{ urn: string; leaseExpiresAtMs: number }>): Takeover[] {
+  const firstStart = new Map<string, LedgerLine>();
+  for (const line of lines) {
+    if (line.event === 'start' && line.pid !== deadPid && line.atMs >= killMs && !firstStart.has(line.urn)) firstStart.set(line.urn, line);
+  }
+  return held.map((row) => ({ ...row, next: firstStart.get(row.urn) }));
+}
