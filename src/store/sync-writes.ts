@@ -81,9 +81,11 @@ export function createSyncWrites(driver: StoreDriver) {
         if (ok) events.push(...writeBack.events);
         else await release(trx, writeBack, nowMs);
       }
+      const completed = results.filter((wb, i) => applied[i] && wb.wakeDependents).map((wb) => wb.urn);
+      await wakeDependents(trx, completed, nowMs);
       await appendEvents(driver, trx, events, nowIso);
       // Released leases and woken dependents are work for any process.
-      if (applied.includes(false) || results.some((wb, i) => applied[i] && wb.wakeDependents)) await driver.notifyWork(trx);
+      if (applied.includes(false) || completed.length > 0) await driver.notifyWork(trx);
       return applied;
     });
   }
@@ -168,16 +170,19 @@ async function applyWriteBack(trx: Kysely<Database>, wb: SyncWriteBack, nowMs: n
       .where('id', '=', wb.operationId)
       .execute();
   }
-  if (wb.wakeDependents) {
-    await trx
-      .updateTable('resources')
-      .set({ next_sync_at: nowMs })
-      .where('waiting_on', 'is not', null)
-      .where((eb) => eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<=', nowMs)]))
-      .where('urn', 'in', trx.selectFrom('resource_dependencies').select('urn').where('depends_on', '=', wb.urn))
-      .execute();
-  }
   return true;
+}
+
+/** Resources waiting on any of `completed` become due now: one statement for the whole batch. */
+async function wakeDependents(trx: Kysely<Database>, completed: readonly string[], nowMs: number): Promise<void> {
+  if (completed.length === 0) return;
+  await trx
+    .updateTable('resources')
+    .set({ next_sync_at: nowMs })
+    .where('waiting_on', 'is not', null)
+    .where((eb) => eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<=', nowMs)]))
+    .where('urn', 'in', trx.selectFrom('resource_dependencies').select('urn').where('depends_on', 'in', [...completed]))
+    .execute();
 }
 
 /** Gives a lease back; a row still due becomes due now (a superseding delete or a retry waits for nobody). */
