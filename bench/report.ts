@@ -1,0 +1,164 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { CeilingResult } from './ceiling.js';
+import type { CpuShare } from './cpu-monitor.js';
+import type { LatencyResult } from './latency.js';
+import type { Machine } from './machine.js';
+import type { HttpThroughputResult, ThroughputResult } from './reconcile-throughput.js';
+import type { Summary } from './stats.js';
+
+export interface BenchResults {
+  command: string;
+  machine: Machine;
+  totalMs: number;
+  throughput?: ThroughputResult;
+  http?: HttpThroughputResult;
+  latency?: LatencyResult;
+  ceiling?: CeilingResult;
+  /** How busy the machine was during each phase, by this process and by others. */
+  cpu: Partial<Record<string, CpuShare & { attempts: number }>>;
+}
+
+interface Row {
+  figure: string;
+  value: string;
+  target: string;
+  verdict: 'pass' | 'FAIL' | '—';
+}
+
+const ms = (x: number) => `${Number.isInteger(x) ? x : x.toFixed(x < 10 ? 2 : 1)} ms`;
+const perS = (x: number) => `${Math.round(x).toLocaleString('en-US')}/s`;
+const check = (ok: boolean): Row['verdict'] => (ok ? 'pass' : 'FAIL');
+
+/** The headline figures, each against its target where the task sets one. */
+export function headlineRows(r: BenchResults): Row[] {
+  const rows: Row[] = [];
+  const { throughput, latency, ceiling, http } = r;
+  if (throughput) rows.push({ figure: 'reconciles/s, 10,000 no-op resources, concurrency 8', value: perS(throughput.reconcilesPerS), target: '≥ 2,000/s', verdict: check(throughput.reconcilesPerS >= 2000) });
+  if (latency) {
+    const c = latency.createToCompleted;
+    rows.push({ figure: 'create→COMPLETED p50 (light steady load)', value: ms(c.p50), target: '< 5 ms', verdict: check(c.p50 < 5) });
+    rows.push({ figure: 'create→COMPLETED p99 (light steady load)', value: ms(c.p99), target: '< 25 ms', verdict: check(c.p99 < 25) });
+    rows.push({ figure: 'GET /resources/{urn} p50 (during that load)', value: ms(latency.get.p50), target: '—', verdict: '—' });
+    rows.push({ figure: 'GET /resources/{urn} p99 (during that load)', value: ms(latency.get.p99), target: '< 5 ms', verdict: check(latency.get.p99 < 5) });
+  }
+  if (ceiling) rows.push({ figure: 'ceiling: raw better-sqlite3 claim/write-back rows/s', value: perS(ceiling.rowsPerS), target: '—', verdict: '—' });
+  if (throughput && ceiling) {
+    rows.push({ figure: 'Steward / ceiling', value: `${((throughput.reconcilesPerS / ceiling.rowsPerS) * 100).toFixed(1)} %`, target: '(reported)', verdict: '—' });
+  }
+  if (http) rows.push({ figure: `reconciles/s, creates over HTTP at once (${http.clientConnections} clients)`, value: perS(http.completedPerS), target: '(optional)', verdict: '—' });
+  return rows;
+}
+
+export function printTable(r: BenchResults): void {
+  const rows = headlineRows(r);
+  const widths = (['figure', 'value', 'target', 'verdict'] as const).map((key) => Math.max(key.length, ...rows.map((row) => row[key].length)));
+  const line = (cells: string[]) => cells.map((cell, i) => cell.padEnd(widths[i]!)).join('  ');
+  console.log(`\n${line(['figure', 'value', 'target', 'verdict'])}\n${widths.map((w) => '-'.repeat(w)).join('  ')}`);
+  for (const row of rows) console.log(line([row.figure, row.value, row.target, row.verdict]));
+  console.log(`\n(${(r.totalMs / 1000).toFixed(1)} s in all)`);
+}
+
+const summaryCells = (s: Summary) => `${ms(s.p50)} | ${ms(s.p99)} | ${ms(s.max)} | ${s.count}`;
+
+export function writeMarkdown(file: string, r: BenchResults): void {
+  const { machine: m, throughput, http, latency, ceiling } = r;
+  const out: string[] = [
+    '# Benchmark results',
+    '',
+    `Written by \`${r.command}\` on ${m.date}; every run overwrites this file. Source: \`bench/\`.`,
+    '',
+    `Machine: ${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB, ${m.os}; Node ${m.node}; SQLite ${m.sqlite}.`,
+    '',
+    '## Headline',
+    '',
+    '| figure | value | target | result |',
+    '| --- | ---: | --- | --- |',
+    ...headlineRows(r).map((row) => `| ${row.figure} | ${row.value} | ${row.target} | ${row.verdict} |`),
+    '',
+    '## What each figure measures',
+    '',
+    'Every phase runs a real Steward (`createSteward`, default settings, silent logger) on its own temporary SQLite file (WAL,',
+    '`synchronous=NORMAL`), with a benchmark kind `noop`: one step, `plan` returns `{data: {pending: ["noop"]}}`, `sync` returns',
+    '`{status: "COMPLETED"}` at once, so every figure is Steward\'s own cost.',
+    '',
+  ];
+  if (throughput) {
+    out.push(
+      `- **Reconciles/s.** ${throughput.resources.toLocaleString('en-US')} resources are created with the worker off, through`,
+      `  \`steward.commands.create\` (the core path behind \`POST /resources\`, without HTTP; ${perS(throughput.loadPerS)} one at a time).`,
+      `  Then \`engine.start()\` at concurrency ${throughput.concurrency}; the figure is resources / (last operation's \`finished_at\` − start):`,
+      `  ${throughput.resources.toLocaleString('en-US')} in ${ms(throughput.reconcileMs)}. Each reconcile is a claim, the \`sync\` call and the write-back`,
+      '  of resource, operation and events.',
+    );
+  }
+  if (latency) {
+    const p = latency.plan;
+    out.push(
+      `- **create→COMPLETED.** With the worker running, a client in a worker thread (its own event loop; \`node:http\`, a`,
+      `  keep-alive pool of 32 sockets) sends ${p.createsPerS} creates/s over real HTTP for ${p.durationMs / 1000} s, open loop (each request on`,
+      '  schedule, not after the previous answer). Latency is each operation\'s `finished_at − created_at` from the operations',
+      '  table (millisecond timestamps, so ±1 ms).',
+      `- **GET /resources/{urn}.** In the same phase and client, ${p.getsPerS} GETs/s, open loop, round robin over ${p.readSet} COMPLETED`,
+      '  resources; the client times each request from send to the last byte of the body.',
+    );
+  }
+  if (ceiling) {
+    out.push(
+      `- **Ceiling.** The same cycle written directly on better-sqlite3 on a file migrated by Steward: ${ceiling.rows.toLocaleString('en-US')} due rows; then,`,
+      `  until none is due: one \`BEGIN IMMEDIATE\` claiming ${ceiling.batch} rows (\`UPDATE … RETURNING\` setting the lease columns and the`,
+      '  fencing token, operations to `running`, one `operation.started` event insert), then one transaction writing back each row',
+      '  (resource update fenced by `lease_token`, operation update, the wake-dependents update) and one insert of the events.',
+      '  These are the statements of `src/store/sync-writes.ts` (which claims in two: a SELECT of the due rows, for its queue-wait',
+      '  metric, then the UPDATE), prepared once, with no kysely, no module call and no engine around them.',
+      `  ${ceiling.rows.toLocaleString('en-US')} rows in ${ms(ceiling.elapsedMs)}. **Steward / ceiling** is reconciles/s over ceiling rows/s.`,
+    );
+  }
+  if (http) {
+    out.push(
+      `- **Over HTTP at once (optional).** The worker runs while ${http.clientConnections} client connections send`,
+      `  ${http.resources.toLocaleString('en-US')} creates as fast as they are answered; resources / (last \`finished_at\` − first POST).`,
+      `  Creates were accepted at ${perS(http.acceptedPerS)}; POST p50 ${ms(http.post.p50)}, p99 ${ms(http.post.p99)}.`,
+    );
+  }
+  if (latency) {
+    out.push(
+      '',
+      '## Latency detail',
+      '',
+      '| span | p50 | p99 | max | samples |',
+      '| --- | ---: | ---: | ---: | ---: |',
+      `| create→COMPLETED (created_at → finished_at) | ${summaryCells(latency.createToCompleted)} |`,
+      `| waiting to be claimed (created_at → started_at) | ${summaryCells(latency.createToClaimed)} |`,
+      `| claimed→COMPLETED (started_at → finished_at) | ${summaryCells(latency.claimedToCompleted)} |`,
+      `| POST /resources, client round trip | ${summaryCells(latency.post)} |`,
+      `| GET /resources/{urn}, client round trip | ${summaryCells(latency.get)} |`,
+    );
+  }
+  out.push(
+    '',
+    '## Machine load during each phase',
+    '',
+    'Share of all cores over the phase (from `/proc/stat` and `process.cpuUsage`). Steward, the load client thread and the',
+    'ceiling all run in the benchmark process; anything else running on the machine disturbs the figures, the tail latencies',
+    'most. A measured phase (throughput, latency) during which other processes took more than 5 % is run again (at most 3',
+    'times) and the quietest run is kept; the optional HTTP phase and the ceiling run once.',
+    '',
+    '| phase | benchmark process | other processes | runs |',
+    '| --- | ---: | ---: | ---: |',
+    ...Object.entries(r.cpu).map(([phase, share]) => `| ${phase} | ${share!.benchPct.toFixed(0)} % | ${share!.othersPct.toFixed(0)} % | ${share!.attempts} |`),
+  );
+  out.push(
+    '',
+    '## Reproduce',
+    '',
+    '```',
+    'npm run bench                                  # all phases, rewrites this file',
+    'npm run -s build && node dist/bench/run.js throughput latency   # some phases (throughput, http, latency, ceiling)',
+    'node --cpu-prof --cpu-prof-dir=prof dist/bench/run.js throughput  # a CPU profile of one phase',
+    '```',
+    '',
+  );
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, out.join('\n'));
+}

@@ -1,0 +1,70 @@
+import { fileURLToPath } from 'node:url';
+import { measureCeiling } from './ceiling.js';
+import { startCpuMonitor, type CpuShare } from './cpu-monitor.js';
+import { measureLatency } from './latency.js';
+import { describeMachine } from './machine.js';
+import { measureHttpThroughput, measureReconcileThroughput } from './reconcile-throughput.js';
+import { printTable, writeMarkdown, type BenchResults } from './report.js';
+
+/**
+ * `npm run bench`: every phase, a table on stdout and docs/benchmarks.md.
+ * `node dist/bench/run.js latency ceiling`: only the phases named (the docs are
+ * rewritten only when all phases ran).
+ */
+const PHASES = ['throughput', 'http', 'latency', 'ceiling'] as const;
+type Phase = (typeof PHASES)[number];
+
+const RESOURCES = 10_000;
+/** Other processes' share of the machine above which a phase counts as disturbed. */
+const NOISY_PCT = 5;
+const MAX_ATTEMPTS = 3;
+const CONCURRENCY = 8;
+
+async function main(): Promise<void> {
+  const asked = process.argv.slice(2);
+  const unknown = asked.filter((name) => !PHASES.includes(name as Phase));
+  if (unknown.length) throw new Error(`unknown phase ${unknown.join(', ')}; phases: ${PHASES.join(', ')}`);
+  const phases = new Set<Phase>(asked.length ? (asked as Phase[]) : PHASES);
+  const started = Date.now();
+  const results: BenchResults = { command: asked.length ? `node dist/bench/run.js ${asked.join(' ')}` : 'npm run bench', machine: describeMachine(), totalMs: 0, cpu: {} };
+
+  /** Runs a phase; when other processes took more than 5 % of the machine, runs it again (at most `maxAttempts` times) and keeps the quietest run. */
+  const step = async <T>(phase: Phase, what: string, run: () => Promise<T>, maxAttempts = MAX_ATTEMPTS): Promise<T | undefined> => {
+    if (!phases.has(phase)) return undefined;
+    let best: { result: T; share: CpuShare } | undefined;
+    let attempt = 0;
+    while (attempt < maxAttempts) {
+      attempt += 1;
+      process.stdout.write(`${what}${attempt > 1 ? ` (attempt ${attempt})` : ''} … `);
+      const t0 = Date.now();
+      const cpu = startCpuMonitor();
+      const result = await run();
+      const share = cpu();
+      const noisy = share.othersPct > NOISY_PCT;
+      console.log(`${((Date.now() - t0) / 1000).toFixed(1)} s${noisy ? ` — other processes used ${share.othersPct.toFixed(0)} % of the machine` : ''}`);
+      if (!best || share.othersPct < best.share.othersPct) best = { result, share };
+      if (!noisy) break;
+    }
+    results.cpu[phase] = { ...best!.share, attempts: attempt };
+    return best!.result;
+  };
+  results.throughput = await step('throughput', `throughput: ${RESOURCES} no-op resources`, () => measureReconcileThroughput(RESOURCES));
+  results.http = await step('http', `throughput: ${RESOURCES} creates over HTTP`, () => measureHttpThroughput(RESOURCES, 16), 1);
+  results.latency = await step('latency', 'latency: 100 creates/s and 200 GETs/s for 10 s', () =>
+    measureLatency({ createsPerS: 100, getsPerS: 200, durationMs: 10_000, readSet: 100 }),
+  );
+  results.ceiling = await step('ceiling', `ceiling: ${RESOURCES} rows on raw better-sqlite3`, () => measureCeiling(RESOURCES, CONCURRENCY), 1);
+  results.totalMs = Date.now() - started;
+
+  printTable(results);
+  if (phases.size === PHASES.length) {
+    const file = fileURLToPath(new URL('../../docs/benchmarks.md', import.meta.url));
+    writeMarkdown(file, results);
+    console.log(`written ${file}`);
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exitCode = 1;
+});
