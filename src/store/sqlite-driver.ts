@@ -4,6 +4,7 @@ import { dirname } from 'node:path';
 import { Kysely, SqliteDialect, sql } from 'kysely';
 import { UnavailableError } from '../core/errors.js';
 import type { StoreDriver } from './driver.js';
+import { startCheckpointer } from './sqlite-checkpointer.js';
 import type { Database } from './schema.js';
 
 export interface SqliteOptions {
@@ -22,11 +23,13 @@ export function openSqlite({ file, busyTimeoutMs }: SqliteOptions): StoreDriver 
   try {
     sqlite.pragma('journal_mode = WAL');
     sqlite.pragma('synchronous = NORMAL');
+    if (file !== ':memory:') sqlite.pragma('wal_autocheckpoint = 0');
   } catch (err) {
     sqlite.close();
     throw new Error(`${file} cannot be opened as a SQLite database: ${(err as Error).message}`);
   }
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+  const stopCheckpointer = file === ':memory:' ? async () => undefined : startCheckpointer(file);
   return {
     dialect: 'sqlite',
     db,
@@ -58,7 +61,10 @@ export function openSqlite({ file, busyTimeoutMs }: SqliteOptions): StoreDriver 
       }
       return err;
     },
-    close: () => db.destroy(),
+    close: async () => {
+      await stopCheckpointer();
+      await db.destroy();
+    },
   };
 }
 
