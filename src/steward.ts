@@ -15,6 +15,7 @@ import { createQueries } from './core/queries.js';
 import { createRegistry } from './core/registry.js';
 import { createResourceCommands } from './core/resource-commands.js';
 import { createSyncEngine } from './core/sync-engine.js';
+import { engineOptionsFrom } from './engine-options.js';
 import { createWakeup } from './core/wakeup.js';
 import { createLogger } from './logger.js';
 import { createMetrics } from './metrics/create-metrics.js';
@@ -74,18 +75,7 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
     logger,
     random: overrides.random,
     observer: metrics.sync,
-    options: {
-      owner: overrides.workerId ?? newWorkerId(),
-      concurrency: config.workerConcurrency,
-      leaseMs: config.leaseMs,
-      pollIntervalMs: config.pollIntervalMs,
-      syncTimeoutMs: config.syncTimeoutMs,
-      maxAttempts: config.maxAttempts,
-      backoff: { baseMs: config.backoffBaseMs, factor: config.backoffFactor, maxMs: config.backoffMaxMs },
-      dependencyPollMs: config.dependencyPollMs,
-      shutdownGraceMs: config.shutdownGraceMs,
-      maxStateBytes: config.maxStateBytes,
-    },
+    options: engineOptionsFrom(config, overrides.workerId ?? newWorkerId()),
   });
   const app = createApp({
     commands,

@@ -10,6 +10,7 @@ import { createResourceCommands } from '../core/resource-commands.js';
 import { createSyncEngine } from '../core/sync-engine.js';
 import { createWakeup } from '../core/wakeup.js';
 import type { ModuleDefinition } from '../sdk/index.js';
+import { engineOptionsFrom } from '../engine-options.js';
 import { createStore } from '../store/create-store.js';
 
 /**
@@ -43,18 +44,7 @@ export async function createContractSteward(
       wakeup,
       clock,
       logger,
-      options: {
-        owner: newWorkerId(),
-        concurrency: 1,
-        leaseMs: config.leaseMs,
-        pollIntervalMs: config.pollIntervalMs,
-        syncTimeoutMs: config.syncTimeoutMs,
-        maxAttempts: config.maxAttempts,
-        backoff: { baseMs: config.backoffBaseMs, factor: config.backoffFactor, maxMs: config.backoffMaxMs },
-        dependencyPollMs: config.dependencyPollMs,
-        shutdownGraceMs: config.shutdownGraceMs,
-        maxStateBytes: config.maxStateBytes,
-      },
+      options: { ...engineOptionsFrom(config, newWorkerId()), concurrency: 1 },
     });
     return {
       registry,

@@ -2,6 +2,7 @@ import { createRegistry } from '../../src/core/registry.js';
 import { createSyncEngine, type SyncEngine } from '../../src/core/sync-engine.js';
 import { silentLogger } from '../../src/core/logging.js';
 import { createWakeup } from '../../src/core/wakeup.js';
+import { engineOptionsFrom } from '../../src/engine-options.js';
 import { createFakeModule, type Ledger } from '../helpers/fake-module.js';
 import { startSteward, testConfig, waitFor, type Harness } from '../helpers/harness.js';
 
@@ -27,7 +28,7 @@ describe('workers sharing one database', () => {
       wakeup: createWakeup(),
       clock: () => new Date(),
       logger: silentLogger,
-      options: { ...engineOptions(leaseMs), owner: name },
+      options: engineOptionsFrom(testConfig('/unused', { leaseMs }), name),
     });
     engines.push(engine);
     return { fake, engine };
@@ -125,18 +126,3 @@ describe('workers sharing one database', () => {
     expect(resource.state.sync.attempts).toBe(0);
   });
 });
-
-function engineOptions(leaseMs: number) {
-  const config = testConfig('/unused', { leaseMs });
-  return {
-    concurrency: config.workerConcurrency,
-    leaseMs,
-    pollIntervalMs: config.pollIntervalMs,
-    syncTimeoutMs: config.syncTimeoutMs,
-    maxAttempts: config.maxAttempts,
-    backoff: { baseMs: config.backoffBaseMs, factor: config.backoffFactor, maxMs: config.backoffMaxMs },
-    dependencyPollMs: config.dependencyPollMs,
-    shutdownGraceMs: config.shutdownGraceMs,
-    maxStateBytes: config.maxStateBytes,
-  };
-}
