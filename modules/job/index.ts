@@ -1,6 +1,5 @@
-import { resolve } from 'node:path';
 import { defineModule, type ModuleDefinition } from '../../src/sdk/index.js';
-import { inheritedEnv } from '../process/child-env.js';
+import { resolveLocalProgram } from '../process/local-program.js';
 import { jobLogs } from './logs.js';
 import { planJob } from './plan.js';
 import { configSchema, outputSchema } from './schema.js';
@@ -29,18 +28,8 @@ export interface JobModuleOptions {
 
 /** `job`: a local command run to completion, with a time limit; its end is recorded even across a Steward restart. */
 export function createJobModule(options: JobModuleOptions): ModuleDefinition {
-  const allowList = Object.freeze([...options.allowedCommands]);
-  const runDir = resolve(options.runDir);
-  const deps = Object.freeze({
-    allowList,
-    runDir,
-    logFileMaxBytes: options.logFileMaxBytes,
-    stopGraceMs: options.stopGraceMs ?? 5000,
-    pollMs: options.pollMs ?? 100,
-    searchPath: options.searchPath ?? process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
-    baseEnv: options.baseEnv ?? inheritedEnv(process.env),
-    nodePath: options.nodePath ?? process.execPath,
-  });
+  const deps = Object.freeze({ ...resolveLocalProgram(options), pollMs: options.pollMs ?? 100, nodePath: options.nodePath ?? process.execPath });
+  const { allowList, runDir } = deps;
   const logPollMs = options.logPollMs ?? 200;
   return defineModule({
     kind: 'job',

@@ -1,6 +1,5 @@
-import { resolve } from 'node:path';
 import { defineModule, type ModuleDefinition } from '../../src/sdk/index.js';
-import { inheritedEnv } from './child-env.js';
+import { resolveLocalProgram } from './local-program.js';
 import { processLogs } from './logs.js';
 import { planProcess } from './plan.js';
 import { configSchema, outputSchema, scaleParamsSchema } from './schema.js';
@@ -28,17 +27,8 @@ export interface ProcessModuleOptions {
 
 /** `process`: a long-running local program, kept at a number of replicas, surviving Steward restarts. */
 export function createProcessModule(options: ProcessModuleOptions): ModuleDefinition {
-  const allowList = Object.freeze([...options.allowedCommands]);
-  const runDir = resolve(options.runDir);
-  const deps = Object.freeze({
-    allowList,
-    runDir,
-    logFileMaxBytes: options.logFileMaxBytes,
-    stopGraceMs: options.stopGraceMs ?? 5000,
-    searchPath: options.searchPath ?? process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
-    baseEnv: options.baseEnv ?? inheritedEnv(process.env),
-    exits: new ExitLedger(),
-  });
+  const deps = Object.freeze({ ...resolveLocalProgram(options), exits: new ExitLedger() });
+  const { allowList, runDir } = deps;
   const logPollMs = options.logPollMs ?? 200;
   return defineModule({
     kind: 'process',

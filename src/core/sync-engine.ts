@@ -5,6 +5,7 @@ import type { CoreLogger } from './logging.js';
 import type { Resource } from './model.js';
 import type { ClaimedWork, LeaseRef, Store } from './ports.js';
 import type { Registry } from './registry.js';
+import { logWriteBack } from './sync-log.js';
 import { observeSync } from './sync-observe.js';
 import { NO_SYNC_OBSERVER, type SyncObserver, type SyncResultLabel } from './sync-observer.js';
 import { decideWriteBack, describeError, type SyncObservation } from './sync-outcome.js';
@@ -201,15 +202,7 @@ export function createSyncEngine({ store, registry, wakeup, clock, logger, optio
       return;
     }
     if (writeBack.nextSyncAtMs !== null) wakeAt(writeBack.nextSyncAtMs);
-    if (writeBack.outcome === 'retry') syncLog.warn('sync failed; will retry', { attempts: writeBack.attempts, error: writeBack.lastError, durationMs });
-    else if (writeBack.outcome === 'failed') syncLog.error('sync failed; resource is in ERROR', { attempts: writeBack.attempts, error: writeBack.lastError, durationMs });
-    else if (writeBack.outcome === 'waiting') syncLog.debug('sync waits on dependencies', { waiting_on: writeBack.waitingOn });
-    else if (writeBack.outcome === 'step') syncLog.debug('sync step done', { durationMs });
-    else if (writeBack.outcome === 'resync') {
-      if (writeBack.lastError) syncLog.warn('drift re-sync failed; will retry', { attempts: writeBack.attempts, error: writeBack.lastError, durationMs });
-      else syncLog.debug('drift re-sync done', { durationMs });
-    }
-    else syncLog.info(writeBack.outcome === 'deleted' ? 'resource deleted' : 'sync completed', { durationMs, version: resource.version });
+    logWriteBack(syncLog, writeBack, durationMs, resource.version);
   }
 
   function observe(resource: Resource, controller: AbortController, syncLog: CoreLogger): Promise<SyncObservation> {

@@ -1,24 +1,8 @@
-import { existsSync, readFileSync } from 'node:fs';
+// Reading and counting the ledger are shared with the long version in bench/; the test's overlap check
+// excuses syncs the caller names (killed or frozen ones), which the bench's does not need.
+import type { LedgerLine } from '../../bench/scale-ledger.js';
 
-/** One line of the ledger fixture module (test/fixtures/modules/ledger): a sync call starting or ending. */
-export interface LedgerLine {
-  event: 'start' | 'end';
-  urn: string;
-  pid: number;
-  atMs: number;
-}
-
-/** The ledger in append order; empty until the first sync writes it. */
-export function readLedger(file: string): LedgerLine[] {
-  if (!existsSync(file)) return [];
-  return readFileSync(file, 'utf8')
-    .split('\n')
-    .filter((line) => line !== '')
-    .map((line) => {
-      const [event, urn, pid, atMs] = line.split(' ') as [LedgerLine['event'], string, string, string];
-      return { event, urn, pid: Number(pid), atMs: Number(atMs) };
-    });
-}
+export { countSyncs, openSyncs, readLedger, type LedgerLine } from '../../bench/scale-ledger.js';
 
 /**
  * Every `start` of a resource while another sync of it is still open, by any
@@ -44,29 +28,6 @@ export function findOverlaps(lines: readonly LedgerLine[], excused: (start: Ledg
     } else if (current?.pid === line.pid) open.delete(line.urn);
   }
   return overlaps;
-}
-
-/** The `start` lines that no `end` by the same process follows (a sync running now, or cut short by a kill). */
-export function openSyncs(lines: readonly LedgerLine[]): LedgerLine[] {
-  const open = new Map<string, LedgerLine>();
-  for (const line of lines) {
-    const key = `${line.urn} ${line.pid}`;
-    if (line.event === 'start') open.set(key, line);
-    else open.delete(key);
-  }
-  return [...open.values()];
-}
-
-/** How many sync calls each resource had, and each process made. */
-export function countSyncs(lines: readonly LedgerLine[]): { perUrn: Map<string, number>; perPid: Map<number, number> } {
-  const perUrn = new Map<string, number>();
-  const perPid = new Map<number, number>();
-  for (const line of lines) {
-    if (line.event !== 'start') continue;
-    perUrn.set(line.urn, (perUrn.get(line.urn) ?? 0) + 1);
-    perPid.set(line.pid, (perPid.get(line.pid) ?? 0) + 1);
-  }
-  return { perUrn, perPid };
 }
 
 /** The value below which `share` of the sorted values lie (nearest rank). */
