@@ -51,23 +51,36 @@ function checkSyncResult(module: RegisteredModule, result: unknown, options: Syn
   const fail = (problem: string): never => {
     throw new InvalidSyncResultError(`sync of kind ${kind} returned an invalid SyncResult: ${problem}`);
   };
-  if (typeof result !== 'object' || result === null || Array.isArray(result)) return fail(`expected an object, got ${result === null ? 'null' : typeof result}`);
-  const r = result as Record<string, unknown>;
-  if (r.status !== 'PENDING' && r.status !== 'COMPLETED') fail(`status must be "PENDING" or "COMPLETED", got ${JSON.stringify(r.status) ?? 'undefined'}`);
-  if (r.output !== undefined && (typeof r.output !== 'object' || r.output === null || Array.isArray(r.output))) fail('output must be an object');
-  if (r.requeueAfterMs !== undefined && !(typeof r.requeueAfterMs === 'number' && Number.isFinite(r.requeueAfterMs) && r.requeueAfterMs >= 0)) {
+  if (typeof result !== 'object' || result === null || Array.isArray(result)) {
+    return fail(`expected an object, got ${result === null ? 'null' : Array.isArray(result) ? 'an array' : typeof result}`);
+  }
+  // Each member is read once and output/data are copied through JSON: what is checked is what gets stored,
+  // even if the module changes its objects after returning them (the write-back is batched a tick later).
+  const { status, output, data, requeueAfterMs } = result as Record<string, unknown>;
+  if (status !== 'PENDING' && status !== 'COMPLETED') fail(`status must be "PENDING" or "COMPLETED", got ${JSON.stringify(status) ?? 'undefined'}`);
+  if (output !== undefined && (typeof output !== 'object' || output === null || Array.isArray(output))) fail('output must be an object');
+  if (requeueAfterMs !== undefined && !(typeof requeueAfterMs === 'number' && Number.isFinite(requeueAfterMs) && requeueAfterMs >= 0)) {
     fail('requeueAfterMs must be a non-negative number');
   }
-  let size: number;
+  let outputJson: string | undefined;
+  let dataJson: string | undefined;
   try {
-    size = (JSON.stringify(r.output ?? null)?.length ?? 0) + (JSON.stringify(r.data ?? null)?.length ?? 0);
+    outputJson = output === undefined ? undefined : JSON.stringify(output);
+    dataJson = data === undefined ? undefined : JSON.stringify(data);
   } catch (err) {
     return fail(`output and data must be JSON (${(err as Error).message})`);
   }
-  if (size > options.maxStateBytes) fail(`output and data are ${size} bytes of JSON, more than the ${options.maxStateBytes} allowed`);
-  if (r.output !== undefined && module.checkOutput) {
-    const problems = module.checkOutput(structuredClone(r.output));
+  if (output !== undefined && outputJson === undefined) fail('output must be JSON');
+  if (data !== undefined && dataJson === undefined) fail(`data must be JSON, got ${typeof data}`);
+  const size = (outputJson ?? 'null').length + (dataJson ?? 'null').length;
+  if (size > options.maxStateBytes) fail(`output and data are ${size} bytes of JSON, more than the ${options.maxStateBytes} allowed (STEWARD_MAX_STATE_BYTES)`);
+  const checked: SyncResult = { status: status as SyncResult['status'] };
+  if (outputJson !== undefined) checked.output = JSON.parse(outputJson) as SyncResult['output'];
+  if (dataJson !== undefined) checked.data = JSON.parse(dataJson) as unknown;
+  if (requeueAfterMs !== undefined) checked.requeueAfterMs = requeueAfterMs as number;
+  if (checked.output !== undefined && module.checkOutput) {
+    const problems = module.checkOutput(structuredClone(checked.output));
     if (problems.length) fail(`output does not match outputSchema: ${problems.map((p) => `${p.path} ${p.message}`).join('; ')}`);
   }
-  return r as unknown as SyncResult;
+  return checked;
 }

@@ -11,7 +11,18 @@ export type Behaviour =
   /** Waits for the promise (a test's gate), then carries on as ok. */
   | { type: 'gate'; until: Promise<void> }
   | { type: 'delay'; ms: number }
-  | { type: 'requeue'; ms: number };
+  | { type: 'requeue'; ms: number }
+  /** Throws `value` as is (not necessarily an Error). */
+  | { type: 'throw-value'; value: unknown }
+  /** Returns COMPLETED with an output of `bytes` characters, allocated afresh on each call. */
+  | { type: 'oversized'; bytes: number }
+  /**
+   * Ignores the abort signal: after `ms` it logs, reads the clock, calls `settled`,
+   * then carries on as ok (`resolve`) or throws (`reject`).
+   */
+  | { type: 'late'; ms: number; outcome: 'resolve' | 'reject'; settled: () => void }
+  /** Returns as ok, then on the next turn of the event loop makes the returned output circular and its data huge. */
+  | { type: 'tamper' };
 
 export interface SyncCall {
   urn: string;
@@ -76,6 +87,16 @@ export function createFakeModule(
       try {
         const behaviour = script(call);
         switch (behaviour.type) {
+          case 'throw-value':
+            throw behaviour.value;
+          case 'oversized':
+            return { status: 'COMPLETED', output: { blob: Buffer.alloc(behaviour.bytes, 'a').toString('latin1') } };
+          case 'late':
+            await new Promise((resolve) => setTimeout(resolve, behaviour.ms));
+            ctx.log.info('late sync still running', { aborted: ctx.signal.aborted, at: ctx.now().toISOString() });
+            behaviour.settled();
+            if (behaviour.outcome === 'reject') throw new Error('late failure after the abort');
+            break;
           case 'throw':
             throw new Error(behaviour.message);
           case 'terminal':
@@ -93,13 +114,14 @@ export function createFakeModule(
           case 'requeue':
             return { status: 'PENDING', requeueAfterMs: behaviour.ms };
           case 'ok':
+          case 'tamper':
             break;
         }
         ctx.log.debug('fake step');
         const remaining = Number((resource.state.data as { remaining?: number } | null)?.remaining ?? 1) - 1;
         if (remaining > 0) return { status: 'PENDING', data: { remaining } };
         ledger.completed.push(resource.urn);
-        return {
+        const result: SyncResult = {
           status: 'COMPLETED',
           data: { remaining: 0 },
           output: {
@@ -109,6 +131,14 @@ export function createFakeModule(
             ...(options.worker ? { worker: options.worker } : {}),
           },
         };
+        if (behaviour.type === 'tamper') {
+          setImmediate(() => {
+            const output = result.output as Record<string, unknown>;
+            output.self = output;
+            (result.data as Record<string, unknown>).blob = 'x'.repeat(4 * 1024 * 1024);
+          });
+        }
+        return result;
       } finally {
         const left = (ledger.active.get(resource.urn) ?? 1) - 1;
         if (left === 0) ledger.active.delete(resource.urn);
