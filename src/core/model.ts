@@ -77,6 +77,8 @@ export interface ResourceFilter {
   kind?: string;
   status?: ResourceStatus;
   labels?: Record<string, string>;
+  /** Only these projects (the caller's scope); undefined: every project. */
+  projects?: readonly string[];
 }
 
 export interface Page<T> {

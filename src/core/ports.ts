@@ -24,7 +24,7 @@ export interface Store {
 
   findOperation(id: string): Promise<Operation | undefined>;
   /** Newest first; `before` is the last id of the previous page. */
-  listOperations(filter: { urn?: string; status?: OperationStatus }, limit: number, before?: string): Promise<Operation[]>;
+  listOperations(filter: OperationFilter, limit: number, before?: string): Promise<Operation[]>;
   /** Newest first; `before` is the last revision id of the previous page. */
   listRevisions(urn: string, limit: number, before?: number): Promise<Revision[]>;
 
@@ -134,6 +134,16 @@ export interface EventFilter {
   project?: string;
   kind?: string;
   urn?: string;
+  /** Only these projects (the caller's scope); undefined: every project. */
+  projects?: readonly string[];
+}
+
+/** What an operations listing selects; every given field must match. */
+export interface OperationFilter {
+  urn?: string;
+  status?: OperationStatus;
+  /** Only operations of resources in these projects (the caller's scope); undefined: every project. */
+  projects?: readonly string[];
 }
 
 export interface EventBatch {

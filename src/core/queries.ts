@@ -4,6 +4,7 @@ import { FINAL_OPERATION_STATUSES, type Operation, type OperationStatus, type Pa
 import { parseUrn } from './names.js';
 import { decodePageToken, encodePageToken } from './page-token.js';
 import type { Store } from './ports.js';
+import { ALL_PROJECTS, inScope, OutOfScopeError, projectsOf, resourceNotFound, type ProjectScope } from './scope.js';
 import type { Registry } from './registry.js';
 import { expectedOf } from './resource-commands.js';
 import { operationView, resourceView } from './views.js';
@@ -14,46 +15,62 @@ export interface QueryDeps {
   clock: () => Date;
 }
 
-/** Reads for the API (redacted views), and cancel, which acts on an operation. */
+/**
+ * Reads for the API (redacted views), and cancel, which acts on an operation. Each
+ * takes the caller's project scope (default: every project): what lies outside it
+ * is filtered out in the query, or answers exactly as a missing thing does.
+ */
 export function createQueries({ store, registry, clock }: QueryDeps) {
-  async function getResource(urn: string): Promise<Resource> {
-    parseUrn(urn);
+  async function getResource(urn: string, scope: ProjectScope = ALL_PROJECTS): Promise<Resource> {
+    const { project } = parseUrn(urn);
+    if (!inScope(scope, project)) throw resourceNotFound(urn, true);
     const resource = await store.findResource(urn);
-    if (!resource) throw new NotFoundError(`resource ${urn} does not exist`, { urn });
+    if (!resource) throw resourceNotFound(urn, false);
     return resourceView(resource, registry);
   }
 
-  async function listResources(filter: ResourceFilter, pageSize: number, pageToken?: string): Promise<Page<Resource>> {
+  async function listResources(filter: ResourceFilter, pageSize: number, pageToken?: string, scope: ProjectScope = ALL_PROJECTS): Promise<Page<Resource>> {
     const after = decodePageToken<string>('resources', pageToken, 'string');
-    const rows = await store.listResources(filter, pageSize + 1, after);
+    const rows = await store.listResources({ ...filter, projects: projectsOf(scope) }, pageSize + 1, after);
     return page(rows.map((row) => resourceView(row, registry)), pageSize, (last) => encodePageToken('resources', last.urn));
   }
 
-  async function listRevisions(urn: string, pageSize: number, pageToken?: string): Promise<Page<Revision>> {
-    parseUrn(urn);
+  async function listRevisions(urn: string, pageSize: number, pageToken?: string, scope: ProjectScope = ALL_PROJECTS): Promise<Page<Revision>> {
+    const { project } = parseUrn(urn);
+    if (!inScope(scope, project)) throw new OutOfScopeError(`resource ${urn} has no history`, { urn });
     const before = decodePageToken<number>(`revisions:${urn}`, pageToken, 'number');
     const rows = await store.listRevisions(urn, pageSize + 1, before);
     if (rows.length === 0 && before === undefined && !(await store.findResource(urn))) throw new NotFoundError(`resource ${urn} has no history`, { urn });
     return page(rows, pageSize, (last) => encodePageToken(`revisions:${urn}`, last.id));
   }
 
-  async function getOperation(id: string): Promise<Operation> {
+  /** The operation as stored, when it exists and lies in scope; else the one not-found of both. */
+  async function findVisibleOperation(id: string, scope: ProjectScope): Promise<Operation> {
     const operation = await store.findOperation(id);
     if (!operation) throw new NotFoundError(`operation ${id} does not exist`, { id });
-    return operationView(operation, registry);
+    if (!inScope(scope, parseUrn(operation.urn).project)) throw new OutOfScopeError(`operation ${id} does not exist`, { id });
+    return operation;
   }
 
-  async function listOperations(filter: { urn?: string; status?: OperationStatus }, pageSize: number, pageToken?: string): Promise<Page<Operation>> {
+  async function getOperation(id: string, scope: ProjectScope = ALL_PROJECTS): Promise<Operation> {
+    return operationView(await findVisibleOperation(id, scope), registry);
+  }
+
+  async function listOperations(
+    filter: { urn?: string; status?: OperationStatus },
+    pageSize: number,
+    pageToken?: string,
+    scope: ProjectScope = ALL_PROJECTS,
+  ): Promise<Page<Operation>> {
     if (filter.urn !== undefined) parseUrn(filter.urn);
     const before = decodePageToken<string>('operations', pageToken, 'string');
-    const rows = await store.listOperations(filter, pageSize + 1, before);
+    const rows = await store.listOperations({ ...filter, projects: projectsOf(scope) }, pageSize + 1, before);
     return page(rows.map((row) => operationView(row, registry)), pageSize, (last) => encodePageToken('operations', last.id));
   }
 
   /** Queued or running → cancelled; the resource goes to ERROR ("cancelled"). */
-  async function cancelOperation(id: string, actor: string): Promise<Operation> {
-    const operation = await store.findOperation(id);
-    if (!operation) throw new NotFoundError(`operation ${id} does not exist`, { id });
+  async function cancelOperation(id: string, actor: string, scope: ProjectScope = ALL_PROJECTS): Promise<Operation> {
+    const operation = await findVisibleOperation(id, scope);
     if (FINAL_OPERATION_STATUSES.includes(operation.status)) {
       throw new InvalidStateError(`operation ${id} is already ${operation.status}`, { id, status: operation.status });
     }

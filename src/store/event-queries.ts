@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type SqlBool } from 'kysely';
 import type { EventBatch, EventFilter, EventIdRange } from '../core/ports.js';
 import type { StoreDriver } from './driver.js';
 import { rowToEvent } from './events.js';
@@ -21,6 +21,8 @@ export function createEventQueries({ db }: StoreDriver) {
       let query = db.selectFrom('events').selectAll().where('id', '>', afterId).where('id', '<=', newest);
       if (filter.urn !== undefined) query = query.where('urn', '=', filter.urn);
       if (filter.project !== undefined) query = query.where('project', '=', filter.project);
+      // An empty scope still reads up to `newest`, so the watch moves on past events it may not see.
+      if (filter.projects !== undefined) query = filter.projects.length ? query.where('project', 'in', [...filter.projects]) : query.where(sql<SqlBool>`1 = 0`);
       if (filter.kind !== undefined) query = query.where('kind', '=', filter.kind);
       const rows = await query.orderBy('id').limit(limit).execute();
       const events = rows.map(rowToEvent);

@@ -1,7 +1,9 @@
-import { sql } from 'kysely';
-import type { Operation, OperationStatus, Resource, ResourceFilter, ResourceStatus, Revision } from '../core/model.js';
+import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
+import type { Operation, Resource, ResourceFilter, ResourceStatus, Revision } from '../core/model.js';
+import type { OperationFilter } from '../core/ports.js';
 import type { StoreDriver } from './driver.js';
 import { rowToOperation, rowToResource, rowToRevision } from './rows.js';
+import type { Database } from './schema.js';
 
 /** The read side of the store: intent-named queries, each served by an index. */
 export function createReadQueries({ db }: StoreDriver) {
@@ -19,6 +21,10 @@ export function createReadQueries({ db }: StoreDriver) {
 
     async listResources(filter: ResourceFilter, limit: number, after?: string): Promise<Resource[]> {
       let query = db.selectFrom('resources').selectAll();
+      if (filter.projects !== undefined) {
+        if (filter.projects.length === 0) return [];
+        query = query.where('project', 'in', [...filter.projects]);
+      }
       if (filter.project !== undefined) query = query.where('project', '=', filter.project);
       if (filter.kind !== undefined) query = query.where('kind', '=', filter.kind);
       if (filter.status !== undefined) query = query.where('status', '=', filter.status);
@@ -40,8 +46,13 @@ export function createReadQueries({ db }: StoreDriver) {
       return row && rowToOperation(row);
     },
 
-    async listOperations(filter: { urn?: string; status?: OperationStatus }, limit: number, before?: string): Promise<Operation[]> {
+    async listOperations(filter: OperationFilter, limit: number, before?: string): Promise<Operation[]> {
       let query = db.selectFrom('operations').selectAll();
+      if (filter.projects !== undefined) {
+        const projects = filter.projects;
+        if (projects.length === 0) return [];
+        query = query.where((eb) => eb.or(projects.map((project) => urnInProject(eb, project))));
+      }
       if (filter.urn !== undefined) query = query.where('urn', '=', filter.urn);
       if (filter.status !== undefined) query = query.where('status', '=', filter.status);
       if (before !== undefined) query = query.where('id', '<', before);
@@ -81,4 +92,15 @@ export function createReadQueries({ db }: StoreDriver) {
       await sql`select 1`.execute(db);
     },
   };
+}
+
+/**
+ * Operations have no project column: the project is the URN's fourth part. Kinds and
+ * names hold no `:`, so `orn:steward:%:{project}:%` matches exactly that part
+ * (`_`, the one LIKE wildcard a project may contain, is escaped). Served by a scan
+ * along the id order of the listing, not by an index.
+ */
+function urnInProject(eb: ExpressionBuilder<Database, 'operations'>, project: string): Expression<SqlBool> {
+  const pattern = `orn:steward:%:${project.replace(/[\\%_]/g, (c) => `\\${c}`)}:%`;
+  return sql<SqlBool>`${eb.ref('urn')} like ${pattern} escape ${sql.raw("'\\'")}`;
 }
