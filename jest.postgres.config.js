@@ -17,6 +17,7 @@ const STORE_SUITES = [
   'logs-endpoint',
   'events',
   'metrics',
+  'access-control',
 ];
 
 export default {

@@ -4,12 +4,14 @@ import { registerModuleCommands } from './cli/module-commands.js';
 import { registerOperationCommands } from './cli/operation-commands.js';
 import { registerResourceCommands } from './cli/resource-commands.js';
 import { registerModuleTestCommand, registerServerCommands } from './cli/server-commands.js';
+import { registerTokenCommands } from './cli/token-commands.js';
 import { registerWatchCommand } from './cli/watch-command.js';
 
 /**
  * The `steward` command. `serve`, `worker`, `migrate` and `module test` run
- * Steward itself; `resource`, `operation`, `module list|get` and `watch` are a
- * client of its API at --url, else STEWARD_URL (docs/cli.md).
+ * Steward itself; `token` edits its tokens file; `resource`, `operation`,
+ * `module list|get` and `watch` are a client of its API at --url, else
+ * STEWARD_URL, with the token in STEWARD_TOKEN (docs/cli.md).
  */
 const program = new Command()
   .name('steward')
@@ -27,6 +29,7 @@ const moduleCommand = program.command('module').description('inspect the loaded 
 registerModuleCommands(moduleCommand);
 registerModuleTestCommand(moduleCommand);
 registerWatchCommand(program);
+registerTokenCommands(program);
 
 // `steward watch | head -3`: a reader that went away ends the command quietly.
 process.stdout.on('error', (err: NodeJS.ErrnoException) => process.exit(err.code === 'EPIPE' ? EXIT.ok : EXIT.failure));

@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import { builtinModules } from '../modules/index.js';
 import { createApp } from './api/app.js';
+import { createAccessControl, isLoopback } from './api/auth/access-control.js';
 import { loadBodySchemas } from './api/schemas.js';
 import { trackConnections } from './api/server-connections.js';
 import type { Config } from './config.js';
@@ -45,6 +46,14 @@ export interface StewardOverrides {
 export async function createSteward(config: Readonly<Config>, overrides: StewardOverrides = {}) {
   const logger = overrides.logger ?? createLogger(config.logLevel);
   const clock = overrides.clock ?? (() => new Date());
+  // First: a bad tokens file stops start-up with its message, and nothing is opened.
+  const access = createAccessControl({
+    tokensFile: config.tokensFile,
+    rateLimitPerSecond: config.rateLimitPerSecond,
+    rateLimitBurst: config.rateLimitBurst,
+    now: () => clock().getTime(),
+    logger,
+  });
   const registry = createRegistry([
     ...(await builtinModules(config)),
     ...(await loadModulesFromPaths(config.modulePaths)),
@@ -85,6 +94,7 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
     logger,
     openLogs: createLogReader({ store, registry }),
     serveApi: overrides.serveApi,
+    access,
     events: { feed: events, heartbeatMs: config.eventsHeartbeatMs },
     metrics: { endpoint: metrics.endpoint, http: metrics.http },
     readiness: { database: () => store.ping(), workerRunning: () => (config.worker ? engine.isRunning() : null) },
@@ -119,7 +129,8 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
       }
       const address = server.address();
       const port = typeof address === 'object' && address ? address.port : config.port;
-      logger.info('steward started', { host: config.host, port, db: redactUrl(config.db), worker: config.worker, kinds: registry.kinds() });
+      logger.info('steward started', { host: config.host, port, db: redactUrl(config.db), worker: config.worker, kinds: registry.kinds(), access: access.mode });
+      if (access.mode === 'open' && overrides.serveApi !== false) warnOpen(logger, config.host);
       return { port };
     },
     /** Stops taking requests, ends open watches, drains the worker within the grace period, releases leases, closes the database. */
@@ -140,3 +151,16 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
 }
 
 export type Steward = Awaited<ReturnType<typeof createSteward>>;
+
+/** Open mode is for one machine: say so at every start, and loudly when the API is reachable from others. */
+function warnOpen(logger: CoreLogger, host: string): void {
+  const fields = { host, setting: 'STEWARD_TOKENS_FILE', guide: 'docs/security.md' };
+  if (isLoopback(host)) {
+    logger.warn('steward is open: no STEWARD_TOKENS_FILE, so every caller is an admin on every project; set STEWARD_TOKENS_FILE before exposing it beyond this machine', fields);
+  } else {
+    logger.warn(
+      'steward is open and listening beyond this machine: no STEWARD_TOKENS_FILE, so anyone who can reach this address is an admin on every project; set STEWARD_TOKENS_FILE',
+      fields,
+    );
+  }
+}

@@ -6,6 +6,8 @@ import type { LogReader } from '../core/logs.js';
 import type { Queries } from '../core/queries.js';
 import type { Registry } from '../core/registry.js';
 import type { ResourceCommands } from '../core/resource-commands.js';
+import type { AccessControl } from './auth/access-control.js';
+import { auditErrors } from './auth/audit.js';
 import { jsonBody } from './body.js';
 import { errorHandler, notFoundHandler } from './http-errors.js';
 import { openApiRoute } from './openapi/route.js';
@@ -32,22 +34,29 @@ export interface AppDeps {
   events: { feed: EventFeed; heartbeatMs: number };
   /** GET /metrics, and where every request is counted. */
   metrics: { endpoint: MetricsEndpoint; http: HttpObserver };
+  /** Who may call what: authentication, rate limit and audit in front of the API and /metrics (auth/access-control.ts). */
+  access: AccessControl;
   /** false: only /healthz and /readyz (a worker-only process). @default true */
   serveApi?: boolean;
 }
 
 /** The HTTP API of DESIGN §8 as an express app (no listening; the caller decides where). */
-export function createApp({ commands, queries, registry, schemas, readiness, logger, openLogs, events, metrics, serveApi = true }: AppDeps): Express {
+export function createApp({ commands, queries, registry, schemas, readiness, logger, openLogs, events, metrics, access, serveApi = true }: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
   app.use(requestLog(logger));
   app.use(requestMetrics(metrics.http));
-  app.use(healthRoutes(readiness), metricsRoutes(metrics.endpoint));
+  // Probes and the API's own description stay public; /metrics and the API need a token (when tokens are configured).
+  app.use(healthRoutes(readiness));
+  if (serveApi) app.get('/openapi.json', openApiRoute(registry, schemas));
+  app.use('/metrics', access.guard);
+  app.use(metricsRoutes(metrics.endpoint));
   if (serveApi) {
     app.use(
       API_PREFIX,
+      access.guard,
       jsonBody(),
       resourceRoutes(commands, queries, schemas),
       logRoutes(openLogs),
@@ -56,8 +65,8 @@ export function createApp({ commands, queries, registry, schemas, readiness, log
       eventRoutes(events.feed, events.heartbeatMs, logger),
     );
   }
-  if (serveApi) app.get('/openapi.json', openApiRoute(registry, schemas));
   app.use(notFoundHandler);
+  app.use(auditErrors);
   app.use(errorHandler(logger));
   return app;
 }

@@ -2,6 +2,7 @@ import type { Request } from 'express';
 import { InvalidRequestError } from '../core/errors.js';
 import type { ResourceStatus } from '../core/model.js';
 import type { CreateRequest, RequestOptions, UpdateRequest } from '../core/resource-commands.js';
+import type { Caller } from './auth/caller.js';
 import type { BodyValidator } from './schemas.js';
 
 /** Turns HTTP requests into core's request types: the API's own validation, nothing more. */
@@ -95,7 +96,7 @@ export function parseIfMatch(header: string | undefined): RequestOptions['ifMatc
   return match ? Number(match[1]) : -1;
 }
 
-export function requestOptions(req: Request, dryRun: boolean): RequestOptions {
-  // Until tokens exist (the access-control issue), every caller is "anonymous"; never a header the caller sets.
-  return { actor: 'anonymous', dryRun, ifMatch: parseIfMatch(req.headers['if-match']) };
+/** The actor is the authenticated caller's token name (`anonymous` in open mode), never a header the caller sets. */
+export function requestOptions(req: Request, caller: Caller, dryRun: boolean): RequestOptions {
+  return { actor: caller.name, dryRun, ifMatch: parseIfMatch(req.headers['if-match']) };
 }

@@ -13,11 +13,11 @@ export interface GlobalOptions {
   output: string;
 }
 
-/** --url, else STEWARD_URL, else http://127.0.0.1:8080; --output table|json. */
+/** --url, else STEWARD_URL, else http://127.0.0.1:8080; the token in STEWARD_TOKEN; --output table|json. */
 export function contextOf(command: Command, env: NodeJS.ProcessEnv = process.env): CliContext {
   const options = command.optsWithGlobals<GlobalOptions>();
   return {
-    client: createApiClient(options.url ?? (env.STEWARD_URL || DEFAULT_URL)),
+    client: createApiClient(options.url ?? (env.STEWARD_URL || DEFAULT_URL), env.STEWARD_TOKEN || undefined),
     out: createPrinter(parseOutputFormat(options.output)),
   };
 }

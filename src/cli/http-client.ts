@@ -32,7 +32,8 @@ export interface ApiClient {
   stream(path: string, options?: RequestOptions): Promise<Response>;
 }
 
-export function createApiClient(baseUrl: string): ApiClient {
+/** `token`: sent as `Authorization: Bearer <token>` on every request (STEWARD_TOKEN). */
+export function createApiClient(baseUrl: string, token?: string): ApiClient {
   const root = baseUrl.replace(/\/+$/, '');
   if (!/^https?:\/\/[^/]/.test(root)) throw new CliError(`the Steward URL must be http:// or https://, not "${baseUrl}"`, EXIT.usage);
 
@@ -40,6 +41,7 @@ export function createApiClient(baseUrl: string): ApiClient {
     const url = new URL(`${root}${API_PREFIX}${path}`);
     for (const [key, value] of Object.entries(options.query ?? {})) if (value !== undefined) url.searchParams.set(key, String(value));
     const headers: Record<string, string> = { accept: 'application/json', ...options.headers };
+    if (token) headers.authorization = `Bearer ${token}`;
     let body: string | undefined;
     if (options.body !== undefined) {
       body = JSON.stringify(options.body);

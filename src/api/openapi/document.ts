@@ -3,6 +3,7 @@ import type { BodyValidator } from '../schemas.js';
 import { actionParamsExtension, createBodySchema, moduleComponents } from './module-schemas.js';
 import { otherPaths } from './other-paths.js';
 import { resourcePaths } from './resource-paths.js';
+import { accessResponseComponents, SECURITY_SCHEMES, withAccessControl } from './security.js';
 import { errorResponseComponents, PARAMETERS } from './responses.js';
 import { componentRef, fileComponents } from './schema-refs.js';
 
@@ -25,7 +26,7 @@ export function buildOpenApiDocument(registry: Registry, schemas: BodyValidator)
       version: 'v1beta1',
       summary: 'A plan-and-sync reconciliation controller.',
       description:
-        'Errors are always `{"error": {"code", "message", "details"}}` (the Error schema). Every answer carries X-Request-Id. Per loaded kind, see the components `create.<kind>`, `configs.<kind>`, `output.<kind>`, `dependencies.<kind>` and `params.<kind>.<action>`.',
+        'Errors are always `{"error": {"code", "message", "details"}}` (the Error schema). Every answer carries X-Request-Id. With STEWARD_TOKENS_FILE set, every route but /healthz, /readyz and /openapi.json needs a bearer token; a resource or operation outside the projects of the token answers 404 as a missing one does (docs/security.md). Per loaded kind, see the components `create.<kind>`, `configs.<kind>`, `output.<kind>`, `dependencies.<kind>` and `params.<kind>.<action>`.',
       license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
     },
     servers: [{ url: '/' }],
@@ -37,11 +38,13 @@ export function buildOpenApiDocument(registry: Registry, schemas: BodyValidator)
       { name: 'health', description: 'probes, metrics and this document' },
     ],
     'x-steward-kinds': kinds,
-    paths: { ...resourcePaths({ createBody: createBodySchema(modules), actionParams, kinds }), ...otherPaths(kinds) },
+    security: [{ bearer: [] }],
+    paths: withAccessControl({ ...resourcePaths({ createBody: createBodySchema(modules), actionParams, kinds }), ...otherPaths(kinds) }),
     components: {
       schemas: { ...fileComponents(schemas.documents()), ...answerComponents(), ...moduleComponents(modules) },
-      responses: errorResponseComponents(),
+      responses: { ...errorResponseComponents(), ...accessResponseComponents() },
       parameters: PARAMETERS,
+      securitySchemes: SECURITY_SCHEMES,
     },
   };
 }

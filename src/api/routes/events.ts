@@ -4,6 +4,8 @@ import { InvalidRequestError, StewardError } from '../../core/errors.js';
 import type { EventFeed } from '../../core/event-feed.js';
 import type { CoreLogger } from '../../core/logging.js';
 import type { EventRecord } from '../../core/model.js';
+import { projectsOf } from '../../core/scope.js';
+import { callerOf } from '../auth/caller.js';
 import { queryOf } from '../request-parsing.js';
 
 /**
@@ -23,7 +25,9 @@ export function eventRoutes(feed: EventFeed, heartbeatMs: number, logger: CoreLo
     const since = header ? parseEventId('Last-Event-ID', header) : q.since !== undefined ? parseEventId('since', q.since) : undefined;
     const controller = new AbortController();
     res.on('close', () => controller.abort());
-    const watch = await feed.open({ project: q.project, kind: q.kind, urn: q.urn }, since, controller.signal);
+    // The caller's projects are part of the filter: the store never reads another project's events for this watch.
+    const projects = projectsOf(callerOf(res).scope);
+    const watch = await feed.open({ project: q.project, kind: q.kind, urn: q.urn, projects }, since, controller.signal);
     res.status(200);
     res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
     res.setHeader('Cache-Control', 'no-cache');

@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import { InvalidRequestError } from '../../core/errors.js';
 import type { LogReader } from '../../core/logs.js';
+import { authorizeResource, NEEDS } from '../auth/authorize.js';
 import { queryOf } from '../request-parsing.js';
 
 /**
@@ -11,6 +12,7 @@ export function logRoutes(openLogs: LogReader): Router {
   const router = Router();
   router.get('/resources/:urn/logs', async (req, res) => {
     const q = queryOf(req, ['follow', 'tail']);
+    authorizeResource(res, req.params.urn, NEEDS.read, 'read logs');
     if (q.follow !== undefined && q.follow !== 'true' && q.follow !== 'false') throw new InvalidRequestError('follow must be true or false');
     if (q.tail !== undefined && !/^\d{1,6}$/.test(q.tail)) throw new InvalidRequestError('tail must be a whole number from 0 to 999999');
     const controller = new AbortController();

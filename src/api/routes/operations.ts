@@ -2,7 +2,10 @@ import { Router } from 'express';
 import { InvalidRequestError } from '../../core/errors.js';
 import type { OperationStatus } from '../../core/model.js';
 import type { Queries } from '../../core/queries.js';
-import { parsePageSize, queryOf, requestOptions } from '../request-parsing.js';
+import { noteAudit } from '../auth/audit.js';
+import { NEEDS, requireRole } from '../auth/authorize.js';
+import { callerOf } from '../auth/caller.js';
+import { parsePageSize, queryOf } from '../request-parsing.js';
 
 const STATUSES: readonly OperationStatus[] = ['queued', 'running', 'succeeded', 'failed', 'cancelled'];
 
@@ -14,18 +17,28 @@ export function operationRoutes(queries: Queries): Router {
     if (q.status !== undefined && !STATUSES.includes(q.status as OperationStatus)) {
       throw new InvalidRequestError(`status must be one of ${STATUSES.join(', ')}`);
     }
-    const page = await queries.listOperations({ urn: q.urn, status: q.status as OperationStatus | undefined }, parsePageSize(q.page_size), q.page_token);
+    const page = await queries.listOperations(
+      { urn: q.urn, status: q.status as OperationStatus | undefined },
+      parsePageSize(q.page_size),
+      q.page_token,
+      callerOf(res).scope,
+    );
     res.json({ operations: page.items, next_page_token: page.next ?? null });
   });
 
   router.get('/operations/:id', async (req, res) => {
     queryOf(req, []);
-    res.json(await queries.getOperation(req.params.id));
+    res.json(await queries.getOperation(req.params.id, callerOf(res).scope));
   });
 
   router.post('/operations/:id/cancel', async (req, res) => {
     queryOf(req, []);
-    res.json(await queries.cancelOperation(req.params.id, requestOptions(req, false).actor));
+    const caller = callerOf(res);
+    // Outside the caller's projects it is a 404 whatever the role; inside, a viewer gets 403.
+    const operation = await queries.getOperation(req.params.id, caller.scope);
+    noteAudit(res, { urn: operation.urn });
+    requireRole(caller, NEEDS.change, 'cancel operations');
+    res.json(await queries.cancelOperation(req.params.id, caller.name, caller.scope));
   });
 
   return router;

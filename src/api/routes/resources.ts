@@ -1,6 +1,10 @@
 import { Router, type Response } from 'express';
+import { formatUrn } from '../../core/names.js';
 import type { Accepted, ResourceCommands } from '../../core/resource-commands.js';
 import type { Queries } from '../../core/queries.js';
+import { noteAudit } from '../auth/audit.js';
+import { authorizeCreate, authorizeResource, NEEDS, requireRole } from '../auth/authorize.js';
+import { callerOf } from '../auth/caller.js';
 import { API_PREFIX } from '../prefix.js';
 import {
   parseCreateBody,
@@ -19,8 +23,12 @@ export function resourceRoutes(commands: ResourceCommands, queries: Queries, sch
 
   router.post('/resources', async (req, res) => {
     const { dry_run } = queryOf(req, ['dry_run']);
-    const accepted = await commands.create(parseCreateBody(schemas, req.body), requestOptions(req, parseDryRun(dry_run)));
-    sendAccepted(res, accepted);
+    const caller = callerOf(res);
+    requireRole(caller, NEEDS.change, 'create resources');
+    const request = parseCreateBody(schemas, req.body);
+    noteAudit(res, { project: request.project, urn: formatUrn(request) });
+    authorizeCreate(caller, request.project);
+    sendAccepted(res, await commands.create(request, requestOptions(req, caller, parseDryRun(dry_run))));
   });
 
   router.get('/resources', async (req, res) => {
@@ -29,48 +37,56 @@ export function resourceRoutes(commands: ResourceCommands, queries: Queries, sch
       { project: q.project, kind: q.kind, status: parseStatus(q.status), labels: parseLabelFilter(q.labels) },
       parsePageSize(q.page_size),
       q.page_token,
+      callerOf(res).scope,
     );
     res.json({ resources: page.items, next_page_token: page.next ?? null });
   });
 
   router.get('/resources/:urn', async (req, res) => {
     queryOf(req, []);
-    const resource = await queries.getResource(req.params.urn);
+    const resource = await queries.getResource(req.params.urn, callerOf(res).scope);
     res.setHeader('ETag', `"${resource.version}"`);
     res.json(resource);
   });
 
   router.patch('/resources/:urn', async (req, res) => {
     const { dry_run } = queryOf(req, ['dry_run']);
-    const accepted = await commands.update(req.params.urn, parseUpdateBody(schemas, req.body), requestOptions(req, parseDryRun(dry_run)));
+    const caller = authorizeResource(res, req.params.urn, NEEDS.change, 'update resources');
+    const accepted = await commands.update(req.params.urn, parseUpdateBody(schemas, req.body), requestOptions(req, caller, parseDryRun(dry_run)));
     sendAccepted(res, accepted);
   });
 
   router.delete('/resources/:urn', async (req, res) => {
     const { dry_run } = queryOf(req, ['dry_run']);
-    sendAccepted(res, await commands.remove(req.params.urn, requestOptions(req, parseDryRun(dry_run))));
+    const caller = authorizeResource(res, req.params.urn, NEEDS.change, 'delete resources');
+    sendAccepted(res, await commands.remove(req.params.urn, requestOptions(req, caller, parseDryRun(dry_run))));
   });
 
   router.post('/resources/:urn/execute', async (req, res) => {
     const { dry_run } = queryOf(req, ['dry_run']);
+    const caller = authorizeResource(res, req.params.urn, NEEDS.change, 'run actions');
     const body = schemas.assert<{ action: string; params?: unknown }>('execute.json', req.body);
-    sendAccepted(res, await commands.execute(req.params.urn, body.action, body.params ?? {}, requestOptions(req, parseDryRun(dry_run))));
+    noteAudit(res, { module_action: body.action });
+    sendAccepted(res, await commands.execute(req.params.urn, body.action, body.params ?? {}, requestOptions(req, caller, parseDryRun(dry_run))));
   });
 
   router.post('/resources/:urn/actions/:action', async (req, res) => {
     const { dry_run } = queryOf(req, ['dry_run']);
+    noteAudit(res, { module_action: req.params.action });
+    const caller = authorizeResource(res, req.params.urn, NEEDS.change, 'run actions');
     const params = req.body === undefined ? {} : schemas.assert<object>('action-params.json', req.body);
-    sendAccepted(res, await commands.execute(req.params.urn, req.params.action, params, requestOptions(req, parseDryRun(dry_run))));
+    sendAccepted(res, await commands.execute(req.params.urn, req.params.action, params, requestOptions(req, caller, parseDryRun(dry_run))));
   });
 
   router.post('/resources/:urn/retry', async (req, res) => {
     queryOf(req, []);
-    sendAccepted(res, await commands.retry(req.params.urn, requestOptions(req, false)));
+    const caller = authorizeResource(res, req.params.urn, NEEDS.change, 'retry resources');
+    sendAccepted(res, await commands.retry(req.params.urn, requestOptions(req, caller, false)));
   });
 
   router.get('/resources/:urn/revisions', async (req, res) => {
     const q = queryOf(req, ['page_size', 'page_token']);
-    const page = await queries.listRevisions(req.params.urn, parsePageSize(q.page_size), q.page_token);
+    const page = await queries.listRevisions(req.params.urn, parsePageSize(q.page_size), q.page_token, callerOf(res).scope);
     res.json({ revisions: page.items, next_page_token: page.next ?? null });
   });
 

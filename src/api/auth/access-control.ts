@@ -1,0 +1,51 @@
+import type { RequestHandler } from 'express';
+import type { CoreLogger } from '../../core/logging.js';
+import { auditLog } from './audit.js';
+import { authenticate } from './authenticate.js';
+import { rateLimit } from './rate-limit.js';
+import { createTokenSource, type TokenSource } from './token-source.js';
+
+export interface AccessOptions {
+  /** STEWARD_TOKENS_FILE; undefined: open mode. */
+  tokensFile: string | undefined;
+  rateLimitPerSecond: number;
+  rateLimitBurst: number;
+  /** Milliseconds, from Steward's clock (the rate limit and the reload check). */
+  now: () => number;
+  logger: CoreLogger;
+}
+
+export interface AccessControl {
+  /** `tokens` with a tokens file, `open` without one. */
+  mode: 'tokens' | 'open';
+  /** How many tokens are in force now (0 in open mode). */
+  tokenCount(): number;
+  /** In front of every guarded route: audit (so even a 401 is logged), authenticate, rate limit. */
+  guard: RequestHandler[];
+}
+
+/**
+ * Authentication, rate limiting and the audit log, built once from the
+ * configuration. Reading the tokens file happens here: an unreadable or invalid
+ * file throws, and Steward does not start.
+ */
+export function createAccessControl(options: AccessOptions): AccessControl {
+  const source: TokenSource | undefined = options.tokensFile
+    ? createTokenSource({ file: options.tokensFile, logger: options.logger, now: options.now })
+    : undefined;
+  return {
+    mode: source ? 'tokens' : 'open',
+    tokenCount: () => source?.current().length ?? 0,
+    guard: [
+      auditLog(options.logger),
+      authenticate(source),
+      rateLimit({ perSecond: options.rateLimitPerSecond, burst: options.rateLimitBurst, now: options.now }),
+    ],
+  };
+}
+
+/** 127.0.0.0/8, ::1 and localhost: the addresses only this machine reaches. */
+export function isLoopback(host: string): boolean {
+  const h = host.trim().toLowerCase().replace(/^\[|\]$/g, '');
+  return h === 'localhost' || h === '::1' || /^127(\.\d{1,3}){3}$/.test(h) || h === '::ffff:127.0.0.1';
+}

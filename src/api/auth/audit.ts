@@ -1,0 +1,116 @@
+import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
+import { StewardError } from '../../core/errors.js';
+import type { CoreLogger } from '../../core/logging.js';
+import { OutOfScopeError } from '../../core/scope.js';
+import { API_PREFIX } from '../prefix.js';
+import { findCaller } from './caller.js';
+
+/** What a route adds to its audit line once it knows it (a create's project, the operation's resource). */
+export interface AuditNote {
+  project?: string;
+  urn?: string;
+  module_action?: string;
+}
+
+const NOTE = 'auditNote';
+const ERROR = 'auditError';
+const MUTATIONS = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
+
+/** Adds fields to the request's audit line (it is written only if the request is audited). */
+export function noteAudit(res: Response, note: AuditNote): void {
+  res.locals[NOTE] = { ...(res.locals[NOTE] as AuditNote | undefined), ...note };
+}
+
+/**
+ * One `audit` line at info, when the answer is sent, for every accepted mutation
+ * (a 2xx to POST, PATCH or DELETE; dry runs too, marked) and every denial: 401,
+ * 403, 429, and a 404 that hid something outside the caller's projects. Fields:
+ * the token's name (`anonymous` in open mode, `unknown` before authentication),
+ * project, action, urn, operation_id, outcome, status and code. Never a token, a
+ * header or a body.
+ */
+export function auditLog(logger: CoreLogger): RequestHandler {
+  const log = logger.child({ component: 'audit' });
+  return (req, res, next) => {
+    res.once('finish', () => {
+      const error = res.locals[ERROR] as { code: string; hidden: boolean } | undefined;
+      const status = res.statusCode;
+      const denied = status === 401 || status === 403 || status === 429 || (status === 404 && error?.hidden === true);
+      const accepted = status >= 200 && status < 300 && MUTATIONS.has(req.method);
+      if (!denied && !accepted) return;
+      const target = describe(req);
+      const note = (res.locals[NOTE] as AuditNote | undefined) ?? {};
+      const urn = note.urn ?? target.urn;
+      log.info('audit', {
+        token_name: findCaller(res)?.name ?? 'unknown',
+        project: note.project ?? projectOf(urn),
+        action: target.action,
+        ...(urn ? { urn } : {}),
+        ...(target.operationId ? { operation_id: target.operationId } : {}),
+        ...(note.module_action && /^[\w.-]{1,100}$/.test(note.module_action) ? { module_action: note.module_action } : {}),
+        ...(accepted && req.query.dry_run !== undefined && req.query.dry_run !== 'false' ? { dry_run: true } : {}),
+        outcome: denied ? 'denied' : 'accepted',
+        status,
+        ...(error ? { code: error.code } : {}),
+        request_id: res.locals.requestId as string | undefined,
+      });
+    });
+    next();
+  };
+}
+
+/** Placed before the error handler: remembers the error's code, and whether a 404 was a hidden one. */
+export const auditErrors: ErrorRequestHandler = (err: unknown, _req, res, next) => {
+  if (err instanceof StewardError) res.locals[ERROR] = { code: err.code, hidden: err instanceof OutOfScopeError };
+  next(err);
+};
+
+/** `resource.update`, `operation.cancel`, …: named from the method and the path, so even a 401 before routing has one. */
+const ACTIONS: Array<[method: string, path: RegExp, action: string]> = [
+  ['POST', /^\/resources$/, 'resource.create'],
+  ['GET', /^\/resources$/, 'resource.list'],
+  ['GET', /^\/resources\/([^/]+)$/, 'resource.get'],
+  ['PATCH', /^\/resources\/([^/]+)$/, 'resource.update'],
+  ['DELETE', /^\/resources\/([^/]+)$/, 'resource.delete'],
+  ['POST', /^\/resources\/([^/]+)\/execute$/, 'resource.execute'],
+  ['POST', /^\/resources\/([^/]+)\/actions\/[^/]+$/, 'resource.execute'],
+  ['POST', /^\/resources\/([^/]+)\/retry$/, 'resource.retry'],
+  ['GET', /^\/resources\/([^/]+)\/revisions$/, 'resource.revisions'],
+  ['GET', /^\/resources\/([^/]+)\/logs$/, 'resource.logs'],
+  ['GET', /^\/operations$/, 'operation.list'],
+  ['GET', /^\/operations\/([^/]+)$/, 'operation.get'],
+  ['POST', /^\/operations\/([^/]+)\/cancel$/, 'operation.cancel'],
+  ['GET', /^\/modules$/, 'module.list'],
+  ['GET', /^\/modules\/[^/]+$/, 'module.get'],
+  ['GET', /^\/events$/, 'event.watch'],
+];
+
+function describe(req: Request): { action: string; urn?: string; operationId?: string } {
+  const path = req.originalUrl.split('?')[0] ?? '';
+  if (path === '/metrics') return { action: 'metrics.read' };
+  if (!path.startsWith(`${API_PREFIX}/`)) return { action: 'unknown' };
+  const method = req.method === 'HEAD' ? 'GET' : req.method;
+  for (const [m, pattern, action] of ACTIONS) {
+    const match = m === method ? pattern.exec(path.slice(API_PREFIX.length)) : null;
+    if (!match) continue;
+    const id = match[1] === undefined ? undefined : decoded(match[1]);
+    if (action.startsWith('operation.')) return { action, operationId: id };
+    return { action, urn: id };
+  }
+  return { action: 'unknown' };
+}
+
+function decoded(segment: string): string | undefined {
+  try {
+    const value = decodeURIComponent(segment);
+    // Only what could be a URN or an operation id goes into a log line.
+    return /^[\w:.-]{1,300}$/.test(value) ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function projectOf(urn: string | undefined): string | undefined {
+  const parts = urn?.split(':');
+  return parts?.length === 5 && parts[0] === 'orn' && parts[1] === 'steward' ? parts[3] : undefined;
+}

@@ -1,0 +1,38 @@
+import type { Response } from 'express';
+import { assertResourceInScope, inScope } from '../../core/scope.js';
+import { callerOf, type Caller, type Role } from './caller.js';
+import { PermissionDeniedError } from './errors.js';
+
+const RANK: Readonly<Record<Role, number>> = { viewer: 0, editor: 1, admin: 2 };
+
+/** What a request does, and the least role that may do it. */
+export const NEEDS = Object.freeze({ read: 'viewer', change: 'editor' } as const satisfies Record<string, Role>);
+
+/** Throws 403 when the caller's role is below `needed`. */
+export function requireRole(caller: Caller, needed: Role, what: string): void {
+  if (RANK[caller.role] >= RANK[needed]) return;
+  throw new PermissionDeniedError(`token ${caller.name} (${caller.role}) may not ${what}: that needs ${needed} or admin`, { role: caller.role, needed });
+}
+
+/**
+ * A request on one resource: a URN outside the caller's projects answers 404,
+ * exactly as a missing resource does (so names do not leak), before the role is
+ * looked at; inside them, a role too weak answers 403. Returns the caller.
+ */
+export function authorizeResource(res: Response, urn: string, needed: Role, what: string): Caller {
+  const caller = callerOf(res);
+  assertResourceInScope(caller.scope, urn);
+  requireRole(caller, needed, what);
+  return caller;
+}
+
+/**
+ * A create names its project itself, so a project outside the token's is a 403:
+ * the answer is the same whether the project has resources or not. (The role is
+ * checked before the body is read, with requireRole.)
+ */
+export function authorizeCreate(caller: Caller, project: string): void {
+  if (!inScope(caller.scope, project)) {
+    throw new PermissionDeniedError(`token ${caller.name} may not create resources in project ${project}`, { project });
+  }
+}

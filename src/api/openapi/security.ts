@@ -1,0 +1,63 @@
+import { componentRef } from './schema-refs.js';
+
+/** The routes anyone may call, token or not: the probes and this document. */
+const PUBLIC_PATHS = new Set(['/healthz', '/readyz', '/openapi.json']);
+const CHANGES = new Set(['post', 'patch', 'put', 'delete']);
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+
+export const SECURITY_SCHEMES = {
+  bearer: {
+    type: 'http',
+    scheme: 'bearer',
+    description:
+      'A token from `steward token create` (docs/security.md), sent as `Authorization: Bearer stw_…`. Without STEWARD_TOKENS_FILE Steward runs open and ignores it.',
+  },
+};
+
+/** 401, 403 and 429, each with the Error body and the headers they carry. */
+export function accessResponseComponents(): Record<string, object> {
+  const error = { 'application/json': { schema: componentRef('Error') } };
+  return {
+    Unauthenticated: {
+      description: 'unauthenticated: no token, a malformed Authorization header, or an unknown or revoked token',
+      headers: { 'WWW-Authenticate': { description: 'Bearer realm="steward" (with error="invalid_token" when a token was sent)', schema: { type: 'string' } } },
+      content: error,
+    },
+    PermissionDenied: { description: "permission_denied: the token's role may not do this, or a create names a project not granted to it", content: error },
+    RateLimited: {
+      description: 'rate_limited: the token sent more than STEWARD_RATE_LIMIT_BURST requests at once or STEWARD_RATE_LIMIT_PER_SECOND a second',
+      headers: { 'Retry-After': { description: 'whole seconds to wait (at least 1)', schema: { type: 'integer', minimum: 1 } } },
+      content: error,
+    },
+  };
+}
+
+/**
+ * Adds what access control answers to every documented operation: the public
+ * routes get `security: []`; the others 401 and 429, and the changes 403. (A
+ * resource or operation outside the caller's projects is the 404 already listed.)
+ */
+export function withAccessControl(paths: Record<string, object>): Record<string, object> {
+  return Object.fromEntries(
+    Object.entries(paths).map(([path, item]) => {
+      const next: Record<string, unknown> = { ...item };
+      for (const method of METHODS) {
+        const operation = next[method] as { responses: Record<string, unknown> } | undefined;
+        if (!operation) continue;
+        if (PUBLIC_PATHS.has(path)) {
+          next[method] = { ...operation, security: [] };
+          continue;
+        }
+        const added: Record<string, object> = { '401': ref('Unauthenticated'), '429': ref('RateLimited') };
+        if (CHANGES.has(method)) added['403'] = ref('PermissionDenied');
+        const responses = { ...operation.responses, ...added };
+        next[method] = { ...operation, responses: Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b))) };
+      }
+      return [path, next];
+    }),
+  );
+}
+
+function ref(name: string): { $ref: string } {
+  return { $ref: `#/components/responses/${name}` };
+}
