@@ -20,7 +20,13 @@ const STORE_SUITES = [
   'access-control',
 ];
 
+// The reliability suites (test/reliability) that also run on PostgreSQL.
+const RELIABILITY_SUITES = ['database-faults'];
+
 export default {
   ...base,
-  testMatch: STORE_SUITES.map((name) => `<rootDir>/test/integration/${name}.test.ts`),
+  testMatch: [
+    ...STORE_SUITES.map((name) => `<rootDir>/test/integration/${name}.test.ts`),
+    ...RELIABILITY_SUITES.map((name) => `<rootDir>/test/reliability/${name}.test.ts`),
+  ],
 };

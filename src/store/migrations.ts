@@ -1,4 +1,4 @@
-import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import { DEFAULT_MIGRATION_TABLE, Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import type { Database } from './schema.js';
 
 /**
@@ -128,15 +128,17 @@ export function migrations(dialect: 'sqlite' | 'postgres'): Record<string, Migra
  * transaction fails and rolls back, so it looks again (and finds the work done).
  */
 export async function migrateToLatest(db: Kysely<Database>, dialect: 'sqlite' | 'postgres'): Promise<void> {
-  const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations(dialect)) };
+  const known = migrations(dialect);
+  await refuseNewerDatabase(db, Object.keys(known));
+  const provider: MigrationProvider = { getMigrations: () => Promise.resolve(known) };
   const migrator = new Migrator({ db, provider });
   for (let attempt = 1; ; attempt += 1) {
     const { error, results } = await migrator.migrateToLatest();
     if (!error) return;
     const raced = /already exists|database is locked|SQLITE_BUSY/i.test(String((error as Error).message ?? error));
     if (raced) {
-      const known = await migrator.getMigrations().catch(() => undefined);
-      if (known?.every((migration) => migration.executedAt)) return; // another process finished it meanwhile
+      const state = await migrator.getMigrations().catch(() => undefined);
+      if (state?.every((migration) => migration.executedAt)) return; // another process finished it meanwhile
       if (attempt < 5) {
         await new Promise((resolve) => setTimeout(resolve, 20 + Math.random() * 80 * attempt));
         continue;
@@ -145,5 +147,30 @@ export async function migrateToLatest(db: Kysely<Database>, dialect: 'sqlite' | 
     const failed = results?.find((result) => result.status === 'Error');
     const reason = error instanceof Error ? error.message : String(error);
     throw new Error(`database migration failed${failed ? ` at ${failed.migrationName}` : ''}: ${reason}`);
+  }
+}
+
+/**
+ * A database that has run a migration this code does not know was migrated by a
+ * newer Steward: its schema may have changed in ways this code would corrupt, so
+ * start-up stops before anything is written. (kysely would refuse it too, as
+ * "corrupted migrations", which sends an operator the wrong way.)
+ */
+async function refuseNewerDatabase(db: Kysely<Database>, known: readonly string[]): Promise<void> {
+  let executed: string[];
+  try {
+    const rows = await sql<{ name: string }>`select name from ${sql.table(DEFAULT_MIGRATION_TABLE)}`.execute(db);
+    executed = rows.rows.map((row) => row.name);
+  } catch (err) {
+    const e = err as { code?: unknown; message?: unknown };
+    if (e.code === '42P01' || /no such table/.test(String(e.message))) return; // a new database
+    throw err;
+  }
+  const unknown = executed.filter((name) => !known.includes(name)).sort();
+  if (unknown.length > 0) {
+    throw new Error(
+      `the database was migrated by a newer version of Steward: it has run ${unknown.join(', ')}, which this version does not know. ` +
+        'Run that version or a newer one; a database is never migrated back',
+    );
   }
 }

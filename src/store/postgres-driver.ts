@@ -16,10 +16,11 @@ export const WORK_CHANNEL = 'steward_work';
 
 /**
  * SQLSTATE classes and codes, and socket errors, that mean "the database cannot
- * serve now" (down, restarting, out of connections, a lost race worth retrying),
- * not "the request is wrong".
+ * serve now" (down, restarting, out of connections or disk, a lost race worth
+ * retrying, a read-only standby, failing storage, or a trigger raising an error:
+ * Steward installs none), not "the request is wrong".
  */
-const UNAVAILABLE_SQLSTATE = /^(08|53|57P0|40001|40P01)/;
+const UNAVAILABLE_SQLSTATE = /^(08|53|57P0|58|40001|40P01|25006|P0001|XX00[12])/;
 const UNAVAILABLE_SOCKET = /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|ENOTFOUND|EHOSTUNREACH|EAI_AGAIN)$/;
 const UNAVAILABLE_MESSAGE = /Connection terminated|connection timeout|Client has encountered a connection error|timeout exceeded when trying to connect/i;
 

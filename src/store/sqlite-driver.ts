@@ -1,5 +1,5 @@
 import BetterSqlite3 from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
+import { accessSync, closeSync, constants, mkdirSync, openSync, readSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Kysely, SqliteDialect, sql } from 'kysely';
 import { UnavailableError } from '../core/errors.js';
@@ -14,12 +14,27 @@ export interface SqliteOptions {
   busyTimeoutMs: number;
 }
 
-/** SQLite error codes that mean "the database cannot serve now", not "the request is wrong". */
-const UNAVAILABLE = /^SQLITE_(BUSY|LOCKED|READONLY|IOERR|FULL|CANTOPEN|PROTOCOL|NOTADB|CORRUPT)/;
+/**
+ * SQLite error codes that mean "the database cannot serve now", not "the request is
+ * wrong": locked, read-only, out of disk or memory, failing storage, a damaged file,
+ * or a trigger raising an error (Steward installs none, so it is the database's
+ * operator refusing writes). Any other code (a constraint of Steward's own schema,
+ * a missing table) means Steward's SQL and the schema disagree: a bug, left a 500.
+ * docs/decisions.md, "Database faults".
+ */
+const UNAVAILABLE = /^SQLITE_(BUSY|LOCKED|READONLY|IOERR|FULL|CANTOPEN|PROTOCOL|NOTADB|CORRUPT|NOMEM|PERM|CONSTRAINT_TRIGGER$)/;
 
 export function openSqlite({ file, busyTimeoutMs }: SqliteOptions): StoreDriver {
-  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
-  const sqlite = new BetterSqlite3(file, { timeout: busyTimeoutMs });
+  if (file !== ':memory:') {
+    mkdirSync(dirname(file), { recursive: true });
+    checkDatabaseFile(file);
+  }
+  let sqlite: BetterSqlite3.Database;
+  try {
+    sqlite = new BetterSqlite3(file, { timeout: busyTimeoutMs });
+  } catch (err) {
+    throw new Error(`${file} cannot be opened as a SQLite database: ${(err as Error).message}`);
+  }
   try {
     sqlite.pragma('journal_mode = WAL');
     sqlite.pragma('synchronous = NORMAL');
@@ -66,6 +81,55 @@ export function openSqlite({ file, busyTimeoutMs }: SqliteOptions): StoreDriver 
       await db.destroy();
     },
   };
+}
+
+/** The first 16 bytes of every SQLite database file. */
+const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1');
+
+/**
+ * Refuses, before SQLite touches it, a file Steward must not use: one that is not a
+ * SQLite database (SQLite takes a file shorter than a page for an empty database and
+ * writes over it), or one this process may not write (SQLite would open it read-only:
+ * every write would fail, and the -wal and -shm files it creates would be left
+ * behind). An empty file is a new database.
+ */
+function checkDatabaseFile(file: string): void {
+  let header = Buffer.alloc(0);
+  try {
+    const fd = openSync(file, 'r');
+    try {
+      const buffer = Buffer.alloc(SQLITE_HEADER.length);
+      header = buffer.subarray(0, readSync(fd, buffer, 0, buffer.length, 0));
+    } finally {
+      closeSync(fd);
+    }
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== 'ENOENT') throw new Error(`${file} cannot be read (${code}): ${(err as Error).message}`);
+  }
+  if (header.length > 0 && !header.equals(SQLITE_HEADER)) {
+    throw new Error(`${file} is not a SQLite database: it does not begin with SQLite's header (check STEWARD_DB)`);
+  }
+  const advice = 'Steward writes to its database: check the owner and mode, and that the volume is mounted read-write';
+  for (const path of [file, `${file}-wal`, `${file}-shm`]) {
+    const code = notWritable(path);
+    if (code) throw new Error(`${file} is read-only to this process${path === file ? '' : `: ${path} cannot be written`} (${code}). ${advice}`);
+  }
+  const code = notWritable(dirname(file));
+  if (code) {
+    throw new Error(`${file} is read-only to this process: the directory ${dirname(file)} cannot be written (${code}), and SQLite keeps its -wal and -shm files beside the database. ${advice}`);
+  }
+}
+
+/** The error code when this process may not write `path` (EACCES, EROFS, …); undefined when it may, or when there is no such file. */
+function notWritable(path: string): string | undefined {
+  try {
+    accessSync(path, constants.W_OK);
+    return undefined;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' ? undefined : code;
+  }
 }
 
 /** Statements kept prepared; past this many, the oldest is dropped (IN-lists of varying length make new texts). */
