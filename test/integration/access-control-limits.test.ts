@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { generateToken, hashToken, writeTokensFile } from '../../src/api/auth/tokens-file.js';
 import { createSteward } from '../../src/steward.js';
 import { silentLogger } from '../../src/core/logging.js';
+import { defineModule } from '../../src/sdk/index.js';
 import { startSteward, testConfig, waitFor, type Harness } from '../helpers/harness.js';
 import { watch } from '../helpers/sse.js';
 
@@ -102,6 +103,60 @@ describe('the per-token rate limit', () => {
     expect(lines[0]).toMatchObject({ level: 'info', token_name: 'editor-a', action: 'module.list', outcome: 'denied', code: 'rate_limited' });
     expect(h.logs.join('')).not.toContain(EDITOR);
     expect(h.logs.join('')).not.toContain(OTHER);
+  });
+});
+
+describe('the audit log', () => {
+  it('records an accepted change even when the client left before the answer', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'steward-audit-'));
+    let entered!: () => void;
+    const planEntered = new Promise<void>((resolve) => (entered = resolve));
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    // plan may answer with a promise (docs/decisions.md): this one waits for the test.
+    const slow = defineModule({
+      kind: 'slow',
+      description: 'Plans only when the test says so.',
+      configSchema: { type: 'object' },
+      actions: { create: {}, update: {}, delete: {} },
+      plan: async () => {
+        entered();
+        await gate;
+        return {};
+      },
+      sync: () => Promise.resolve({ status: 'COMPLETED' as const }),
+    });
+    const h = await startSteward({
+      dir,
+      captureLogs: true,
+      config: { worker: false, tokensFile: tokensFileIn(dir, [['editor-a', EDITOR]]) },
+      overrides: { extraModules: [{ definition: slow, origin: 'test' }] },
+    });
+    try {
+      const client = new AbortController();
+      const request = fetch(`${h.api}/resources`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${EDITOR}`, 'content-type': 'application/json', 'x-request-id': 'left-early' },
+        body: JSON.stringify({ kind: 'slow', project: 'a', name: 'gone', spec: { configs: {} } }),
+        signal: client.signal,
+      }).catch((err: Error) => err);
+      await planEntered;
+      client.abort();
+      expect(await request).toMatchObject({ name: 'AbortError' });
+      // The server has seen the client go (its request metric records 499) before the change commits.
+      await waitFor(async () => (await (await get(`${h.url}/metrics`, EDITOR)).text()).includes('code="499"'), 'the server to see the client leave');
+      release();
+      await waitFor(async () => (await get(`${h.api}/resources/orn:steward:slow:a:gone`, EDITOR)).status === 200, 'the change to commit');
+      const line = await waitFor(
+        () => h.logs.map((l) => JSON.parse(l)).find((l) => l.message === 'audit' && l.request_id === 'left-early'),
+        'the audit line of the change',
+      );
+      expect(line).toMatchObject({ token_name: 'editor-a', action: 'resource.create', project: 'a', urn: 'orn:steward:slow:a:gone', outcome: 'accepted', status: 202 });
+    } finally {
+      release();
+      await h.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -386,6 +386,13 @@ describe('access control: tokens, roles and projects', () => {
     expect(lines).toContainEqual(expect.objectContaining({ token_name: 'editor-b', action: 'operation.cancel', project: 'b', outcome: 'accepted', status: 200 }));
     expect(lines).toContainEqual(expect.objectContaining({ token_name: 'admin', action: 'resource.execute', module_action: 'poke', outcome: 'accepted', status: 202 }));
 
+    // A dry run stores nothing but is audited, marked.
+    const dry = await send('editor-a', 'DELETE', `${h.api}/resources/${seedUrn('a')}?dry_run=true`, undefined, { 'x-request-id': 'acl-dry-run' });
+    expect(dry.status).toBe(200);
+    const dryLine = await waitFor(() => linesOf().find((line) => line.request_id === 'acl-dry-run'), 'the dry run audit line');
+    expect(dryLine).toMatchObject({ token_name: 'editor-a', action: 'resource.delete', outcome: 'accepted', status: 200, dry_run: true });
+    expect(linesOf().filter((line) => line.dry_run === true)).toHaveLength(1);
+
     const everything = h.logs.join('');
     for (const secret of [...Object.values(SECRETS), INVALID_TOKEN, PASSWORD, ...Object.values(SECRETS).map(hashToken)]) {
       expect([secret.slice(0, 8), everything.includes(secret)]).toEqual([secret.slice(0, 8), false]);

@@ -22,7 +22,7 @@ export function noteAudit(res: Response, note: AuditNote): void {
 }
 
 /**
- * One `audit` line at info, when the answer is sent, for every accepted mutation
+ * One `audit` line at info, when the answer's status is sent, for every accepted mutation
  * (a 2xx to POST, PATCH or DELETE; dry runs too, marked) and every denial: 401,
  * 403, 429, and a 404 that hid something outside the caller's projects. Fields:
  * the token's name (`anonymous` in open mode, `unknown` before authentication),
@@ -32,31 +32,57 @@ export function noteAudit(res: Response, note: AuditNote): void {
 export function auditLog(logger: CoreLogger): RequestHandler {
   const log = logger.child({ component: 'audit' });
   return (req, res, next) => {
-    res.once('finish', () => {
-      const error = res.locals[ERROR] as { code: string; hidden: boolean } | undefined;
-      const status = res.statusCode;
-      const denied = status === 401 || status === 403 || status === 429 || (status === 404 && error?.hidden === true);
-      const accepted = status >= 200 && status < 300 && MUTATIONS.has(req.method);
-      if (!denied && !accepted) return;
-      const target = describe(req);
-      const note = (res.locals[NOTE] as AuditNote | undefined) ?? {};
-      const urn = note.urn ?? target.urn;
-      log.info('audit', {
-        token_name: findCaller(res)?.name ?? 'unknown',
-        project: note.project ?? projectOf(urn),
-        action: target.action,
-        ...(urn ? { urn } : {}),
-        ...(target.operationId ? { operation_id: target.operationId } : {}),
-        ...(note.module_action && /^[\w.-]{1,100}$/.test(note.module_action) ? { module_action: note.module_action } : {}),
-        ...(accepted && req.query.dry_run !== undefined && req.query.dry_run !== 'false' ? { dry_run: true } : {}),
-        outcome: denied ? 'denied' : 'accepted',
-        status,
-        ...(error ? { code: error.code } : {}),
-        request_id: res.locals.requestId as string | undefined,
-      });
-    });
+    onAnswer(res, () => writeLine(log, req, res));
     next();
   };
+}
+
+/**
+ * Calls `answered` once, when the head goes out, or at `end()` when it never does
+ * (the client left and the socket is gone). Not on 'finish', which never comes for
+ * a client that left: its change was still accepted, and must be audited.
+ */
+function onAnswer(res: Response, answered: () => void): void {
+  let done = false;
+  const once = (): void => {
+    if (done) return;
+    done = true;
+    answered();
+  };
+  const { writeHead, end } = res;
+  res.writeHead = function (this: Response, ...args: Parameters<Response['writeHead']>) {
+    const result = writeHead.apply(this, args);
+    once();
+    return result;
+  } as Response['writeHead'];
+  res.end = function (this: Response, ...args: Parameters<Response['end']>) {
+    once();
+    return end.apply(this, args);
+  } as Response['end'];
+}
+
+function writeLine(log: CoreLogger, req: Request, res: Response): void {
+  const error = res.locals[ERROR] as { code: string; hidden: boolean } | undefined;
+  const status = res.statusCode;
+  const denied = status === 401 || status === 403 || status === 429 || (status === 404 && error?.hidden === true);
+  const accepted = status >= 200 && status < 300 && MUTATIONS.has(req.method);
+  if (!denied && !accepted) return;
+  const target = describe(req);
+  const note = (res.locals[NOTE] as AuditNote | undefined) ?? {};
+  const urn = note.urn ?? target.urn;
+  log.info('audit', {
+    token_name: findCaller(res)?.name ?? 'unknown',
+    project: note.project ?? projectOf(urn),
+    action: target.action,
+    ...(urn ? { urn } : {}),
+    ...(target.operationId ? { operation_id: target.operationId } : {}),
+    ...(note.module_action && /^[\w.-]{1,100}$/.test(note.module_action) ? { module_action: note.module_action } : {}),
+    ...(accepted && req.query.dry_run !== undefined && req.query.dry_run !== 'false' ? { dry_run: true } : {}),
+    outcome: denied ? 'denied' : 'accepted',
+    status,
+    ...(error ? { code: error.code } : {}),
+    request_id: res.locals.requestId as string | undefined,
+  });
 }
 
 /** Placed before the error handler: remembers the error's code, and whether a 404 was a hidden one. */
