@@ -86,7 +86,7 @@ export function decideWriteBack(
   }
   const message = describeError(observation.error);
   const failures = resource.state.sync.attempts + 1;
-  const terminal = observation.error instanceof TerminalError || (observation.error as Error | undefined)?.name === 'TerminalError';
+  const terminal = isTerminal(observation.error);
   if (terminal || failures >= options.maxAttempts) {
     const lastError = terminal ? message : `${message} (gave up after ${failures} attempt${failures === 1 ? '' : 's'})`;
     return {
@@ -146,10 +146,23 @@ function nextResyncAt(options: OutcomeOptions, nowMs: number, random: () => numb
   return options.resyncIntervalMs ? nowMs + Math.round(options.resyncIntervalMs * (0.9 + 0.2 * random())) : null;
 }
 
-/** A readable, bounded `last_error`. */
+/** A readable, bounded `last_error`, whatever was thrown (even an error whose `message` getter throws). */
 export function describeError(error: unknown): string {
-  const text = error instanceof Error ? error.message || error.name : typeof error === 'string' ? error : `non-error thrown: ${safeJson(error)}`;
+  let text: string;
+  try {
+    text = String(error instanceof Error ? error.message || error.name : typeof error === 'string' ? error : `non-error thrown: ${safeJson(error)}`);
+  } catch {
+    text = 'a value was thrown that cannot be read (its message, name or string form throws)';
+  }
   return text.length > 2000 ? `${text.slice(0, 2000)}…` : text;
+}
+
+function isTerminal(error: unknown): boolean {
+  try {
+    return error instanceof TerminalError || (error as Error | undefined)?.name === 'TerminalError';
+  } catch {
+    return false;
+  }
 }
 
 function safeJson(value: unknown): string {

@@ -24,14 +24,32 @@ interface Fault {
   error: string | RegExp;
 }
 
+/** An error whose message cannot even be read. */
+class UnreadableError extends Error {
+  override get message(): string {
+    throw new Error('the message getter throws');
+  }
+}
+
 function faultCatalogue(onLateSettled: () => void): Fault[] {
   const circular: Record<string, unknown> = {};
   circular.self = circular;
+  const unreadable = 'a value was thrown that cannot be read (its message, name or string form throws)';
+  const unprintable = {
+    toJSON(): never {
+      throw new Error('toJSON throws');
+    },
+    toString(): never {
+      throw new Error('toString throws');
+    },
+  };
   return [
     { name: 'throws', behaviour: { type: 'throw', message: 'backend unreachable' }, error: 'backend unreachable' },
     { name: 'throws-null', behaviour: { type: 'throw-value', value: null }, error: 'non-error thrown: null' },
     { name: 'throws-object', behaviour: { type: 'throw-value', value: { code: 42 } }, error: 'non-error thrown: {"code":42}' },
     { name: 'throws-5mib', behaviour: { type: 'throw-value', value: new Error('e'.repeat(5 * MiB)) }, error: `${'e'.repeat(2000)}…` },
+    { name: 'throws-unreadable', behaviour: { type: 'throw-value', value: new UnreadableError() }, error: unreadable },
+    { name: 'throws-unprintable', behaviour: { type: 'throw-value', value: unprintable }, error: unreadable },
     { name: 'hangs', behaviour: { type: 'hang' }, error: `sync timed out after ${timeoutMs} ms` },
     { name: 'returns-null', behaviour: { type: 'invalid', value: null }, error: invalid('expected an object, got null') },
     { name: 'returns-string', behaviour: { type: 'invalid', value: 'COMPLETED' }, error: invalid('expected an object, got string') },
