@@ -1,0 +1,287 @@
+import fc from 'fast-check';
+import { expectError, urnOf } from './fake-steward.js';
+import type { SyncCall } from './fake-module.js';
+import { call, type JsonResponse } from './harness.js';
+import * as design from './model-design.js';
+import type { Configs, Model, Outcome } from './model-design.js';
+import * as worker from './model-worker.js';
+import type { ExpectedCall } from './model-worker.js';
+import { expectAgreement, expectedFacts, expectedOperation, factsOf, operationFactsOf } from './model-agreement.js';
+import type { ModelSteward } from './model-steward.js';
+
+/**
+ * The commands of the state machine test: each one acts on the model (model-design.ts,
+ * model-worker.ts) and on the real Steward (model-steward.ts), checks the answer, then
+ * checks that the two agree (model-agreement.ts). Builders take fixed parameters, so a
+ * known sequence can be replayed; `COMMANDS` draws them at random.
+ */
+
+export const NAMES = ['a', 'b'];
+export const LEASE_MS = 2_000;
+export const MAX_ATTEMPTS = 3;
+
+export type Command = fc.AsyncCommand<Model, ModelSteward>;
+export type IfMatch = 'none' | 'current' | 'stale';
+
+/** What the runs did, for the report. */
+export const counts = { runs: 0, commands: 0, requests: 0, denied: 0, syncs: 0, interrupted: 0 };
+/** How often each request met each status and what it answered: the rows of §4 the runs exercised. */
+export const rowsSeen = new Map<string, number>();
+
+function command(describe: string, run: (m: Model, r: ModelSteward) => Promise<void>, check: (m: Readonly<Model>) => boolean = () => true): Command {
+  return {
+    check,
+    async run(m, r) {
+      counts.commands += 1;
+      await run(m, r);
+      await expectAgreement(m, r, NAMES.map((n) => urnOf(n)));
+    },
+    toString: () => describe,
+  };
+}
+
+// ---- requests ----
+
+export const create = (c: { name: string; configs: Partial<Configs>; labels?: Record<string, string> }) =>
+  command(`create ${c.name} ${JSON.stringify(c.configs)}${c.labels ? ` labels ${JSON.stringify(c.labels)}` : ''}`, async (m, r) => {
+    const urn = urnOf(c.name);
+    const row = `create ${sourceOf(m, urn)}`;
+    const body = { kind: 'fake', project: 'p', name: c.name, labels: c.labels, spec: { configs: c.configs } };
+    expectAnswer(m, row, design.create(m, urn, c.configs, c.labels), await call('POST', `${r.api}/resources`, body));
+  });
+
+export const patch = (c: { name: string; configs?: Partial<Configs>; labels?: Record<string, string>; ifMatch: IfMatch; dryRun: boolean }) =>
+  command(`patch ${c.name} ${JSON.stringify({ configs: c.configs, labels: c.labels })} if-match:${c.ifMatch}${c.dryRun ? ' dry-run' : ''}`, async (m, r) => {
+    const urn = urnOf(c.name);
+    const version = ifMatchOf(m, urn, c.ifMatch);
+    const row = `patch${c.dryRun ? ' (dry run)' : ''} ${sourceOf(m, urn, c.ifMatch)}`;
+    const answer = design.update(m, urn, { configs: c.configs, labels: c.labels }, version);
+    const body = { ...(c.configs ? { configs: c.configs } : {}), ...(c.labels ? { labels: c.labels } : {}) };
+    expectAnswer(m, row, answer, await call('PATCH', `${r.api}/resources/${urn}${c.dryRun ? '?dry_run=true' : ''}`, body, headersOf(version)), c.dryRun);
+  });
+
+export const bump = (c: { name: string; by: number; ifMatch: IfMatch; via: 'actions' | 'execute' }) =>
+  command(`bump ${c.name} by ${c.by} if-match:${c.ifMatch} via ${c.via}`, async (m, r) => {
+    const urn = urnOf(c.name);
+    const version = ifMatchOf(m, urn, c.ifMatch);
+    const row = `bump ${sourceOf(m, urn, c.ifMatch)}`;
+    const answer = design.bump(m, urn, c.by, version);
+    const res =
+      c.via === 'actions'
+        ? await call('POST', `${r.api}/resources/${urn}/actions/bump`, { by: c.by }, headersOf(version))
+        : await call('POST', `${r.api}/resources/${urn}/execute`, { action: 'bump', params: { by: c.by } }, headersOf(version));
+    expectAnswer(m, row, answer, res);
+  });
+
+/** DELETE, or the same through `actions/delete` or `execute` (decisions.md: exactly DELETE). */
+export const remove = (c: { name: string; ifMatch: IfMatch; via: 'DELETE' | 'actions' | 'execute' }) =>
+  command(`delete ${c.name} if-match:${c.ifMatch} via ${c.via}`, async (m, r) => {
+    const urn = urnOf(c.name);
+    const version = ifMatchOf(m, urn, c.ifMatch);
+    const row = `delete ${sourceOf(m, urn, c.ifMatch)}`;
+    const answer = design.remove(m, urn, version);
+    const res =
+      c.via === 'DELETE'
+        ? await call('DELETE', `${r.api}/resources/${urn}`, undefined, headersOf(version))
+        : c.via === 'actions'
+          ? await call('POST', `${r.api}/resources/${urn}/actions/delete`, undefined, headersOf(version))
+          : await call('POST', `${r.api}/resources/${urn}/execute`, { action: 'delete' }, headersOf(version));
+    expectAnswer(m, row, answer, res);
+  });
+
+export const retry = (c: { name: string; ifMatch: IfMatch }) =>
+  command(`retry ${c.name} if-match:${c.ifMatch}`, async (m, r) => {
+    const urn = urnOf(c.name);
+    const version = ifMatchOf(m, urn, c.ifMatch);
+    const res = await call('POST', `${r.api}/resources/${urn}/retry`, undefined, headersOf(version));
+    expectAnswer(m, `retry ${sourceOf(m, urn, c.ifMatch)}`, design.retry(m, urn, version), res);
+  });
+
+/** Cancel the URN's newest operation, its oldest one, or an id that was never issued. */
+export const cancel = (c: { name: string; which: 'newest' | 'oldest' | 'unknown' }) => {
+  const pick = (m: Readonly<Model>): string | undefined => {
+    const operations = m.operations.filter((op) => op.urn === urnOf(c.name));
+    return c.which === 'unknown' ? 'op_00000000000000zzzzzzzz' : (c.which === 'newest' ? operations.at(-1) : operations[0])?.id;
+  };
+  return command(
+    `cancel the ${c.which} operation of ${c.name}`,
+    async (m, r) => {
+      const id = pick(m)!;
+      const row = `cancel ${m.operations.find((op) => op.id === id)?.status ?? 'unknown'} operation`;
+      expectAnswer(m, row, design.cancel(m, id), await call('POST', `${r.api}/operations/${id}/cancel`));
+    },
+    (m) => pick(m) !== undefined,
+  );
+};
+
+// ---- the module, the worker, time, restarts and crashes ----
+
+export const script = (c: { name: string; outcomes: Outcome[] }) =>
+  command(`script ${c.name}: ${c.outcomes.map((o) => o.type).join(', ')}`, async (m, r) => {
+    const urn = urnOf(c.name);
+    m.scripts.set(urn, [...(m.scripts.get(urn) ?? []), ...c.outcomes]);
+    r.script(urn, ...c.outcomes);
+  });
+
+export const step = () =>
+  command('worker step', async (m, r) => {
+    const expected = worker.workerStep(m);
+    const { claimed, calls } = await r.step();
+    counts.syncs += calls.length;
+    expect({ claimed, calls: callsOf(calls) }).toEqual({ claimed: expected.length, calls: expected });
+  });
+
+/** A worker round with requests arriving while its syncs run; the syncs end with ok after the requests. */
+export const stepWith = (requests: Command[]) =>
+  command(`worker step with [${requests.join('; ')}] during its syncs`, async (m, r) => {
+    const expected = worker.startRound(m);
+    const { claimed, calls } = await r.stepAround(expected.length, async () => {
+      for (const request of requests) if (request.check(m)) await request.run(m, r);
+    });
+    worker.finishRound(m, expected);
+    counts.syncs += calls.length;
+    expect({ claimed, calls: callsOf(calls) }).toEqual({ claimed: expected.length, calls: expected });
+  });
+
+export const tick = (ms: number) =>
+  command(`${ms} ms pass`, async (m, r) => {
+    m.nowMs += ms;
+    r.advance(ms);
+  });
+
+export const restart = () => command('restart', async (_m, r) => r.restart());
+
+export const interrupt = (how: 'killed' | 'stopped' | 'frozen') =>
+  command(
+    `worker step, ${how} mid-sync, a new Steward`,
+    async (m, r) => {
+      const expected = worker.interruptedStep(m, how);
+      const calls = await r.interrupt(how, expected.length);
+      counts.interrupted += 1;
+      expect(callsOf(calls)).toEqual(expected);
+    },
+    (m) => how !== 'frozen' || m.frozen === null,
+  );
+
+/** `avoidKnownBug`: not while a URN it holds a lease of was deleted and created again (see `recreatedSinceFrozen`). */
+export const thaw = (options: { avoidKnownBug: boolean }) =>
+  command(
+    'the frozen Steward carries on',
+    async (m, r) => {
+      worker.thaw(m);
+      await r.thaw();
+    },
+    (m) => m.frozen !== null && !(options.avoidKnownBug && recreatedSinceFrozen(m)),
+  );
+
+/**
+ * A known bug, reproduced by the `it.failing` in test/reliability/state-machine.test.ts:
+ * lease tokens start again at 0 when a URN is created again, and the store gives a
+ * discarded write-back's lease back by URN and token alone, so a frozen worker that
+ * comes back can free the lease another worker holds on the new resource. Random runs
+ * do not thaw then, so that `npm test` stays deterministic until it is fixed.
+ */
+function recreatedSinceFrozen(m: Readonly<Model>): boolean {
+  return (m.frozen ?? []).some(({ urn, operationId }) => {
+    const frozenAt = m.operations.findIndex((op) => op.id === operationId);
+    return m.operations.some((op, i) => i > frozenAt && op.urn === urn && op.action === 'create');
+  });
+}
+
+// ---- random commands ----
+
+const name = fc.constantFrom(...NAMES);
+const value = fc.oneof({ arbitrary: fc.constantFrom(0, 1, 2), weight: 6 }, { arbitrary: fc.constant(design.REFUSED_VALUE), weight: 1 });
+const configs: fc.Arbitrary<Partial<Configs>> = fc.record({ steps: fc.integer({ min: 1, max: 3 }), value }, { requiredKeys: [] });
+const labels = fc.option(fc.constantFrom<Record<string, string>>({}, { team: 'x' }, { team: 'y' }), { nil: undefined });
+const ifMatch = fc.constantFrom<IfMatch>('none', 'current', 'stale');
+/** ok is what an unscripted call does anyway, so failures are scripted more often. */
+const outcome: fc.Arbitrary<Outcome> = fc.oneof(
+  { arbitrary: fc.constant({ type: 'ok' as const }), weight: 1 },
+  { arbitrary: fc.constantFrom(0, 1_000).map((ms) => ({ type: 'requeue' as const, ms })), weight: 2 },
+  { arbitrary: fc.constant({ type: 'throw' as const, message: 'the backend flaked' }), weight: 3 },
+  { arbitrary: fc.constant({ type: 'terminal' as const, message: 'the backend refused' }), weight: 2 },
+);
+
+const createOf = (names: fc.Arbitrary<string>) => fc.record({ name: names, configs, labels }).map(create);
+const requests = [
+  createOf(name),
+  fc.record({ name, configs: fc.option(configs, { nil: undefined }), labels, ifMatch, dryRun: fc.constantFrom(false, false, false, false, true) }).map(patch),
+  fc.record({ name, by: fc.constantFrom(0, 1, 2), ifMatch, via: fc.constantFrom('actions' as const, 'execute' as const) }).map(bump),
+  fc.record({ name, ifMatch, via: fc.constantFrom('DELETE' as const, 'actions' as const, 'execute' as const) }).map(remove),
+  fc.record({ name, ifMatch }).map(retry),
+  fc.record({ name, which: fc.constantFrom('newest' as const, 'newest' as const, 'oldest' as const, 'unknown' as const) }).map(cancel),
+];
+
+/** Each run starts by creating every resource (a random create each), so few requests meet an empty store. */
+export const PRELUDE = fc.tuple(...NAMES.map((n) => createOf(fc.constant(n))));
+
+/** Every command with its weight: enough creates and worker steps that most requests meet a resource. */
+export const COMMANDS: Array<fc.Arbitrary<Command>> = weighted([
+  [requests[0]!, 4],
+  [requests[1]!, 2],
+  [requests[2]!, 1],
+  [requests[3]!, 2],
+  [requests[4]!, 1],
+  [requests[5]!, 2],
+  [fc.record({ name, outcomes: fc.array(outcome, { minLength: 1, maxLength: 3 }) }).map(script), 2],
+  [fc.constant(null).map(step), 4],
+  [fc.array(fc.oneof(...requests), { minLength: 1, maxLength: 2 }).map(stepWith), 3],
+  [fc.constantFrom(500, LEASE_MS).map(tick), 2],
+  [fc.constant(null).map(restart), 1],
+  [fc.constantFrom('killed' as const, 'stopped' as const, 'frozen' as const).map(interrupt), 2],
+  [fc.constant({ avoidKnownBug: true }).map(thaw), 1],
+]);
+
+function weighted(entries: Array<[fc.Arbitrary<Command>, number]>): Array<fc.Arbitrary<Command>> {
+  return entries.flatMap(([arbitrary, weight]) => Array.from({ length: weight }, () => arbitrary));
+}
+
+// ---- answers ----
+
+/** Where a request finds its resource ("PENDING delete" while a delete runs), and whether its If-Match is stale: a row of §4. */
+function sourceOf(m: Model, urn: string, ifMatch: IfMatch = 'none'): string {
+  const resource = m.resources.get(urn);
+  const status = !resource ? 'absent' : resource.status === 'PENDING' && resource.action === 'delete' ? 'PENDING delete' : resource.status;
+  return ifMatch === 'stale' ? `${status}, stale If-Match` : status;
+}
+
+function ifMatchOf(model: Model, urn: string, ifMatch: IfMatch): number | undefined {
+  const version = model.resources.get(urn)?.version ?? 1;
+  return ifMatch === 'none' ? undefined : ifMatch === 'current' ? version : version - 1;
+}
+
+const headersOf = (version: number | undefined): Record<string, string> => (version === undefined ? {} : { 'if-match': `"${version}"` });
+
+/**
+ * Checks a request's answer against the model's. On acceptance the model takes the new
+ * operation, and the answer's documents must be the model's: the operation (a 202's
+ * `{resource, operation}`, or cancel's 200 with the operation itself) and the resource.
+ */
+function expectAnswer(m: Model, row: string, answer: design.Answer, res: JsonResponse, dryRun = false): void {
+  counts.requests += 1;
+  const key = `${row} → ${answer.ok && dryRun ? 200 : answer.status}${answer.ok ? '' : ` ${answer.code}`}`;
+  rowsSeen.set(key, (rowsSeen.get(key) ?? 0) + 1);
+  if (!answer.ok) {
+    counts.denied += 1;
+    expectError(res, answer.status, answer.code);
+    // §4: a request the status does not allow answers 409 naming the requests it does allow.
+    for (const allowed of answer.allowed ?? []) expect(res.body.error.message).toMatch(new RegExp(`\\b${allowed}\\b`));
+    return;
+  }
+  expect({ status: res.status, error: res.body?.error?.code, dry_run: res.body?.dry_run }).toEqual({
+    status: dryRun ? 200 : answer.status,
+    error: undefined,
+    dry_run: dryRun ? true : undefined,
+  });
+  if (dryRun) return;
+  const operation = answer.status === 200 ? res.body : res.body.operation;
+  if (answer.sameOperation) expect(operation.id).toBe(answer.sameOperation);
+  answer.accept(operation.id);
+  const modelled = m.operations.find((op) => op.id === operation.id);
+  expect(modelled && operationFactsOf(operation)).toEqual(modelled && expectedOperation(modelled));
+  if (answer.status === 202) expect(factsOf(res.body.resource)).toEqual(expectedFacts(m.resources.get(operation.urn)!));
+}
+
+const callsOf = (calls: SyncCall[]): ExpectedCall[] =>
+  calls.map(({ urn, action, version, operationId }) => ({ urn, action, version, operationId })).sort((a, b) => (a.urn < b.urn ? -1 : 1));

@@ -1,0 +1,181 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Store } from '../../src/core/ports.js';
+import { createGate } from './fake-steward.js';
+import { createFakeModule, type Behaviour, type FakeModule, type SyncCall } from './fake-module.js';
+import { startSteward, waitFor, type Harness } from './harness.js';
+import { testDatabase } from './test-database.js';
+
+/**
+ * The real side of the state machine test: one database that outlives a series of
+ * in-process Stewards ("incarnations"), each with the scriptable fake module and no
+ * worker of its own, all reading one virtual clock. The test steps the sync loop
+ * with `step()`, moves time with `advance()`, and ends an incarnation cleanly
+ * (`restart`), by a shutdown during a sync (`interrupt('stopped')`), by a crash
+ * during a sync (`interrupt('killed')`), or by freezing it mid-sync while the next one
+ * takes over (`interrupt('frozen')`), to carry on later (`thaw`).
+ */
+export interface ModelSteward {
+  /** The API of the current incarnation. */
+  readonly api: string;
+  readonly nowMs: number;
+  advance(ms: number): void;
+  /** Outcomes for the next sync calls of `urn`, in order (after them: ok). Shared by every incarnation. */
+  script(urn: string, ...behaviours: Behaviour[]): void;
+  /** One claim-and-sync round run to its end: how many resources it claimed, and the sync calls made. */
+  step(): Promise<{ claimed: number; calls: SyncCall[] }>;
+  /**
+   * A round whose syncs wait until `during` has run (then they carry on as ok): waits
+   * until `expectedCalls` of them are in the module, runs `during`, lets them finish.
+   */
+  stepAround(expectedCalls: number, during: () => Promise<void>): Promise<{ claimed: number; calls: SyncCall[] }>;
+  /**
+   * Starts a round whose syncs do not finish, waits until `expectedCalls` of them are in
+   * the module, then leaves this incarnation and starts the next on the same database.
+   * `killed`: from that moment the process writes nothing, as after kill -9 (its leases stay
+   * until they expire); `stopped`: the graceful shutdown of DESIGN §6 (the syncs are aborted
+   * after the grace period and their leases released); `frozen`: it stays as it is, as
+   * under SIGSTOP, until `thaw`.
+   */
+  interrupt(how: 'killed' | 'stopped' | 'frozen', expectedCalls: number): Promise<SyncCall[]>;
+  /** The frozen incarnation carries on: its syncs end with ok and write back; then it stops. */
+  thaw(): Promise<void>;
+  /** A clean stop, then a new incarnation on the same database. */
+  restart(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface ModelStewardOptions {
+  startMs: number;
+  leaseMs: number;
+  maxAttempts: number;
+}
+
+export async function startModelSteward(options: ModelStewardOptions): Promise<ModelSteward> {
+  const dir = mkdtempSync(join(tmpdir(), 'steward-model-'));
+  const db = await testDatabase(dir);
+  let nowMs = options.startMs;
+  const scripts = new Map<string, Behaviour[]>();
+  /** While set, every sync call waits on it instead of taking its scripted outcome (a held round). */
+  let hold: ReturnType<typeof createGate> | undefined;
+
+  async function boot(): Promise<{ h: Harness; module: FakeModule }> {
+    const module = createFakeModule();
+    module.script((c) => hold?.behaviour ?? scripts.get(c.urn)?.shift() ?? { type: 'ok' });
+    const h = await startSteward({
+      dir,
+      config: {
+        db,
+        worker: false,
+        // No backoff: a retryable failure is due again at once, so the model needs no jitter.
+        backoffBaseMs: 0,
+        backoffMaxMs: 0,
+        maxAttempts: options.maxAttempts,
+        leaseMs: options.leaseMs,
+        shutdownGraceMs: 5,
+      },
+      overrides: { clock: () => new Date(nowMs), extraModules: [{ definition: module.definition, origin: 'test' }] },
+    });
+    return { h, module };
+  }
+
+  /**
+   * Starts a round whose syncs wait until the gate opens (then carry on as ok), and returns
+   * once `expectedCalls` of them are in the module, or the round ended (with none expected,
+   * or fewer calls than expected: the caller compares them).
+   */
+  async function heldRound(expectedCalls: number) {
+    const { h, module } = current;
+    const before = module.ledger.calls.length;
+    const gate = createGate();
+    hold = gate;
+    let settled = false;
+    const round = h.steward.engine.runOnce().finally(() => (settled = true));
+    try {
+      await waitFor(() => settled || (expectedCalls > 0 && module.ledger.calls.length - before >= expectedCalls), `${expectedCalls} sync calls to start`);
+    } finally {
+      hold = undefined;
+    }
+    return { h, gate, round, calls: () => module.ledger.calls.slice(before) };
+  }
+
+  let current = await boot();
+  let frozen: { h: Harness; gate: ReturnType<typeof createGate>; round: Promise<number> } | undefined;
+  async function thaw(): Promise<void> {
+    if (!frozen) return;
+    const { h, gate, round } = frozen;
+    frozen = undefined;
+    gate.release();
+    await round;
+    await h.close();
+  }
+  return {
+    get api() {
+      return current.h.api;
+    },
+    get nowMs() {
+      return nowMs;
+    },
+    advance(ms) {
+      nowMs += ms;
+    },
+    script(urn, ...behaviours) {
+      scripts.set(urn, [...(scripts.get(urn) ?? []), ...behaviours]);
+    },
+    async step() {
+      const before = current.module.ledger.calls.length;
+      const claimed = await current.h.steward.engine.runOnce();
+      return { claimed, calls: current.module.ledger.calls.slice(before) };
+    },
+    async stepAround(expectedCalls, during) {
+      const { gate, round, calls } = await heldRound(expectedCalls);
+      try {
+        await during();
+      } finally {
+        gate.release();
+      }
+      return { claimed: await round, calls: calls() };
+    },
+    async interrupt(how, expectedCalls) {
+      const { h, gate, round, calls } = await heldRound(expectedCalls);
+      if (how === 'frozen') {
+        if (frozen) throw new Error('one frozen Steward at a time');
+        frozen = { h, gate, round };
+      } else {
+        if (how === 'killed') sever(h.steward.store);
+        try {
+          await h.close();
+          await round;
+        } finally {
+          gate.release();
+        }
+      }
+      current = await boot();
+      return calls();
+    },
+    thaw,
+    async restart() {
+      await current.h.close();
+      current = await boot();
+    },
+    async close() {
+      await thaw();
+      await current.h.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * kill -9 at this instant, in process: every later call this incarnation makes to the
+ * database fails (no write-back, no lease release), as if the process were gone. Only
+ * `close` still works, so the test can free the file.
+ */
+function sever(store: Store): void {
+  const methods = store as unknown as Record<string, unknown>;
+  for (const name of Object.keys(methods)) {
+    if (name === 'close' || typeof methods[name] !== 'function') continue;
+    methods[name] = () => Promise.reject(new Error('this Steward was killed'));
+  }
+}

@@ -1,0 +1,74 @@
+import fc from 'fast-check';
+import * as design from '../helpers/model-design.js';
+import * as cmd from '../helpers/model-commands.js';
+import { counts, LEASE_MS, MAX_ATTEMPTS, rowsSeen, type Command } from '../helpers/model-commands.js';
+import { startModelSteward } from '../helpers/model-steward.js';
+import { soak } from '../helpers/soak.js';
+
+/**
+ * DESIGN §4 as a model-checked state machine. Random sequences of requests (create,
+ * PATCH with and without If-Match, a module action, delete, retry, cancel), worker
+ * rounds (also with requests arriving mid-sync), scripted sync outcomes, the passing
+ * of time, restarts, and Stewards stopped, killed or frozen mid-sync on one database.
+ * After every command the real Steward, read over HTTP, must agree with the model
+ * (test/helpers/model-design.ts and model-worker.ts): each resource's status, action,
+ * version, attempts and error, each operation's status and attempts, each revision,
+ * and the status code and error code of every answer.
+ */
+
+const RUNS = soak(15, 300);
+const MAX_COMMANDS = soak(40, 80);
+
+/** Runs `commands` against a new model and a new Steward on a new database. */
+async function runCommands(commands: Iterable<Command>): Promise<void> {
+  const startMs = Date.now();
+  const real = await startModelSteward({ startMs, leaseMs: LEASE_MS, maxAttempts: MAX_ATTEMPTS });
+  try {
+    await fc.asyncModelRun(() => ({ model: design.createModel(startMs, LEASE_MS, MAX_ATTEMPTS), real }), commands);
+  } finally {
+    await real.close();
+  }
+  counts.runs += 1;
+}
+
+describe('the state machine of DESIGN §4', () => {
+  it('agrees with the model after every command', async () => {
+    await fc.assert(
+      fc.asyncProperty(cmd.PRELUDE, fc.commands(cmd.COMMANDS, { maxCommands: MAX_COMMANDS, size: 'max' }), (creates, commands) =>
+        runCommands([...creates, ...commands]),
+      ),
+      { numRuns: RUNS },
+    );
+    // The figures docs/reliability.md quotes, and how often each row of §4 was met.
+    const rows = [...rowsSeen].sort(([a], [b]) => (a < b ? -1 : 1)).map(([row, n]) => `  ${row}: ${n}`);
+    console.log(
+      `state machine: ${counts.runs} runs, ${counts.commands} commands (${counts.requests} requests, ${counts.denied} of them denied; ` +
+        `${counts.syncs} sync calls; ${counts.interrupted} rounds interrupted)\n${rows.join('\n')}`,
+    );
+  }, soak(300_000, 3 * 3_600_000));
+
+  // Found by this model (DESIGN §6: a worker that lost its lease writes nothing; no two syncs of one
+  // resource at once). A URN's lease tokens start again at 0 when it is created again, and a discarded
+  // write-back gives its lease back by URN and token alone: the frozen Steward, coming back, frees the
+  // lease the killed one holds on the new `a`, which the next worker step then claims before that
+  // lease ends (with a live holder: two syncs at once). A bug in src/store, left to its owner; once it
+  // is fixed this test fails: turn it into a plain run of the sequence, and drop `avoidKnownBug`
+  // in test/helpers/model-commands.ts.
+  it('known bug: a frozen Steward that comes back frees the lease of a re-created resource', async () => {
+    const sequence = [
+      cmd.create({ name: 'a', configs: {} }),
+      cmd.interrupt('frozen'),
+      cmd.tick(LEASE_MS),
+      cmd.remove({ name: 'a', ifMatch: 'none', via: 'DELETE' }),
+      cmd.step(),
+      cmd.create({ name: 'a', configs: {} }),
+      cmd.interrupt('killed'),
+      cmd.thaw({ avoidKnownBug: false }),
+      cmd.step(),
+    ];
+    const agreed: string[] = [];
+    const tracked = sequence.map((c): Command => ({ ...c, run: async (m, r) => (await c.run(m, r), void agreed.push(String(c))), toString: () => String(c) }));
+    await expect(runCommands(tracked)).rejects.toThrow(/"claimed": 0/);
+    expect(agreed).toEqual(sequence.slice(0, -1).map(String));
+  });
+});
