@@ -21,7 +21,7 @@ const STORE_SUITES = [
 ];
 
 // The reliability suites (test/reliability) that also run on PostgreSQL.
-const RELIABILITY_SUITES = ['database-faults'];
+const RELIABILITY_SUITES = ['database-faults', 'fuzz-api'];
 
 export default {
   ...base,

@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import { builtinModules } from '../modules/index.js';
 import { createApp } from './api/app.js';
 import { createAccessControl, isLoopback } from './api/auth/access-control.js';
+import { answerClientErrors } from './api/client-errors.js';
 import { loadBodySchemas } from './api/schemas.js';
 import { trackConnections } from './api/server-connections.js';
 import type { Config } from './config.js';
@@ -121,6 +122,7 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
         const listening = app.listen(config.port, config.host, (err?: Error) => (err ? reject(err) : resolve(listening)));
       });
       connections = trackConnections(server);
+      answerClientErrors(server);
       if (config.worker) {
         // Another process's accepted request wakes this worker at once (PostgreSQL LISTEN/NOTIFY; a no-op on SQLite).
         stopListening = await store.listenForWork(() => wakeup.notify());

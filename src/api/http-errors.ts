@@ -57,6 +57,11 @@ export function errorHandler(logger: CoreLogger): ErrorRequestHandler {
       sendError(res, 'invalid_request', 'the request path is not valid percent-encoding');
       return;
     }
+    // A body that does not decompress as its Content-Encoding says: body-parser passes zlib's error on as a 400 without a type.
+    if ((err as { status?: unknown; expose?: unknown })?.status === 400 && (err as { expose?: unknown }).expose === true) {
+      sendError(res, 'invalid_request', `the request body could not be read: ${(err as Error).message}`);
+      return;
+    }
     logger.error('unexpected error', { request_id: res.locals.requestId, method: req.method, path: req.path, error: (err as Error)?.stack ?? String(err) });
     sendError(res, 'internal', 'an internal error occurred; it is logged with this request id', { request_id: res.locals.requestId });
   };

@@ -9,7 +9,8 @@ export function decodePageToken<T extends string | number>(scope: string, token:
   if (token === undefined || token === '') return undefined;
   try {
     const decoded = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as { s?: unknown; a?: unknown };
-    if (decoded.s === scope && typeof decoded.a === type) return decoded.a as T;
+    // A number is a row id: a whole number, or PostgreSQL refuses the comparison (1.5, 1e300) with a 500.
+    if (decoded.s === scope && typeof decoded.a === type && (type === 'string' || Number.isSafeInteger(decoded.a))) return decoded.a as T;
   } catch {
     // fall through to the 400 below
   }

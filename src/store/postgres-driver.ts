@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { Kysely, PostgresDialect, sql } from 'kysely';
-import { UnavailableError } from '../core/errors.js';
+import { InvalidRequestError, UnavailableError } from '../core/errors.js';
 import type { StoreDriver } from './driver.js';
 import type { Database } from './schema.js';
 
@@ -54,6 +54,8 @@ export function openPostgres({ url, poolSize }: PostgresOptions): StoreDriver {
       if (UNAVAILABLE_SQLSTATE.test(code) || UNAVAILABLE_SOCKET.test(code) || UNAVAILABLE_MESSAGE.test(message)) {
         return new UnavailableError(`the database is unavailable: ${message}`, { code });
       }
+      // PostgreSQL text cannot hold NUL (U+0000), which JSON and SQLite allow: a value the request brought, not a fault.
+      if (code === '22021') return new InvalidRequestError('a text value contains NUL (U+0000), which PostgreSQL cannot store', { code });
       return err;
     },
     close: () => db.destroy(),

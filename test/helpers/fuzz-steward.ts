@@ -1,0 +1,105 @@
+import { defineModule } from '../../src/sdk/index.js';
+import { createFakeModule } from './fake-module.js';
+import { call, startSteward, type Harness } from './harness.js';
+import type { FuzzWorld } from './fuzz-requests.js';
+
+/** A module with logs (so GET /logs can answer 200), an action of its own and an optional dependency on a fake. */
+const chatty = defineModule({
+  kind: 'chatty',
+  description: 'A module with logs, for the fuzz suite.',
+  configSchema: { type: 'object', properties: { lines: { type: 'integer', minimum: 0, maximum: 5 } } },
+  dependencies: { home: { kind: 'fake', optional: true } },
+  actions: { create: {}, update: {}, delete: {}, poke: { paramsSchema: { type: 'object', properties: { hard: { type: 'boolean' } }, additionalProperties: false } } },
+  plan: () => ({}),
+  sync: () => Promise.resolve({ status: 'COMPLETED' as const, output: { said: 'hello' } }),
+  async *logs({ resource }, ctx) {
+    for (let i = 0; i < 3; i += 1) yield { ts: new Date(0).toISOString(), line: `line ${i} of ${resource.urn} \u0000 ✓` };
+    if (!ctx.follow || ctx.signal.aborted) return;
+    await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve, { once: true }));
+  },
+});
+
+const P = 'orn:steward:fake:p';
+/** The seeded resources: one per state a request can meet, and one whose delete completed. */
+export const SEEDS = {
+  existing: `${P}:existing`,
+  waiting: `${P}:waiting`,
+  broken: `${P}:broken`,
+  gone: `${P}:gone`,
+  talker: 'orn:steward:chatty:p:talker',
+};
+
+export interface FuzzSteward {
+  h: Harness;
+  /** The seeds and what the registry holds, read afresh. */
+  world(): Promise<FuzzWorld>;
+  /** After an accepted write: runs the worker dry and puts the seeds back in their states. */
+  reseed(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * Steward with the fake module and `chatty`, no worker (the test steps it, so nothing
+ * writes between two requests), and the seeds: `existing` COMPLETED, `waiting` PENDING
+ * with a running operation (its sync asks to be called again in an hour), `broken` in
+ * ERROR, `talker` COMPLETED with logs and a dependency on `existing`, `gone` deleted.
+ */
+export async function startFuzzSteward(): Promise<FuzzSteward> {
+  const fake = createFakeModule();
+  fake.script((c) => {
+    if (c.action === 'delete') return { type: 'ok' };
+    if (c.urn === SEEDS.waiting) return { type: 'requeue', ms: 3_600_000 };
+    if (c.urn === SEEDS.broken) return { type: 'terminal', message: 'broken on purpose' };
+    return { type: 'ok' };
+  });
+  const h = await startSteward({
+    config: { worker: false, backoffBaseMs: 0, backoffMaxMs: 0 },
+    overrides: { extraModules: [fake, { definition: chatty }].map((m) => ({ definition: m.definition, origin: 'test' })) },
+  });
+  const post = async (path: string, body?: unknown) => {
+    const res = await call('POST', `${h.api}${path}`, body);
+    if (res.status !== 202) throw new Error(`seeding: POST ${path} answered ${res.status}: ${JSON.stringify(res.body)}`);
+  };
+  const status = async (urn: string) => {
+    const res = await call('GET', `${h.api}/resources/${urn}`);
+    return res.status === 404 ? 'GONE' : (res.body.state.status as string);
+  };
+
+  async function reseed(): Promise<void> {
+    await h.steward.engine.drain();
+    for (const name of ['existing', 'waiting', 'broken'] as const) {
+      const state = await status(SEEDS[name]);
+      if (state === 'GONE') await post('/resources', { kind: 'fake', project: 'p', name, labels: { team: 'a', tier: name }, spec: { configs: { value: 1 } } });
+      else if (state === 'ERROR' && name !== 'broken') await post(`/resources/${SEEDS[name]}/retry`);
+    }
+    if ((await status(SEEDS.talker)) === 'GONE') await post('/resources', { kind: 'chatty', project: 'p', name: 'talker', spec: { configs: {}, dependencies: { home: SEEDS.existing } } });
+    await h.steward.engine.drain();
+  }
+
+  try {
+    await post('/resources', { kind: 'fake', project: 'p', name: 'gone', spec: { configs: {} } });
+    await h.steward.engine.drain();
+    await call('DELETE', `${h.api}/resources/${SEEDS.gone}`);
+    await reseed();
+  } catch (err) {
+    await h.close();
+    throw err;
+  }
+
+  return {
+    h,
+    async world() {
+      const operations = await call('GET', `${h.api}/operations?page_size=500`);
+      const ids = (operations.body.operations as Array<{ id: string }>).map((op) => op.id);
+      const modules = h.steward.registry.all();
+      return {
+        urns: Object.values(SEEDS),
+        operationIds: [...ids.slice(0, 20), ...ids.slice(-5)],
+        kinds: modules.map((m) => m.definition.kind),
+        actions: [...new Set(modules.flatMap((m) => Object.keys(m.definition.actions)))],
+      };
+    },
+    reseed,
+    close: () => h.close(),
+  };
+}
