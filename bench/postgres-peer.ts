@@ -26,6 +26,7 @@ const FLAGS = {
   rate: ['creates or adds per second of the latency load', 50, 1],
   seconds: ['seconds of the latency load', 10, 1],
   'post-concurrency': ['POSTs in flight at once while the backlog is created', 50, 1],
+  'max-processes': ['skip the rounds with more worker processes than this (a quick look while tuning)', 3, 1],
 } as const;
 type Flag = keyof typeof FLAGS;
 
@@ -52,7 +53,7 @@ async function main(): Promise<void> {
       seconds: o.seconds,
       rounds: [],
     };
-    for (const processes of [1, 3]) {
+    for (const processes of [1, 3].filter((n) => n <= o['max-processes'])) {
       console.log(`Steward, ${processes} worker process(es) × ${o.concurrency}: ${o.resources} resources, then ${o.rate}/s for ${o.seconds} s`);
       const steward = await stewardRound(await database(`steward_${processes}`), join(work, `steward-${processes}`), modulePaths, {
         resources: o.resources,

@@ -28,9 +28,9 @@ export interface ScratchPostgres {
 /**
  * initdb + pg_ctl from $STEWARD_TEST_PG_BIN or the newest /usr/lib/postgresql/{version}/bin,
  * fsync off (the proof measures Steward, not the disk). As root the binaries run as the
- * `postgres` OS user, because initdb refuses root.
+ * `postgres` OS user, because initdb refuses root. `extraOptions` are more `-c name=value` settings.
  */
-export async function startScratchPostgres(): Promise<ScratchPostgres> {
+export async function startScratchPostgres(extraOptions = ''): Promise<ScratchPostgres> {
   const bin =
     process.env.STEWARD_TEST_PG_BIN ??
     (existsSync('/usr/lib/postgresql') ? readdirSync('/usr/lib/postgresql').sort((a, b) => Number(b) - Number(a)) : [])
@@ -49,7 +49,7 @@ export async function startScratchPostgres(): Promise<ScratchPostgres> {
   if (owner) for (const path of [dir, join(dir, 'pwfile'), socket]) chownSync(path, owner.uid, owner.gid);
   await run(...command('initdb', ['-D', data, '-U', 'postgres', `--pwfile=${join(dir, 'pwfile')}`, '-A', 'scram-sha-256', '-E', 'UTF8', '--locale=C', '--no-sync']), { cwd: dir });
   const port = await freePort();
-  const options = `-p ${port} -k ${socket} -c listen_addresses=127.0.0.1 -c max_connections=300 -c fsync=off -c synchronous_commit=off -c full_page_writes=off`;
+  const options = `-p ${port} -k ${socket} -c listen_addresses=127.0.0.1 -c max_connections=300 -c fsync=off -c synchronous_commit=off -c full_page_writes=off ${extraOptions}`;
   const start = async () => {
     await run(...command('pg_ctl', ['start', '-w', '-t', '60', '-D', data, '-l', join(dir, 'server.log'), '-o', options]), { cwd: dir });
   };

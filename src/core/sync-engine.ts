@@ -1,6 +1,8 @@
 import PQueue from 'p-queue';
 import type { BackoffOptions } from './backoff.js';
 import { backoffDelayMs } from './backoff.js';
+import { createClaimWindow } from './claim-window.js';
+import { settleWithin } from './settle-within.js';
 import type { CoreLogger } from './logging.js';
 import type { Resource } from './model.js';
 import type { ClaimedWork, LeaseRef, Store } from './ports.js';
@@ -57,8 +59,12 @@ class ShutdownAbort extends Error {
 export function createSyncEngine({ store, registry, wakeup, clock, logger, options, random = Math.random, observer = NO_SYNC_OBSERVER }: SyncEngineDeps) {
   const log = logger.child({ component: 'sync-engine', worker: options.owner });
   const queue = new PQueue({ concurrency: options.concurrency });
-  const inFlight = new Map<string, { lease: LeaseRef; controller: AbortController }>();
+  /** Every lease this worker holds: claimed and waiting for a slot, syncing, or writing back. */
+  const inFlight = new Map<string, { lease: LeaseRef; controller: AbortController; leaseEndsMs: number }>();
   const batcher = createWriteBackBatcher(store, () => clock().getTime());
+  const claimWindow = createClaimWindow({ concurrency: options.concurrency });
+  /** Every launched resource until its write-back (or release) is done. */
+  const launched = new Set<Promise<void>>();
   let running = false;
   let loopDone: Promise<void> = Promise.resolve();
   let wakeLoop: (() => void) | undefined;
@@ -128,7 +134,7 @@ export function createSyncEngine({ store, registry, wakeup, clock, logger, optio
   async function loop(): Promise<void> {
     while (running) {
       woken = false;
-      const free = options.concurrency - inFlight.size;
+      const free = claimWindow.claimable(queue.pending + queue.size, inFlight.size);
       if (free > 0) {
         const claimed = await claim(free);
         for (const work of claimed) void launch(work);
@@ -151,27 +157,36 @@ export function createSyncEngine({ store, registry, wakeup, clock, logger, optio
     const claimedStatus = work.resource.state.status === 'COMPLETED' ? 'COMPLETED' : 'PENDING';
     const lease: LeaseRef = { urn: work.resource.urn, leaseToken: work.leaseToken, operationId: work.resource.state.operation_id, claimedStatus };
     const controller = new AbortController();
-    inFlight.set(lease.urn, { lease, controller });
-    const leaseEndsMs = clock().getTime() + options.leaseMs;
-    return queue
-      .add(() => runOne(work.resource, lease, controller, leaseEndsMs))
+    const entry = { lease, controller, leaseEndsMs: clock().getTime() + options.leaseMs };
+    inFlight.set(lease.urn, entry);
+    const done: Promise<void> = runOne(work.resource, lease, controller, () => entry.leaseEndsMs)
       .catch((err: unknown) => log.error('sync slot failed', { urn: lease.urn, error: describeError(err) }))
       .finally(() => {
         inFlight.delete(lease.urn);
+        launched.delete(done);
         signal();
       });
+    launched.add(done);
+    return done;
   }
 
-  async function runOne(resource: Resource, lease: LeaseRef, controller: AbortController, leaseEndsMs: number): Promise<void> {
+  async function runOne(resource: Resource, lease: LeaseRef, controller: AbortController, leaseEndsMs: () => number): Promise<void> {
     const syncLog = log.child({ urn: resource.urn, operation_id: lease.operationId, action: resource.state.action });
-    const startedMs = clock().getTime();
-    if (startedMs >= leaseEndsMs) {
+    const step = await queue.add(async () => {
+      const startedMs = clock().getTime();
       // This process was frozen between claim and call: the claim may belong to another worker by now.
+      if (startedMs >= leaseEndsMs()) return undefined;
+      const observation = await observe(resource, controller, syncLog);
+      claimWindow.record(clock().getTime() - startedMs);
+      return { startedMs, observation };
+    });
+    signal(); // the slot is free: claim more while this write-back is in flight
+    if (!step) {
       syncLog.warn('lease lapsed before the sync started; skipping it');
       observer.synced(resource.kind, 'lost', 0);
       return;
     }
-    const observation = await observe(resource, controller, syncLog);
+    const { startedMs, observation } = step;
     const done = (result: SyncResultLabel) => observer.synced(resource.kind, result, (clock().getTime() - startedMs) / 1000);
     if (controller.signal.reason instanceof ShutdownAbort) {
       done('aborted');
@@ -213,9 +228,11 @@ export function createSyncEngine({ store, registry, wakeup, clock, logger, optio
     const held = [...inFlight.values()];
     if (held.length === 0) return;
     try {
-      const lost = new Set(await store.renewLeases(held.map((entry) => entry.lease), clock().getTime(), options.leaseMs));
+      const nowMs = clock().getTime();
+      const lost = new Set(await store.renewLeases(held.map((entry) => entry.lease), nowMs, options.leaseMs));
       for (const entry of held) {
         if (lost.has(entry.lease.urn)) entry.controller.abort(new Error('the lease was lost or the operation was superseded'));
+        else entry.leaseEndsMs = nowMs + options.leaseMs;
       }
     } catch (err) {
       log.warn('lease renewal failed', { error: describeError(err) });
@@ -248,11 +265,12 @@ export function createSyncEngine({ store, registry, wakeup, clock, logger, optio
       endPause?.();
       wakeLoop?.();
       await loopDone;
-      const drained = await settleWithin(queue.onIdle(), graceMs);
+      // Each launch ends after its write-back or release, so this waits for those too.
+      const drained = await settleWithin(Promise.all(launched), graceMs);
       if (!drained) {
         log.warn('aborting syncs still running after the grace period', { count: inFlight.size });
         for (const entry of inFlight.values()) entry.controller.abort(new ShutdownAbort('Steward is shutting down'));
-        await settleWithin(queue.onIdle(), 1000);
+        await settleWithin(Promise.all(launched), 1000);
         const stuck = [...inFlight.values()].map((entry) => entry.lease);
         if (stuck.length) await store.releaseLeases(stuck, clock().getTime()).catch(() => undefined);
       }
@@ -287,13 +305,3 @@ export function createSyncEngine({ store, registry, wakeup, clock, logger, optio
 }
 
 export type SyncEngine = ReturnType<typeof createSyncEngine>;
-
-function settleWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => resolve(false), ms);
-    void promise.then(() => {
-      clearTimeout(timer);
-      resolve(true);
-    });
-  });
-}

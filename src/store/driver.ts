@@ -14,6 +14,11 @@ export interface StoreDriver {
   notifyWork(trx: Kysely<Database>): Promise<void>;
   /** Calls `listener` when another process announces work; resolves to a function that stops listening. */
   listenForWork(listener: () => void): Promise<() => Promise<void>>;
+  /**
+   * PostgreSQL only: runs a statement under a name, so the server parses and plans it once per
+   * connection rather than on every call (the sync loop's hot statements, postgres-sync-writes.ts).
+   */
+  namedQuery?<R>(name: string, text: string, values: readonly unknown[]): Promise<R[]>;
   /** Turns a driver error into the StewardError core understands, or returns it unchanged. */
   translateError(err: unknown): unknown;
   close(): Promise<void>;

@@ -4,7 +4,7 @@ import type { StoreDriver } from './driver.js';
 import type { Database, EventsTable } from './schema.js';
 
 /** The transaction-scoped PostgreSQL advisory lock that puts event ids in commit order (any constant no one else uses). */
-const EVENT_ORDER_LOCK = 5_383_711_902_476_101;
+export const EVENT_ORDER_LOCK = 5_383_711_902_476_101;
 
 /**
  * Appends events in the caller's transaction, in order, in one statement. Callers

@@ -41,6 +41,10 @@ export function openPostgres({ url, poolSize }: PostgresOptions): StoreDriver {
     dialect: 'postgres',
     db,
     writeTransaction: (fn) => db.transaction().execute(fn),
+    async namedQuery<R>(name: string, text: string, values: readonly unknown[]) {
+      const result = await pool.query<R & pg.QueryResultRow>({ name, text, values: [...values] });
+      return result.rows;
+    },
     async notifyWork(trx) {
       await sql`select pg_notify(${WORK_CHANNEL}, '')`.execute(trx);
     },

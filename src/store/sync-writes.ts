@@ -3,29 +3,33 @@ import type { EventInput } from '../core/model.js';
 import type { ClaimRequest, ClaimedWork, LeaseRef, SyncWriteBack } from '../core/ports.js';
 import type { StoreDriver } from './driver.js';
 import { appendEvents } from './events.js';
+import { claimDuePostgres, saveSyncResultsPostgres } from './postgres-sync-writes.js';
 import { rowToResource } from './rows.js';
 import type { Database } from './schema.js';
 
 /** The sync loop's statements: claim, renew, write back, release — all fenced by the lease token. */
 export function createSyncWrites(driver: StoreDriver) {
   /**
-   * One statement locks a batch of due rows (SQLite: the BEGIN IMMEDIATE write lock;
-   * PostgreSQL: FOR UPDATE SKIP LOCKED) and reads when each became due, for the
-   * work-queue wait metric; one statement claims them: this owner, a lease, a new
-   * fencing token, and a due time equal to the lease's end (so a lapsed lease is due again).
+   * Inside the BEGIN IMMEDIATE write lock, one statement reads a batch of due rows and
+   * when each became due (the work-queue wait metric); one statement claims them: this
+   * owner, a lease, a new fencing token, and a due time equal to the lease's end (so a
+   * lapsed lease is due again). PostgreSQL does all of it in one statement
+   * (postgres-sync-writes.ts).
    */
-  async function claimDue({ owner, limit, nowMs, leaseMs }: ClaimRequest): Promise<ClaimedWork[]> {
+  async function claimDue(request: ClaimRequest): Promise<ClaimedWork[]> {
+    if (driver.dialect === 'postgres') return claimDuePostgres(driver, request);
+    const { owner, limit, nowMs, leaseMs } = request;
     const until = nowMs + leaseMs;
     return driver.writeTransaction(async (trx) => {
-      let due = trx
+      const due = await trx
         .selectFrom('resources')
         .select(['urn', 'next_sync_at'])
         .where('next_sync_at', '<=', nowMs)
         .where((eb) => eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<=', nowMs)]))
         .orderBy('next_sync_at')
-        .limit(limit);
-      if (driver.dialect === 'postgres') due = due.forUpdate().skipLocked();
-      const dueAt = new Map((await due.execute()).map((row) => [row.urn, Number(row.next_sync_at)]));
+        .limit(limit)
+        .execute();
+      const dueAt = new Map(due.map((row) => [row.urn, Number(row.next_sync_at)]));
       if (dueAt.size === 0) return [];
       const rows = await trx
         .updateTable('resources')
@@ -70,6 +74,9 @@ export function createSyncWrites(driver: StoreDriver) {
   }
 
   async function saveSyncResults(results: readonly SyncWriteBack[], nowMs: number): Promise<boolean[]> {
+    if (driver.dialect === 'postgres' && !results.some((wb) => wb.outcome === 'deleted')) {
+      return saveSyncResultsPostgres(driver, results, nowMs, urnOrder(results));
+    }
     const nowIso = new Date(nowMs).toISOString();
     return driver.writeTransaction(async (trx) => {
       const applied = results.map(() => false);
