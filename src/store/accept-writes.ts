@@ -16,7 +16,7 @@ export function createAcceptWrites(driver: StoreDriver) {
         if (change.expected === null) {
           const existing = await trx.selectFrom('resources').select('urn').where('urn', '=', resource.urn).executeTakeFirst();
           if (existing) return 'conflict';
-          await trx.insertInto('resources').values({ ...row, lease_owner: null, lease_expires_at: null, lease_token: 0 }).execute();
+          await trx.insertInto('resources').values({ ...row, lease_owner: null, lease_expires_at: null, lease_token: firstLeaseToken(resource) }).execute();
         } else {
           const { urn, kind, project, name, created_at, created_by, next_sync_at, ...changed } = row;
           void [kind, project, name, created_at, created_by];
@@ -104,4 +104,16 @@ async function reindex(trx: Kysely<Database>, resource: Resource): Promise<void>
   if (labels.length) await trx.insertInto('resource_labels').values(labels).execute();
   const dependencies = Object.entries(resource.spec.dependencies).map(([name, dependsOn]) => ({ urn: resource.urn, name, depends_on: dependsOn }));
   if (dependencies.length) await trx.insertInto('resource_dependencies').values(dependencies).execute();
+}
+
+/**
+ * A URN created again must not reuse the lease tokens of its earlier life: a worker frozen
+ * with a lease on the old row would otherwise fence on a token the new row reaches, and give
+ * back a lease another worker holds. So tokens start at the creation time in ms × 1024; the
+ * old row would need 1024 claims per ms of its life to reach the new row's first token.
+ * (Creation times come from the accepting process's clock: a skew larger than the old row's
+ * whole life could still line the ranges up.)
+ */
+function firstLeaseToken(resource: Resource): number {
+  return Date.parse(resource.created_at) * 1024;
 }
