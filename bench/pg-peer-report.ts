@@ -115,5 +115,10 @@ ${details(run)}
 - Steward's items per process are not recorded (graphile-worker's come from its tasks).
 - The backlog is a burst, not a steady state; jobs/s and reconciles/s at a ${run.resources}-item backlog include the
   ramp-up of the first claims.
+- Where Steward's time goes on PostgreSQL (statements by server time, CPU per reconcile, a V8 profile of the drain):
+  \`npm run -s build && node dist/bench/pg-profile.js [--cpu-profile FILE]\`. It showed what took the ratio from
+  0.34 / 0.44 to above 1.0: plans that scanned the table (a recordset estimated at 100 rows, statistics stale after the
+  burst of creates), a plan per call (now named statements), claims that waited for write-backs, and claims of one
+  or two rows at a time (now a claim window: [scaling.md](scaling.md)).
 `;
 }
