@@ -21,7 +21,7 @@ const STORE_SUITES = [
 ];
 
 // The reliability suites (test/reliability) that also run on PostgreSQL.
-const RELIABILITY_SUITES = ['database-faults', 'fuzz-api'];
+const RELIABILITY_SUITES = ['database-faults', 'fuzz-api', 'crash-loop'];
 
 export default {
   ...base,

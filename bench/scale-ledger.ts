@@ -2,13 +2,19 @@ import { existsSync, readFileSync } from 'node:fs';
 
 /**
  * The ledger that test/fixtures/modules/ledger appends to (LEDGER_FILE): one
- * `start`/`end` line per sync call, `{event} {urn} {pid} {epoch ms}`, in append order.
+ * `start`/`end` line per sync call, `{event} {urn} {pid} {epoch ms} {version}`, in
+ * append order; an `end` line also says what the call returned (`{result}`).
+ * Ledgers written before those two fields existed read with them undefined.
  */
 export interface LedgerLine {
   event: 'start' | 'end';
   urn: string;
   pid: number;
   atMs: number;
+  /** The resource version the call was for. */
+  version?: number;
+  /** `end` lines: PENDING or COMPLETED as returned, `error` when the call threw. */
+  result?: 'PENDING' | 'COMPLETED' | 'error';
 }
 
 export function readLedger(file: string): LedgerLine[] {
@@ -17,8 +23,11 @@ export function readLedger(file: string): LedgerLine[] {
     .split('\n')
     .filter((line) => line !== '')
     .map((line) => {
-      const [event, urn, pid, atMs] = line.split(' ') as [LedgerLine['event'], string, string, string];
-      return { event, urn, pid: Number(pid), atMs: Number(atMs) };
+      const [event, urn, pid, atMs, version, result] = line.split(' ') as [LedgerLine['event'], string, string, string, string?, LedgerLine['result']?];
+      const parsed: LedgerLine = { event, urn, pid: Number(pid), atMs: Number(atMs) };
+      if (version !== undefined) parsed.version = Number(version);
+      if (result !== undefined) parsed.result = result;
+      return parsed;
     });
 }
 
