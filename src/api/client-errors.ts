@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
  * oversized head is an `invalid_request` that says so.
  */
 export function answerClientErrors(server: Server): void {
-  server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
+  server.on('clientError', (err: Error & { code?: string; rawPacket?: Buffer }, socket: Socket) => {
     const answering = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
     if (err.code === 'ECONNRESET' || !socket.writable || answering?.headersSent) {
       socket.destroy();
@@ -22,8 +22,10 @@ export function answerClientErrors(server: Server): void {
           ? 'the request did not arrive in time'
           : `the request is not valid HTTP/1.1 (${err.code ?? 'unparsable'})`;
     const body = JSON.stringify({ error: { code: 'invalid_request', message } });
+    // An answer to HEAD has no body (the client would read one as garbage); the packet that failed starts with the method.
+    const head = Buffer.isBuffer(err.rawPacket) && err.rawPacket.toString('latin1', 0, 5) === 'HEAD ';
     socket.end(
-      `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${randomUUID()}\r\nConnection: close\r\n\r\n${body}`,
+      `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${randomUUID()}\r\nConnection: close\r\n\r\n${head ? '' : body}`,
     );
   });
 }

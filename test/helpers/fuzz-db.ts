@@ -33,6 +33,7 @@ export async function openSnapshots(db: string): Promise<DatabaseSnapshots> {
   }
   const client = new pg.Client({ connectionString: db });
   await client.connect();
+  await client.query('set default_transaction_read_only = on');
   return {
     async take() {
       const tables: Array<[string, unknown[]]> = [];

@@ -55,8 +55,10 @@ function mutate(base: unknown, mutations: Mutation[]): unknown {
     const node = containers[m.at % containers.length]!;
     const keys = Object.keys(node);
     const existing = keys[m.which % Math.max(keys.length, 1)];
-    if (m.op === 'add' || existing === undefined) Object.defineProperty(node, m.key, { value: m.value, enumerable: true, writable: true, configurable: true });
-    else if (m.op === 'set') node[existing] = m.value;
+    // A copy: fast-check hands out the same constant objects again, and a later mutation may add to this one.
+    const value = structuredClone(m.value);
+    if (m.op === 'add' || existing === undefined) Object.defineProperty(node, m.key, { value, enumerable: true, writable: true, configurable: true });
+    else if (m.op === 'set') node[existing] = value;
     else if (node !== root) delete node[existing];
   }
   return root.body;

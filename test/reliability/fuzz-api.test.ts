@@ -143,6 +143,12 @@ describe(`fuzzed API input (${TEST_STORE})`, () => {
       /larger than 16 KiB/,
     ],
     [
+      'HEAD with a path over 16 KiB (the 400 carried a body, which a HEAD client reads as garbage)',
+      { method: 'HEAD', path: `/api/v1beta1/resources/orn:steward:fake:p:${'a'.repeat(70_000)}`, headers: {} },
+      400,
+      undefined,
+    ],
+    [
       'Content-Encoding: gzip on a body that is not gzip (zlib\'s error reached the error handler untyped: 500)',
       { method: 'POST', path: '/api/v1beta1/resources', headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' }, body: '{"kind":"fake"}' },
       400,
