@@ -12,6 +12,8 @@ const STORE_SUITES = [
   'listing',
   'workers',
   'secrets',
+  'secrets-at-rest',
+  'secrets-at-rest-search',
   'drift-resync',
   'lease-renewal',
   'logs-endpoint',

@@ -3,6 +3,7 @@ import { CliError, EXIT } from './cli/cli-error.js';
 import { registerModuleCommands } from './cli/module-commands.js';
 import { registerOperationCommands } from './cli/operation-commands.js';
 import { registerResourceCommands } from './cli/resource-commands.js';
+import { registerSecretsCommands } from './cli/secrets-commands.js';
 import { registerModuleTestCommand, registerServerCommands } from './cli/server-commands.js';
 import { registerTokenCommands } from './cli/token-commands.js';
 import { registerWatchCommand } from './cli/watch-command.js';
@@ -30,6 +31,7 @@ registerModuleCommands(moduleCommand);
 registerModuleTestCommand(moduleCommand);
 registerWatchCommand(program);
 registerTokenCommands(program);
+registerSecretsCommands(program);
 
 // `steward watch | head -3`: a reader that went away ends the command quietly.
 process.stdout.on('error', (err: NodeJS.ErrnoException) => process.exit(err.code === 'EPIPE' ? EXIT.ok : EXIT.failure));

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { parseSecretKey } from './core/secret-box.js';
 
 /**
  * The one place that reads the environment. Every setting has a default, every
@@ -72,6 +73,13 @@ export interface Config {
   rateLimitPerSecond: number;
   /** STEWARD_RATE_LIMIT_BURST: requests a token may send at once; 0 turns the limit off. @default 100 */
   rateLimitBurst: number;
+  /**
+   * STEWARD_SECRET_KEY: 32 random bytes in base64; writeOnly configs and outputs are sealed with it at rest
+   * (AES-256-GCM, docs/security.md). @default none: secrets are stored as plaintext, with a warning at start
+   */
+  secretKey: string | undefined;
+  /** STEWARD_SECRET_KEYS_PREVIOUS: ','-separated older keys, still accepted to open sealed values (key rotation). @default none */
+  secretKeysPrevious: string[];
 }
 
 type Parser = (raw: string) => unknown;
@@ -100,6 +108,22 @@ const boolean: Parser = (raw) => {
 const oneOf = (...values: string[]): Parser => (raw) => {
   if (!values.includes(raw)) throw new Error(`must be one of ${values.join(', ')}`);
   return raw;
+};
+/** A key is checked here, so a bad one stops start-up with the reason (never the value). */
+const secretKey: Parser = (raw) => {
+  parseSecretKey(raw);
+  return raw.trim();
+};
+const secretKeyList: Parser = (raw) => {
+  const keys = commaList(raw) as string[];
+  keys.forEach((key, i) => {
+    try {
+      parseSecretKey(key);
+    } catch (err) {
+      throw new Error(`key ${i + 1}: ${(err as Error).message}`);
+    }
+  });
+  return keys;
 };
 const pathList: Parser = (raw) => raw.split(':').filter((entry) => entry.trim() !== '');
 const commaList: Parser = (raw) =>
@@ -140,7 +164,12 @@ const SETTINGS: { [K in keyof Config]: [variable: string, parse: Parser, fallbac
   tokensFile: ['STEWARD_TOKENS_FILE', text, undefined],
   rateLimitPerSecond: ['STEWARD_RATE_LIMIT_PER_SECOND', number(0), 50],
   rateLimitBurst: ['STEWARD_RATE_LIMIT_BURST', integer(0, 1_000_000), 100],
+  secretKey: ['STEWARD_SECRET_KEY', secretKey, undefined],
+  secretKeysPrevious: ['STEWARD_SECRET_KEYS_PREVIOUS', secretKeyList, []],
 };
+
+/** Settings whose values an error message must not repeat. */
+const SECRET_VARIABLES = new Set(['STEWARD_SECRET_KEY', 'STEWARD_SECRET_KEYS_PREVIOUS']);
 
 /** The variable of each setting, for docs and error messages. */
 export const CONFIG_VARIABLES: Readonly<Record<keyof Config, string>> = Object.freeze(
@@ -165,7 +194,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     try {
       resolved[key] = parse(String(raw));
     } catch (err) {
-      problems.push(`${variable}=${JSON.stringify(raw)} ${(err as Error).message}`);
+      problems.push(`${SECRET_VARIABLES.has(variable) ? variable : `${variable}=${JSON.stringify(raw)}`} ${(err as Error).message}`);
     }
   }
   if (problems.length) throw new Error(`invalid configuration:\n  ${problems.join('\n  ')}`);

@@ -14,8 +14,10 @@ import { createLogReader } from './core/logs.js';
 import { loadModulesFromPaths } from './core/module-loader.js';
 import type { Store } from './core/ports.js';
 import { createQueries } from './core/queries.js';
-import { createRegistry } from './core/registry.js';
+import { createRegistry, type Registry } from './core/registry.js';
 import { createResourceCommands } from './core/resource-commands.js';
+import { createSecretBox } from './core/secret-box.js';
+import { createSecretReads } from './core/secret-reads.js';
 import { createSyncEngine } from './core/sync-engine.js';
 import { engineOptionsFrom } from './engine-options.js';
 import { createWakeup } from './core/wakeup.js';
@@ -55,11 +57,10 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
     now: () => clock().getTime(),
     logger,
   });
-  const registry = createRegistry([
-    ...(await builtinModules(config)),
-    ...(await loadModulesFromPaths(config.modulePaths)),
-    ...(overrides.extraModules ?? []),
-  ]);
+  const registry = createRegistry(
+    [...(await builtinModules(config)), ...(await loadModulesFromPaths(config.modulePaths)), ...(overrides.extraModules ?? [])],
+    { secretBox: createSecretBox(config.secretKey, config.secretKeysPrevious) },
+  );
   const store: Store = await createStore({ db: config.db, busyTimeoutMs: config.dbBusyTimeoutMs, poolSize: config.dbPoolSize });
   const wakeup = createWakeup();
   const commands = createResourceCommands({ store, registry, wakeup, clock });
@@ -90,6 +91,7 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
   const app = createApp({
     commands,
     queries,
+    secrets: createSecretReads({ store, registry }),
     registry,
     schemas: loadBodySchemas(),
     logger,
@@ -133,6 +135,7 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
       const port = typeof address === 'object' && address ? address.port : config.port;
       logger.info('steward started', { host: config.host, port, db: redactUrl(config.db), worker: config.worker, kinds: registry.kinds(), access: access.mode });
       if (access.mode === 'open' && overrides.serveApi !== false) warnOpen(logger, config.host);
+      reportSecretsAtRest(logger, registry);
       return { port };
     },
     /** Stops taking requests, ends open watches, drains the worker within the grace period, releases leases, closes the database. */
@@ -153,6 +156,26 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
 }
 
 export type Steward = Awaited<ReturnType<typeof createSteward>>;
+
+/** Whether writeOnly values are sealed at rest: which key, or a warning when kinds have secrets and there is no key. */
+function reportSecretsAtRest(logger: CoreLogger, registry: Registry): void {
+  const { keyId, previousKeyIds } = registry.secrets;
+  if (keyId) {
+    logger.info('secrets are sealed at rest', { key_id: keyId, previous_key_ids: previousKeyIds });
+    return;
+  }
+  const kinds = registry
+    .all()
+    .filter((module) => module.hasSecretConfigs || module.hasSecretOutput)
+    .map((module) => module.definition.kind);
+  if (kinds.length) {
+    logger.warn('secrets are stored unencrypted: no STEWARD_SECRET_KEY, so the writeOnly configs and outputs of these kinds are plaintext in the database', {
+      kinds,
+      setting: 'STEWARD_SECRET_KEY',
+      guide: 'docs/security.md',
+    });
+  }
+}
 
 /** Open mode is for one machine: say so at every start, and loudly when the API is reachable from others. */
 function warnOpen(logger: CoreLogger, host: string): void {

@@ -6,6 +6,7 @@ import type { LogReader } from '../core/logs.js';
 import type { Queries } from '../core/queries.js';
 import type { Registry } from '../core/registry.js';
 import type { ResourceCommands } from '../core/resource-commands.js';
+import type { SecretReads } from '../core/secret-reads.js';
 import type { AccessControl } from './auth/access-control.js';
 import { auditErrors } from './auth/audit.js';
 import { jsonBody } from './body.js';
@@ -20,11 +21,14 @@ import { metricsRoutes, type MetricsEndpoint } from './routes/metrics.js';
 import { moduleRoutes } from './routes/modules.js';
 import { operationRoutes } from './routes/operations.js';
 import { resourceRoutes } from './routes/resources.js';
+import { secretRoutes } from './routes/secrets.js';
 import type { BodyValidator } from './schemas.js';
 
 export interface AppDeps {
   commands: ResourceCommands;
   queries: Queries;
+  /** GET /resources/{urn}/secrets: the admin's read of secret outputs. */
+  secrets: SecretReads;
   registry: Registry;
   schemas: BodyValidator;
   readiness: Readiness;
@@ -41,7 +45,7 @@ export interface AppDeps {
 }
 
 /** The HTTP API of DESIGN §8 as an express app (no listening; the caller decides where). */
-export function createApp({ commands, queries, registry, schemas, readiness, logger, openLogs, events, metrics, access, serveApi = true }: AppDeps): Express {
+export function createApp({ commands, queries, secrets, registry, schemas, readiness, logger, openLogs, events, metrics, access, serveApi = true }: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -59,6 +63,7 @@ export function createApp({ commands, queries, registry, schemas, readiness, log
       access.guard,
       jsonBody(),
       resourceRoutes(commands, queries, schemas),
+      secretRoutes(secrets),
       logRoutes(openLogs),
       operationRoutes(queries),
       moduleRoutes(registry),

@@ -27,10 +27,12 @@ export function createLogReader({ store, registry }: { store: Store; registry: R
     const dependencies = Object.fromEntries(
       Object.entries(resource.spec.dependencies).flatMap(([name, depUrn]) => {
         const dep = found.get(depUrn);
-        return dep ? [[name, toResolved(dep)]] : [];
+        return dep ? [[name, registry.secrets.openDependency(toResolved(dep)).dependency]] : [];
       }),
     );
-    return definition.logs({ resource, dependencies }, { signal: request.signal, follow: request.follow, tail: request.tail });
+    // The module sees its secrets opened, as in sync; one that does not open is left out (logs are a read).
+    const opened = registry.secrets.open(resource).resource;
+    return definition.logs({ resource: opened, dependencies }, { signal: request.signal, follow: request.follow, tail: request.tail });
   };
 }
 

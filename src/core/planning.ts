@@ -2,12 +2,23 @@ import { ValidationError, type PlanInput, type PlanResult, type Resource } from 
 import { InvalidRequestError, ModuleFaultError } from './errors.js';
 import { deepFreeze, jsonEqual } from './json.js';
 import type { RegisteredModule } from './registry.js';
+import { SEALED_PREFIX } from './secret-box.js';
+import { findSealed, scrubSecrets, secretStrings } from './secrets.js';
 import { assertValid } from './validation.js';
 
-/** Validates configs against the module's schema; returns a copy with defaults filled in. */
+/**
+ * Validates configs against the module's schema; returns a copy with defaults filled in.
+ * Strings starting with `$sealed:` are refused: Steward reserves the prefix for the
+ * secrets it seals, so every sealed value in the store is one Steward made.
+ */
 export function validatedConfigs(module: RegisteredModule, configs: Record<string, unknown>): Record<string, unknown> {
   const copy = structuredClone(configs);
   assertValid(module.checkConfigs, copy, '/spec/configs', `configs of kind ${module.definition.kind}`);
+  const sealed = findSealed(copy, '/spec/configs');
+  if (sealed !== undefined) {
+    const message = `must not start with "${SEALED_PREFIX}": Steward reserves it for sealed secrets`;
+    throw new InvalidRequestError(`configs of kind ${module.definition.kind} are invalid: ${sealed} ${message}`, { problems: [{ path: sealed, message }] });
+  }
   return copy;
 }
 
@@ -37,7 +48,8 @@ export function validatedParams(module: RegisteredModule, action: string, params
 
 /**
  * Calls the module's pure `plan` on frozen input. A `ValidationError` rejects the
- * request (400); any other throw is a module bug.
+ * request (400); any other throw is a module bug. The error's message and details
+ * never carry the resource's secrets (a plan that quotes one gets `[secret]`).
  */
 export async function runPlan(module: RegisteredModule, input: PlanInput): Promise<PlanResult> {
   const frozen = deepFreeze(structuredClone(input));
@@ -45,16 +57,24 @@ export async function runPlan(module: RegisteredModule, input: PlanInput): Promi
   try {
     result = await module.definition.plan(frozen);
   } catch (err) {
+    const secrets = planSecrets(module, input);
     if (err instanceof ValidationError || (err as Error | undefined)?.name === 'ValidationError') {
-      throw new InvalidRequestError((err as Error).message, (err as ValidationError).details);
+      throw new InvalidRequestError(scrubSecrets((err as Error).message, secrets), scrubSecrets((err as ValidationError).details, secrets));
     }
-    throw new ModuleFaultError(`plan of kind ${module.definition.kind} failed: ${(err as Error)?.message ?? String(err)}`);
+    throw new ModuleFaultError(scrubSecrets(`plan of kind ${module.definition.kind} failed: ${(err as Error)?.message ?? String(err)}`, secrets));
   }
   if (result === undefined || result === null) return {};
   if (typeof result !== 'object' || Array.isArray(result)) {
     throw new ModuleFaultError(`plan of kind ${module.definition.kind} returned ${typeof result}, not a PlanResult object`);
   }
   return structuredClone(result) as PlanResult;
+}
+
+/** The secret strings of the resource plan was shown, before and after. */
+function planSecrets(module: RegisteredModule, input: PlanInput): string[] {
+  const { configSchema, outputSchema } = module.definition;
+  const documents = [input.current, input.desired].filter((resource): resource is Resource => resource !== null);
+  return documents.flatMap((resource) => [...secretStrings(resource.spec.configs, configSchema), ...secretStrings(resource.state.output, outputSchema)]);
 }
 
 /** Configs that plan decided must still match the module's own schema; if not, the module has a bug. */

@@ -45,6 +45,14 @@ export interface Store {
   releaseLeases(leases: readonly LeaseRef[], nowMs: number): Promise<void>;
 
   /**
+   * Replaces the configs and output of each resource whose stored configs and output
+   * still equal `before` (as JSON), in one transaction; nothing else changes (no
+   * version, status, lease, revision or event). Returns which were replaced.
+   * (`steward secrets rotate` re-seals secrets with it.)
+   */
+  replaceConfigsAndOutput(changes: readonly ValuesRewrite[]): Promise<boolean[]>;
+
+  /**
    * Events with `id > afterId` that match `filter`, oldest first, at most `limit`.
    * Ids are in commit order, so `readTo` (the last id the read covered, matching or
    * not) is where the next read resumes without skipping or repeating an event.
@@ -90,8 +98,14 @@ export interface RevisionInput {
   created_by: string;
 }
 
+export interface ValuesRewrite {
+  urn: string;
+  before: { configs: Record<string, unknown>; output: Record<string, unknown> };
+  after: { configs: Record<string, unknown>; output: Record<string, unknown> };
+}
+
 export interface AcceptedChange {
-  /** The full new document, secrets included. */
+  /** The full new document, secrets included (sealed when STEWARD_SECRET_KEY is set). */
   resource: Resource;
   /** null for a create: the URN must be free. */
   expected: ExpectedState | null;

@@ -1,6 +1,8 @@
 import type { JSONSchema, ModuleDefinition } from '../sdk/index.js';
 import { NotFoundError, InvalidRequestError } from './errors.js';
 import { KIND_PATTERN } from './names.js';
+import { createResourceSecrets, type ResourceSecrets } from './sealed-resources.js';
+import { createSecretBox, type SecretBox } from './secret-box.js';
 import { hasSecrets } from './secrets.js';
 import { createSchemaCompiler, type Check } from './validation.js';
 
@@ -25,6 +27,8 @@ export interface Registry {
   get(kind: string): RegisteredModule;
   /** For GET /modules/{kind}: unknown kind → 404. */
   describe(kind: string): RegisteredModule;
+  /** Sealing and opening the kinds' secrets at rest (the store sees only sealed values). */
+  secrets: ResourceSecrets;
 }
 
 /** Thrown at start-up: names the module and what is wrong with it. */
@@ -39,7 +43,10 @@ export class ModuleDefinitionError extends Error {
  * Checks every module against the contract of DESIGN §5 and compiles its schemas.
  * `origins` names where each module came from, for the error messages.
  */
-export function createRegistry(modules: ReadonlyArray<{ definition: unknown; origin: string }>): Registry {
+export function createRegistry(
+  modules: ReadonlyArray<{ definition: unknown; origin: string }>,
+  options: { secretBox?: SecretBox } = {},
+): Registry {
   const compiler = createSchemaCompiler();
   const byKind = new Map<string, RegisteredModule & { origin: string }>();
   for (const { definition, origin } of modules) {
@@ -65,6 +72,7 @@ export function createRegistry(modules: ReadonlyArray<{ definition: unknown; ori
       if (!found) throw new NotFoundError(`no module for kind "${kind}"`, { known_kinds: sortedKinds() });
       return found;
     },
+    secrets: createResourceSecrets(options.secretBox ?? createSecretBox(undefined), (kind) => byKind.get(kind)?.definition),
   };
 }
 

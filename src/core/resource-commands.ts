@@ -8,6 +8,7 @@ import { formatUrn, parseUrn } from './names.js';
 import { applyPlan, keepOmittedSecrets, runPlan, validatedConfigs, validatedParams } from './planning.js';
 import type { AcceptedChange, Store } from './ports.js';
 import type { RegisteredModule, Registry } from './registry.js';
+import type { UnreadableSecret } from './sealed-resources.js';
 import { assertTransition, type UserRequest } from './transitions.js';
 import { operationView, publicConfigs, resourceView } from './views.js';
 import type { Wakeup } from './wakeup.js';
@@ -56,6 +57,12 @@ const MAX_CONFLICT_RETRIES = 5;
  * resource, revision, operation and events in one transaction.
  */
 export function createResourceCommands({ store, registry, wakeup, clock }: CommandDeps) {
+  /** The dependencies as plan sees them: their secret outputs opened (one that does not open is left out). */
+  async function resolveForPlan(module: RegisteredModule, project: string, requested: Record<string, string>) {
+    const resolved = await resolveDependencies(store, module, project, requested);
+    return Object.fromEntries(Object.entries(resolved).map(([name, dependency]) => [name, registry.secrets.openDependency(dependency).dependency]));
+  }
+
   async function create(request: CreateRequest, options: RequestOptions): Promise<Accepted> {
     for (let i = 0; ; i += 1) {
       try {
@@ -73,7 +80,7 @@ export function createResourceCommands({ store, registry, wakeup, clock }: Comma
     if (await store.findResource(urn)) throw new AlreadyExistsError(`resource ${urn} already exists`, { urn });
     const configs = validatedConfigs(module, request.configs ?? {});
     const dependencies = request.dependencies ?? {};
-    const resolved = await resolveDependencies(store, module, request.project, dependencies);
+    const resolved = await resolveForPlan(module, request.project, dependencies);
     const now = clock();
     const desired = newResource(request, { configs, dependencies }, request.labels ?? {}, newOperationId(now.getTime()), options.actor, now);
     const plan = await runPlan(module, { action: 'create', params: {}, current: null, desired, dependencies: resolved, now });
@@ -85,14 +92,14 @@ export function createResourceCommands({ store, registry, wakeup, clock }: Comma
 
   /** PATCH: each part given replaces the stored one. */
   function update(urn: string, request: UpdateRequest, options: RequestOptions): Promise<Accepted> {
-    return withRetries(urn, 'update', options, async (current, module) => {
+    return withRetries(urn, 'update', options, async (current, module, carried) => {
       const configs = request.configs === undefined ? current.spec.configs : validatedConfigs(module, keepOmittedSecrets(module, current.spec.configs, request.configs));
       const dependencies = request.dependencies ?? current.spec.dependencies;
-      const resolved = await resolveDependencies(store, module, current.project, dependencies);
+      const resolved = await resolveForPlan(module, current.project, dependencies);
       const now = clock();
       const base = pendingFor(current, 'update', newOperationId(now.getTime()), options.actor, now);
       const desired = { ...base, labels: request.labels ?? current.labels, spec: { configs, dependencies } };
-      return planned(module, current, desired, 'update', {}, resolved, now, options);
+      return planned(module, current, desired, 'update', {}, resolved, now, options, carried);
     });
   }
 
@@ -102,18 +109,18 @@ export function createResourceCommands({ store, registry, wakeup, clock }: Comma
     if (action === 'create' || action === 'update') {
       throw new InvalidRequestError(`action "${action}" is not executed: use ${action === 'create' ? 'POST /resources' : 'PATCH /resources/{urn}'}`);
     }
-    return withRetries(urn, 'action', options, async (current, module) => {
+    return withRetries(urn, 'action', options, async (current, module, carried) => {
       const validParams = validatedParams(module, action, params);
-      const resolved = await resolveDependencies(store, module, current.project, current.spec.dependencies);
+      const resolved = await resolveForPlan(module, current.project, current.spec.dependencies);
       const now = clock();
       const desired = pendingFor(current, action, newOperationId(now.getTime()), options.actor, now);
-      return planned(module, current, desired, action, validParams, resolved, now, options);
+      return planned(module, current, desired, action, validParams, resolved, now, options, carried);
     });
   }
 
   /** Allowed from any status; a running operation is cancelled as superseded. */
   function remove(urn: string, options: RequestOptions): Promise<Accepted> {
-    return withRetries(urn, 'delete', options, async (current, module) => {
+    return withRetries(urn, 'delete', options, async (current, module, carried) => {
       if (current.state.status === 'PENDING' && current.state.action === 'delete') {
         const running = await store.findOperation(current.state.operation_id);
         if (running) return { resource: resourceView(current, registry), operation: operationView(running, registry), dryRun: Boolean(options.dryRun) };
@@ -122,16 +129,16 @@ export function createResourceCommands({ store, registry, wakeup, clock }: Comma
       if (dependents.length) {
         throw new InvalidStateError(`cannot delete ${urn}: ${dependents.join(', ')} depend${dependents.length === 1 ? 's' : ''} on it`, { dependents });
       }
-      const resolved = await resolveDependencies(store, module, current.project, current.spec.dependencies);
+      const resolved = await resolveForPlan(module, current.project, current.spec.dependencies);
       const now = clock();
       const desired = pendingFor(current, 'delete', newOperationId(now.getTime()), options.actor, now);
-      return planned(module, current, desired, 'delete', {}, resolved, now, options);
+      return planned(module, current, desired, 'delete', {}, resolved, now, options, carried);
     });
   }
 
   /** ERROR → PENDING: the same action and params again, as a new operation. */
   function retry(urn: string, options: RequestOptions): Promise<Accepted> {
-    return withRetries(urn, 'retry', options, async (current, module) => {
+    return withRetries(urn, 'retry', options, async (current, module, carried) => {
       const previous = await store.findOperation(current.state.operation_id);
       const now = clock();
       const resource = pendingFor(current, current.state.action, newOperationId(now.getTime()), options.actor, now);
@@ -140,7 +147,7 @@ export function createResourceCommands({ store, registry, wakeup, clock }: Comma
         eventFor(resource, 'resource.status_changed', operation.id, { from: current.state.status, to: 'PENDING', action: operation.action }),
         eventFor(resource, 'operation.created', operation.id, { action: operation.action, retry_of: current.state.operation_id }),
       ];
-      return commit(module, { resource, expected: expectedOf(current), nextSyncAtMs: now.getTime(), operation, reindex: false, events }, options);
+      return commit(module, { resource, expected: expectedOf(current), nextSyncAtMs: now.getTime(), operation, reindex: false, events }, options, carried);
     });
   }
 
@@ -153,6 +160,7 @@ export function createResourceCommands({ store, registry, wakeup, clock }: Comma
     dependencies: Parameters<typeof runPlan>[1]['dependencies'],
     now: Date,
     options: RequestOptions,
+    carried: readonly UnreadableSecret[],
   ): Promise<Accepted> {
     const plan = await runPlan(module, { action, params, current, desired, dependencies, now });
     const resource = applyPlan(module, current, desired, plan);
@@ -179,13 +187,18 @@ export function createResourceCommands({ store, registry, wakeup, clock }: Comma
         revision: changedSpec ? revisionOf(current, resource, operation) : undefined,
       },
       options,
+      carried,
     );
   }
 
-  async function commit(_module: RegisteredModule, change: AcceptedChange, options: RequestOptions): Promise<Accepted> {
+  /**
+   * `change.resource` holds the secrets opened; the store gets them sealed, with each
+   * stored value that did not open (`carried`) put back unless the request replaced it.
+   */
+  async function commit(_module: RegisteredModule, change: AcceptedChange, options: RequestOptions, carried: readonly UnreadableSecret[] = []): Promise<Accepted> {
     const result = { resource: resourceView(change.resource, registry), operation: operationView(change.operation, registry), dryRun: Boolean(options.dryRun) };
     if (options.dryRun) return result;
-    const outcome = await store.commitAccepted(change);
+    const outcome = await store.commitAccepted({ ...change, resource: registry.secrets.seal(change.resource, carried) });
     if (outcome === 'conflict') {
       if (change.expected === null && (await store.findResource(change.resource.urn))) {
         throw new AlreadyExistsError(`resource ${change.resource.urn} already exists`, { urn: change.resource.urn });
@@ -196,21 +209,27 @@ export function createResourceCommands({ store, registry, wakeup, clock }: Comma
     return result;
   }
 
-  /** Reads, checks If-Match and the transition, runs `attempt`; re-reads when the compare-and-set lost a race. */
+  /**
+   * Reads, checks If-Match and the transition, runs `attempt`; re-reads when the compare-and-set lost a race.
+   * `attempt` sees the stored resource with its secrets opened (so plan, PATCH's kept secrets and the
+   * "did anything change" comparison work on values, not on ciphertexts); the secrets that do not open
+   * are left out and carried to the commit as they were stored.
+   */
   async function withRetries(
     urn: string,
     request: UserRequest,
     options: RequestOptions,
-    attempt: (current: Resource, module: RegisteredModule) => Promise<Accepted>,
+    attempt: (current: Resource, module: RegisteredModule, carried: readonly UnreadableSecret[]) => Promise<Accepted>,
   ): Promise<Accepted> {
     parseUrn(urn);
     for (let i = 0; ; i += 1) {
-      const current = await store.findResource(urn);
-      if (!current) throw new NotFoundError(`resource ${urn} does not exist`, { urn });
+      const stored = await store.findResource(urn);
+      if (!stored) throw new NotFoundError(`resource ${urn} does not exist`, { urn });
+      const { resource: current, unreadable } = registry.secrets.open(stored);
       checkIfMatch(current, options.ifMatch);
       if (!(request === 'delete' && current.state.action === 'delete')) assertTransition(request, current.state.status, urn);
       try {
-        return await attempt(current, registry.get(current.kind));
+        return await attempt(current, registry.get(current.kind), unreadable);
       } catch (err) {
         if (!(err instanceof ConflictSignal) || i >= MAX_CONFLICT_RETRIES) throw err instanceof ConflictSignal ? conflictError(urn) : err;
       }

@@ -1,5 +1,7 @@
 import type { SyncContext, SyncInput, SyncResult } from '../sdk/index.js';
 import type { RegisteredModule } from './registry.js';
+import { SEALED_PREFIX } from './secret-box.js';
+import { findSealed } from './secrets.js';
 
 /** A module broke the SyncResult contract; retried like any failure, with a message that says so. */
 export class InvalidSyncResultError extends Error {
@@ -82,5 +84,8 @@ function checkSyncResult(module: RegisteredModule, result: unknown, options: Syn
     const problems = module.checkOutput(structuredClone(checked.output));
     if (problems.length) fail(`output does not match outputSchema: ${problems.map((p) => `${p.path} ${p.message}`).join('; ')}`);
   }
+  // Every sealed value in the store is one Steward made (planning.ts refuses the prefix in configs).
+  const sealed = checked.output === undefined ? undefined : findSealed(checked.output);
+  if (sealed !== undefined) fail(`output${sealed} must not start with "${SEALED_PREFIX}": Steward reserves it for sealed secrets`);
   return checked;
 }

@@ -1,14 +1,16 @@
 import type { Operation, Resource } from './model.js';
 import type { Registry } from './registry.js';
-import { redact } from './secrets.js';
+import { findSealed, redact } from './secrets.js';
 
 /**
  * What leaves core for anyone but the module: the same documents with every
- * `writeOnly` config, output and param removed.
+ * `writeOnly` config, output and param removed, and every sealed value (even one
+ * a schema no longer marks writeOnly).
  */
 export function resourceView(resource: Resource, registry: Registry): Resource {
   const module = registry.find(resource.kind);
-  if (module && !module.hasSecretConfigs && !module.hasSecretOutput) return resource;
+  const sealed = findSealed(resource.spec.configs) !== undefined || findSealed(resource.state.output) !== undefined;
+  if (module && !module.hasSecretConfigs && !module.hasSecretOutput && !sealed) return resource;
   const configSchema = module?.definition.configSchema;
   const outputSchema = module?.definition.outputSchema;
   return {
@@ -27,6 +29,6 @@ export function operationView(operation: Operation, registry: Registry): Operati
 /** The configs as revisions and events may show them. */
 export function publicConfigs(configs: Record<string, unknown>, registry: Registry, kind: string): Record<string, unknown> {
   const module = registry.find(kind);
-  if (module && !module.hasSecretConfigs) return configs;
+  if (module && !module.hasSecretConfigs && findSealed(configs) === undefined) return configs;
   return module ? (redact(configs, module.definition.configSchema) as Record<string, unknown>) : {};
 }

@@ -7,6 +7,7 @@ import { createReadQueries } from './read-queries.js';
 import { openPostgres } from './postgres-driver.js';
 import { openSqlite } from './sqlite-driver.js';
 import { createSyncWrites } from './sync-writes.js';
+import { createValueRewrites } from './value-rewrites.js';
 
 export interface StoreOptions {
   /** A SQLite file path (or ':memory:'); `postgres://` URLs come with the PostgreSQL store. */
@@ -58,6 +59,7 @@ export function storeOver(driver: StoreDriver): Store {
     ...createEventQueries(driver),
     ...accept,
     ...sync,
+    ...createValueRewrites(driver),
     commitAccepted: announcing(accept.commitAccepted, (outcome) => outcome === 'committed'),
     commitCancel: announcing(accept.commitCancel, (outcome) => outcome === 'committed'),
     claimDue: announcing(sync.claimDue, (claimed) => claimed.length > 0),

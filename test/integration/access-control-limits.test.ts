@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -185,7 +186,9 @@ describe('open mode', () => {
 
   it('says nothing of the kind when tokens are configured', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'steward-closed-'));
-    const h = await startSteward({ dir, captureLogs: true, config: { worker: false, tokensFile: tokensFileIn(dir, [['editor-a', EDITOR]]) } });
+    // With a secret key too: without one, a warning says the built-in kinds' secrets are stored unencrypted.
+    const secretKey = randomBytes(32).toString('base64');
+    const h = await startSteward({ dir, captureLogs: true, config: { worker: false, secretKey, tokensFile: tokensFileIn(dir, [['editor-a', EDITOR]]) } });
     try {
       // Lines are written in order: once a request's line is in, anything start() logged is too.
       expect((await fetch(`${h.url}/healthz`)).status).toBe(200);

@@ -148,7 +148,7 @@ describe('access control: tokens, roles and projects', () => {
   });
 
   /** How each documented endpoint is called for a caller and a target project, and what kind of access it needs. */
-  type Access = 'public' | 'token' | 'list' | 'read' | 'change' | 'create';
+  type Access = 'public' | 'token' | 'list' | 'read' | 'change' | 'create' | 'admin';
   interface Built {
     method: string;
     url: string;
@@ -209,6 +209,11 @@ describe('access control: tokens, roles and projects', () => {
       success: 200,
       build: (_c, p) => ({ method: 'GET', url: `${h.api}/resources/${seedUrn(p)}/revisions`, target: { urn: seedUrn(p) } }),
     },
+    'GET /api/v1beta1/resources/{urn}/secrets': {
+      access: 'admin',
+      success: 200,
+      build: (_c, p) => ({ method: 'GET', url: `${h.api}/resources/${seedUrn(p)}/secrets`, target: { urn: seedUrn(p) } }),
+    },
     'GET /api/v1beta1/resources/{urn}/logs': {
       access: 'read',
       success: 200,
@@ -246,6 +251,7 @@ describe('access control: tokens, roles and projects', () => {
     if (access === 'token' || access === 'list') return success;
     if (access === 'read') return sees(caller, project) ? success : 404;
     if (access === 'change') return !sees(caller, project) ? 404 : GRANTS[caller].role === 'viewer' ? 403 : success;
+    if (access === 'admin') return !sees(caller, project) ? 404 : GRANTS[caller].role !== 'admin' ? 403 : success;
     return GRANTS[caller].role === 'viewer' || !sees(caller, project) ? 403 : success;
   }
 
@@ -293,7 +299,7 @@ describe('access control: tokens, roles and projects', () => {
             continue;
           }
           const res = await send(caller, built.method, built.url, built.body, { 'x-request-id': requestId });
-          auditExpectations.push({ requestId, caller, method: built.method, status: res.status, project, target: built.target });
+          auditExpectations.push({ requestId, caller, method: built.method, status: res.status, project, target: built.target, secretRead: access === 'admin' });
           if (res.status !== expected) failures.push({ cell, expected, got: res.status, body: res.text.slice(0, 300) });
           const leaked = leaks(caller, `${built.url} ${JSON.stringify(built.body ?? '')}`, `${JSON.stringify([...res.headers])} ${res.text}`);
           if (leaked.length) failures.push({ cell, leaked });
@@ -316,7 +322,7 @@ describe('access control: tokens, roles and projects', () => {
     }
     expect(failures).toEqual([]);
     expect(cells).toBe(documented.length * CALLERS.length * PROJECTS.length);
-    expect(cells).toBe(240);
+    expect(cells).toBe(252);
   });
 
   /**
@@ -352,12 +358,21 @@ describe('access control: tokens, roles and projects', () => {
   }
 
   /** What the matrix sent, to check the audit lines against. */
-  const auditExpectations: Array<{ requestId: string; caller: CallerName; method: string; status: number; project: Project; target?: Built['target'] }> = [];
+  const auditExpectations: Array<{
+    requestId: string;
+    caller: CallerName;
+    method: string;
+    status: number;
+    project: Project;
+    target?: Built['target'];
+    /** A read of secret outputs: audited even when it succeeds. */
+    secretRead: boolean;
+  }> = [];
 
-  it('writes one audit line for every accepted change and every denial, and none for reads, with no token or secret in any log line', async () => {
+  it('writes one audit line for every accepted change, every read of secrets and every denial, and none for other reads, with no token or secret in any log line', async () => {
     expect(auditExpectations.length).toBeGreaterThan(200);
     const audited = (e: (typeof auditExpectations)[number]) =>
-      [401, 403, 429].includes(e.status) || (e.status === 404 && !sees(e.caller, e.project)) || (e.status < 300 && e.method !== 'GET');
+      [401, 403, 429].includes(e.status) || (e.status === 404 && !sees(e.caller, e.project)) || (e.status < 300 && (e.method !== 'GET' || e.secretRead));
     const last = auditExpectations.filter(audited).at(-1)!;
     const linesOf = () => h.logs.map((line) => JSON.parse(line)).filter((line) => line.message === 'audit');
     await waitFor(() => linesOf().some((line) => line.request_id === last.requestId), 'the last audit line');
@@ -385,6 +400,10 @@ describe('access control: tokens, roles and projects', () => {
     expect(lines).toContainEqual(expect.objectContaining({ token_name: 'unknown', action: 'resource.list', outcome: 'denied', status: 401, code: 'unauthenticated' }));
     expect(lines).toContainEqual(expect.objectContaining({ token_name: 'editor-b', action: 'operation.cancel', project: 'b', outcome: 'accepted', status: 200 }));
     expect(lines).toContainEqual(expect.objectContaining({ token_name: 'admin', action: 'resource.execute', module_action: 'poke', outcome: 'accepted', status: 202 }));
+    expect(lines).toContainEqual(
+      expect.objectContaining({ token_name: 'admin', action: 'resource.secrets.read', urn: seedUrn('a'), fields: [], outcome: 'accepted', status: 200 }),
+    );
+    expect(lines).toContainEqual(expect.objectContaining({ token_name: 'editor-a', action: 'resource.secrets.read', outcome: 'denied', status: 403, code: 'permission_denied' }));
 
     // A dry run stores nothing but is audited, marked.
     const dry = await send('editor-a', 'DELETE', `${h.api}/resources/${seedUrn('a')}?dry_run=true`, undefined, { 'x-request-id': 'acl-dry-run' });

@@ -10,6 +10,8 @@ export interface AuditNote {
   project?: string;
   urn?: string;
   module_action?: string;
+  /** A read of secrets: audited like a change, with the fields read (JSON pointers, never values). */
+  secret_fields?: string[];
 }
 
 const NOTE = 'auditNote';
@@ -64,11 +66,11 @@ function onAnswer(res: Response, answered: () => void): void {
 function writeLine(log: CoreLogger, req: Request, res: Response): void {
   const error = res.locals[ERROR] as { code: string; hidden: boolean } | undefined;
   const status = res.statusCode;
+  const note = (res.locals[NOTE] as AuditNote | undefined) ?? {};
   const denied = status === 401 || status === 403 || status === 429 || (status === 404 && error?.hidden === true);
-  const accepted = status >= 200 && status < 300 && MUTATIONS.has(req.method);
+  const accepted = status >= 200 && status < 300 && (MUTATIONS.has(req.method) || note.secret_fields !== undefined);
   if (!denied && !accepted) return;
   const target = describe(req);
-  const note = (res.locals[NOTE] as AuditNote | undefined) ?? {};
   const urn = note.urn ?? target.urn;
   log.info('audit', {
     token_name: findCaller(res)?.name ?? 'unknown',
@@ -77,6 +79,7 @@ function writeLine(log: CoreLogger, req: Request, res: Response): void {
     ...(urn ? { urn } : {}),
     ...(target.operationId ? { operation_id: target.operationId } : {}),
     ...(note.module_action && /^[\w.-]{1,100}$/.test(note.module_action) ? { module_action: note.module_action } : {}),
+    ...(note.secret_fields ? { fields: note.secret_fields } : {}),
     ...(accepted && req.query.dry_run !== undefined && req.query.dry_run !== 'false' ? { dry_run: true } : {}),
     outcome: denied ? 'denied' : 'accepted',
     status,
@@ -103,6 +106,7 @@ const ACTIONS: Array<[method: string, path: RegExp, action: string]> = [
   ['POST', /^\/resources\/([^/]+)\/retry$/, 'resource.retry'],
   ['GET', /^\/resources\/([^/]+)\/revisions$/, 'resource.revisions'],
   ['GET', /^\/resources\/([^/]+)\/logs$/, 'resource.logs'],
+  ['GET', /^\/resources\/([^/]+)\/secrets$/, 'resource.secrets.read'],
   ['GET', /^\/operations$/, 'operation.list'],
   ['GET', /^\/operations\/([^/]+)$/, 'operation.get'],
   ['POST', /^\/operations\/([^/]+)\/cancel$/, 'operation.cancel'],

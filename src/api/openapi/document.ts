@@ -3,6 +3,7 @@ import type { BodyValidator } from '../schemas.js';
 import { actionParamsExtension, createBodySchema, moduleComponents } from './module-schemas.js';
 import { otherPaths } from './other-paths.js';
 import { resourcePaths } from './resource-paths.js';
+import { secretPaths } from './secret-paths.js';
 import { accessResponseComponents, SECURITY_SCHEMES, withAccessControl } from './security.js';
 import { errorResponseComponents, PARAMETERS } from './responses.js';
 import { componentRef, fileComponents } from './schema-refs.js';
@@ -39,7 +40,7 @@ export function buildOpenApiDocument(registry: Registry, schemas: BodyValidator)
     ],
     'x-steward-kinds': kinds,
     security: [{ bearer: [] }],
-    paths: withAccessControl({ ...resourcePaths({ createBody: createBodySchema(modules), actionParams, kinds }), ...otherPaths(kinds) }),
+    paths: withAccessControl({ ...resourcePaths({ createBody: createBodySchema(modules), actionParams, kinds }), ...secretPaths(), ...otherPaths(kinds) }),
     components: {
       schemas: { ...fileComponents(schemas.documents()), ...answerComponents(), ...moduleComponents(modules) },
       responses: { ...errorResponseComponents(), ...accessResponseComponents() },

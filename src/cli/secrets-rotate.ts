@@ -1,0 +1,27 @@
+import { builtinModules } from '../../modules/index.js';
+import { loadConfig } from '../config.js';
+import { loadModulesFromPaths } from '../core/module-loader.js';
+import { createRegistry } from '../core/registry.js';
+import { createSecretBox } from '../core/secret-box.js';
+import { rotateSecrets, type RotationOptions, type RotationReport } from '../core/secret-rotation.js';
+import { createStore } from '../store/create-store.js';
+import { CliError, EXIT } from './cli-error.js';
+
+/**
+ * The server side of `steward secrets rotate`, loaded only when it runs: the
+ * configuration's database, keys and modules (the modules say which values are
+ * secrets, so plaintext ones from before the key can be found).
+ */
+export async function rotateWithConfiguration(options: RotationOptions): Promise<RotationReport> {
+  const config = loadConfig();
+  if (!config.secretKey) throw new CliError('STEWARD_SECRET_KEY is not set: rotation seals every secret with it (docs/security.md)', EXIT.usage);
+  const registry = createRegistry([...(await builtinModules(config)), ...(await loadModulesFromPaths(config.modulePaths))], {
+    secretBox: createSecretBox(config.secretKey, config.secretKeysPrevious),
+  });
+  const store = await createStore({ db: config.db, busyTimeoutMs: config.dbBusyTimeoutMs, poolSize: config.dbPoolSize });
+  try {
+    return await rotateSecrets({ store, registry }, options);
+  } finally {
+    await store.close();
+  }
+}
