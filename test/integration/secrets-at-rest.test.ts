@@ -361,6 +361,23 @@ describe('from plaintext to a key, rotation, and a lost key', () => {
     expect(secretsIn(cells, { ...PASSWORDS, token: tokenFor(PASSWORDS.untouched) })).toEqual([]);
   });
 
+  it("rewrites a resource's values only while they are still the ones rotation read (a sync may write an output meanwhile)", async () => {
+    const store = h!.steward.store;
+    const before = (await store.findResource(vaultUrn('p', 'fresh')))!;
+    const row = async () => (await raw.query('select * from resources where urn = ?', [vaultUrn('p', 'fresh')]))[0]!;
+    const untouched = await row();
+    const stale = { configs: { ...before.spec.configs, password: 'not what is stored' }, output: before.state.output };
+    const after = { configs: { marker: 'rewritten' }, output: { marker: 'rewritten' } };
+    expect(await store.replaceConfigsAndOutput([{ urn: before.urn, before: stale, after }])).toEqual([false]);
+    expect(await row()).toEqual(untouched);
+    const current = { configs: before.spec.configs, output: before.state.output };
+    expect(await store.replaceConfigsAndOutput([{ urn: before.urn, before: current, after }, { urn: vaultUrn('p', 'gone'), before: current, after }])).toEqual([true, false]);
+    // Only the two columns changed: no version, status, lease or time moved.
+    expect(await row()).toEqual({ ...untouched, configs: JSON.stringify(after.configs), output: JSON.stringify(after.output) });
+    expect(await store.replaceConfigsAndOutput([{ urn: before.urn, before: after, after: current }])).toEqual([true]);
+    expect((await store.findResource(before.urn))!.spec.configs).toEqual(before.spec.configs);
+  });
+
   it('fails the sync of a value whose key is gone, naming the key, while the API works; rotation reports it, and can drop it', async () => {
     const c = await start({ secretKey: K3 });
     const urn = vaultUrn('p', 'old');
