@@ -37,8 +37,8 @@ export function createAcceptWrites(driver: StoreDriver) {
         }
         await trx.insertInto('operations').values(operationToRow(change.operation)).execute();
         if (change.revision) await trx.insertInto('revisions').values(revisionToRow(resource.urn, change.revision)).execute();
-        await appendEvents(driver, trx, change.events, change.operation.created_at);
         await driver.notifyWork(trx);
+        await appendEvents(driver, trx, change.events, change.operation.created_at);
         return 'committed';
       });
     } catch (err) {

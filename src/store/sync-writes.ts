@@ -90,9 +90,9 @@ export function createSyncWrites(driver: StoreDriver) {
       }
       const completed = results.filter((wb, i) => applied[i] && wb.wakeDependents).map((wb) => wb.urn);
       await wakeDependents(trx, completed, nowMs);
-      await appendEvents(driver, trx, events, nowIso);
       // Released leases and woken dependents are work for any process.
       if (applied.includes(false) || completed.length > 0) await driver.notifyWork(trx);
+      await appendEvents(driver, trx, events, nowIso);
       return applied;
     });
   }
