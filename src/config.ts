@@ -45,6 +45,12 @@ export interface Config {
   shutdownGraceMs: number;
   /** STEWARD_MAX_STATE_BYTES: largest output + data a sync may return. @default 1048576 */
   maxStateBytes: number;
+  /** STEWARD_MAX_BODY_BYTES: largest request body; a larger one answers 413. @default 1048576 */
+  maxBodyBytes: number;
+  /** STEWARD_MAX_LABELS: most labels one resource may have. @default 64 */
+  maxLabels: number;
+  /** STEWARD_MAX_PARAMS_BYTES: largest params of one action, as UTF-8 bytes of JSON. @default 65536 */
+  maxParamsBytes: number;
   /** STEWARD_FILE_ROOT: where the built-in `file` module may write. @default ./data/files */
   fileRoot: string;
   /**
@@ -153,6 +159,9 @@ const SETTINGS: { [K in keyof Config]: [variable: string, parse: Parser, fallbac
   dependencyPollMs: ['STEWARD_DEPENDENCY_POLL_MS', integer(10), 5000],
   shutdownGraceMs: ['STEWARD_SHUTDOWN_GRACE_MS', integer(0), 10_000],
   maxStateBytes: ['STEWARD_MAX_STATE_BYTES', integer(1024), 1024 * 1024],
+  maxBodyBytes: ['STEWARD_MAX_BODY_BYTES', integer(1024, 1024 * 1024 * 1024), 1024 * 1024],
+  maxLabels: ['STEWARD_MAX_LABELS', integer(0, 10_000), 64],
+  maxParamsBytes: ['STEWARD_MAX_PARAMS_BYTES', integer(2, 1024 * 1024 * 1024), 64 * 1024],
   fileRoot: ['STEWARD_FILE_ROOT', text, './data/files'],
   allowedCommands: ['STEWARD_ALLOWED_COMMANDS', commaList, []],
   runDir: ['STEWARD_RUN_DIR', text, './data/run'],

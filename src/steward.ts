@@ -8,6 +8,7 @@ import { trackConnections } from './api/server-connections.js';
 import type { Config } from './config.js';
 import { createEventFeed } from './core/event-feed.js';
 import { createEventPruner } from './core/event-pruner.js';
+import { resolveLimits, withRequestLimits } from './core/limits.js';
 import { newWorkerId } from './core/ids.js';
 import type { CoreLogger } from './core/logging.js';
 import { createLogReader } from './core/logs.js';
@@ -63,7 +64,8 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
   );
   const store: Store = await createStore({ db: config.db, busyTimeoutMs: config.dbBusyTimeoutMs, poolSize: config.dbPoolSize });
   const wakeup = createWakeup();
-  const commands = createResourceCommands({ store, registry, wakeup, clock });
+  const limits = resolveLimits(config);
+  const commands = withRequestLimits(createResourceCommands({ store, registry, wakeup, clock }), limits);
   const queries = createQueries({ store, registry, clock });
   const events = createEventFeed({ store, options: { pollIntervalMs: EVENTS_POLL_MS, batchSize: 500 } });
   const pruner = createEventPruner({ store, logger, options: { keep: config.eventRetention, intervalMs: EVENTS_PRUNE_INTERVAL_MS } });
@@ -98,6 +100,7 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
     openLogs: createLogReader({ store, registry }),
     serveApi: overrides.serveApi,
     access,
+    limits,
     events: { feed: events, heartbeatMs: config.eventsHeartbeatMs },
     metrics: { endpoint: metrics.endpoint, http: metrics.http },
     readiness: { database: () => store.ping(), workerRunning: () => (config.worker ? engine.isRunning() : null) },

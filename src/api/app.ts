@@ -1,6 +1,7 @@
 import express, { type Express, type RequestHandler } from 'express';
 import { randomUUID } from 'node:crypto';
 import type { EventFeed } from '../core/event-feed.js';
+import type { Limits } from '../core/limits.js';
 import type { CoreLogger } from '../core/logging.js';
 import type { LogReader } from '../core/logs.js';
 import type { Queries } from '../core/queries.js';
@@ -40,12 +41,14 @@ export interface AppDeps {
   metrics: { endpoint: MetricsEndpoint; http: HttpObserver };
   /** Who may call what: authentication, rate limit and audit in front of the API and /metrics (auth/access-control.ts). */
   access: AccessControl;
+  /** What one request may be (core/limits.ts): the body size and depth are checked here, the rest by core. */
+  limits: Limits;
   /** false: only /healthz and /readyz (a worker-only process). @default true */
   serveApi?: boolean;
 }
 
 /** The HTTP API of DESIGN §8 as an express app (no listening; the caller decides where). */
-export function createApp({ commands, queries, secrets, registry, schemas, readiness, logger, openLogs, events, metrics, access, serveApi = true }: AppDeps): Express {
+export function createApp({ commands, queries, secrets, registry, schemas, readiness, logger, openLogs, events, metrics, access, limits, serveApi = true }: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -61,7 +64,7 @@ export function createApp({ commands, queries, secrets, registry, schemas, readi
     app.use(
       API_PREFIX,
       access.guard,
-      jsonBody(),
+      jsonBody(limits),
       resourceRoutes(commands, queries, schemas),
       secretRoutes(secrets),
       logRoutes(openLogs),

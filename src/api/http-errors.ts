@@ -27,7 +27,7 @@ export function sendError(res: Response, code: ErrorCode, message: string, detai
 
 /** body-parser's error types, as the API reports them. */
 const BODY_ERRORS: Record<string, [ErrorCode, string]> = {
-  'entity.too.large': ['payload_too_large', 'the request body is larger than 1 MiB'],
+  'entity.too.large': ['payload_too_large', 'the request body is larger than STEWARD_MAX_BODY_BYTES allows'],
   'entity.parse.failed': ['invalid_request', 'the request body is not valid JSON'],
   'entity.verify.failed': ['invalid_request', 'the request body could not be verified'],
   'encoding.unsupported': ['unsupported_media_type', 'the request body has an unsupported content encoding'],

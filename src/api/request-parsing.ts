@@ -1,5 +1,6 @@
 import type { Request } from 'express';
 import { InvalidRequestError } from '../core/errors.js';
+import { FIXED_LIMITS } from '../core/limits.js';
 import type { ResourceStatus } from '../core/model.js';
 import type { CreateRequest, RequestOptions, UpdateRequest } from '../core/resource-commands.js';
 import type { Caller } from './auth/caller.js';
@@ -57,9 +58,13 @@ export function queryOf(req: Request, allowed: readonly string[]): Record<string
   return result;
 }
 
+/** DESIGN §8: default 50, at most 500; past the bound is a 400 rather than a silently shorter page. */
 export function parsePageSize(raw: string | undefined): number {
-  if (raw === undefined) return 50;
-  if (!/^\d{1,4}$/.test(raw) || Number(raw) < 1 || Number(raw) > 500) throw new InvalidRequestError('page_size must be a whole number from 1 to 500');
+  const { pageSizeDefault, pageSizeMax } = FIXED_LIMITS;
+  if (raw === undefined) return pageSizeDefault;
+  if (!/^\d{1,4}$/.test(raw) || Number(raw) < 1 || Number(raw) > pageSizeMax) {
+    throw new InvalidRequestError(`page_size must be a whole number from 1 to ${pageSizeMax}`, { limit: 'page_size', max: pageSizeMax });
+  }
   return Number(raw);
 }
 

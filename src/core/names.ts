@@ -1,8 +1,9 @@
 import { InvalidRequestError } from './errors.js';
 
-/** DESIGN §3: kind, project and name patterns; they make every URN parse. */
+/** DESIGN §3: kind, project and name patterns; they make every URN parse. Each allows at most NAME_MAX_CHARS. */
 export const KIND_PATTERN = /^[a-z][a-z0-9_]{1,62}$/;
 export const NAME_PATTERN = /^[a-z0-9][a-z0-9_-]{0,62}$/;
+export const NAME_MAX_CHARS = 63;
 const URN_PREFIX = 'orn:steward:';
 
 export interface ResourceId {
@@ -23,7 +24,9 @@ export function parseUrn(urn: string): ResourceId & { urn: string } {
   const parts = urn.slice(URN_PREFIX.length).split(':');
   const [kind, project, name] = parts;
   if (parts.length !== 3 || !kind || !project || !name || !KIND_PATTERN.test(kind) || !NAME_PATTERN.test(project) || !NAME_PATTERN.test(name)) {
-    throw new InvalidRequestError(`"${urn}" is not a URN of the form orn:steward:{kind}:{project}:{name}`, {
+    const long = parts.length === 3 ? (['kind', 'project', 'name'] as const).find((_, i) => parts[i]!.length > NAME_MAX_CHARS) : undefined;
+    const why = long ? `: its ${long} is longer than ${NAME_MAX_CHARS} characters` : '';
+    throw new InvalidRequestError(`"${urn}" is not a URN of the form orn:steward:{kind}:{project}:{name}${why}`, {
       kind: KIND_PATTERN.source,
       project: NAME_PATTERN.source,
       name: NAME_PATTERN.source,

@@ -7,7 +7,7 @@ export const ERROR_RESPONSES = {
   409: ['Conflict', 'already_exists (create) or invalid_state (not allowed from the current status; details.allowed)'],
   410: ['Expired', 'expired: the resume point is no longer retained; list again, then watch'],
   412: ['PreconditionFailed', 'precondition_failed: If-Match names another version (details.version)'],
-  413: ['PayloadTooLarge', 'payload_too_large: the body is over 1 MiB'],
+  413: ['PayloadTooLarge', 'payload_too_large: the body is over STEWARD_MAX_BODY_BYTES (default 1 MiB)'],
   415: ['UnsupportedMediaType', 'unsupported_media_type: the body is not application/json'],
   500: ['Internal', 'internal: a bug, logged with details.request_id'],
   503: ['Unavailable', 'unavailable: the database is unreachable or busy past its timeout'],
