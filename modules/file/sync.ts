@@ -3,7 +3,8 @@ import { chmod, mkdir, rename, rm, stat, utimes, writeFile } from 'node:fs/promi
 import { dirname } from 'node:path';
 import type { SyncContext, SyncInput, SyncResult } from '../../src/sdk/index.js';
 import type { FileData, FileStep } from './plan.js';
-import { resolveInRoot } from './paths.js';
+import { resolveInRoot, TEMPORARY_SUFFIX } from './paths.js';
+import { refuseSymlinks } from './symlinks.js';
 
 /**
  * Does the first pending step and reports the rest: one step a call, each
@@ -15,11 +16,13 @@ export async function syncFile(root: string, { resource }: SyncInput, ctx: SyncC
   const configs = resource.spec.configs as { path: string; content?: string; mode?: string };
   const target = resolveInRoot(root, configs.path);
   if (step) {
+    await refuseSymlinks(root, target, { finalMayBeLink: step === 'remove' || step === 'remove_previous' });
     await runStep(step, target, configs, root, data, ctx.now());
     ctx.log.debug('file step done', { step });
     if (rest.length) return { status: 'PENDING', data: { ...data, pending: rest } };
   }
   if (resource.state.action === 'delete') return { status: 'COMPLETED', data: { pending: [] } };
+  await refuseSymlinks(root, target);
   return { status: 'COMPLETED', data: { pending: [] }, output: await describe(target, configs.content ?? '') };
 }
 
@@ -42,18 +45,23 @@ async function runStep(step: FileStep, target: string, configs: FileConfigs, roo
     case 'remove':
       await rm(target, { force: true });
       return;
-    case 'remove_previous':
-      if (data.previous_path) await rm(resolveInRoot(root, data.previous_path), { force: true });
+    case 'remove_previous': {
+      if (!data.previous_path) return;
+      const previous = resolveInRoot(root, data.previous_path);
+      await refuseSymlinks(root, previous, { finalMayBeLink: true });
+      await rm(previous, { force: true });
       return;
+    }
   }
 }
 
 /** Writes beside the target with the final mode and renames, so a crash never leaves half a file or a wider mode. */
 async function writeAtomically(target: string, configs: FileConfigs): Promise<void> {
   await mkdir(dirname(target), { recursive: true });
-  const temporary = `${target}.steward-tmp`;
+  const temporary = `${target}${TEMPORARY_SUFFIX}`;
   await rm(temporary, { force: true });
-  await writeFile(temporary, configs.content ?? '', { encoding: 'utf8', mode: modeOf(configs) });
+  // 'wx': a link placed at the temporary name after the rm above is refused, never followed.
+  await writeFile(temporary, configs.content ?? '', { encoding: 'utf8', mode: modeOf(configs), flag: 'wx' });
   await rename(temporary, target);
 }
 

@@ -1,5 +1,6 @@
 import { ValidationError, type PlanInput, type PlanResult } from '../../src/sdk/index.js';
 import { assertAllowed } from '../process/allow-list.js';
+import { assertSafeEnv } from '../process/env-names.js';
 
 /**
  * Pure. Every action but delete runs the command (once more); a run is known
@@ -7,7 +8,10 @@ import { assertAllowed } from '../process/allow-list.js';
  * failed run's output was published yet.
  */
 export function planJob(allowList: readonly string[], { action, desired }: PlanInput): PlanResult {
-  if (action !== 'delete') assertAllowed(String(desired.spec.configs.command), allowList);
+  if (action !== 'delete') {
+    assertAllowed(String(desired.spec.configs.command), allowList);
+    assertSafeEnv(desired.spec.configs);
+  }
   switch (action) {
     case 'create':
     case 'update':

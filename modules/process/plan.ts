@@ -1,5 +1,6 @@
 import { ValidationError, type PlanInput, type PlanResult, type Resource } from '../../src/sdk/index.js';
 import { assertAllowed } from './allow-list.js';
+import { assertSafeEnv } from './env-names.js';
 
 /** Steps before the replicas are brought to the desired count (`converge`, always last and implicit). */
 export type ProcessStep = 'stop_all' | 'forget_exited';
@@ -12,7 +13,8 @@ export interface ProcessData {
 const LAUNCH_FIELDS = ['command', 'args', 'env', 'secret_env', 'cwd'] as const;
 
 /**
- * Pure: checks the command against the allow-list (strings only) and decides the
+ * Pure: checks the command against the allow-list (strings only) and the
+ * environment's names against the refused ones (env-names.ts), and decides the
  * steps. Delete and stop never check it, so a resource whose command the
  * operator has since disallowed can still be stopped and removed.
  */
@@ -20,7 +22,10 @@ export function planProcess(allowList: readonly string[], { action, params, curr
   const configs = desired.spec.configs;
   const plan = (pending: ProcessStep[], newConfigs?: Record<string, unknown>): PlanResult =>
     newConfigs ? { configs: newConfigs, data: { pending } satisfies ProcessData } : { data: { pending } satisfies ProcessData };
-  if (action !== 'delete' && action !== 'stop') assertAllowed(String(configs.command), allowList);
+  if (action !== 'delete' && action !== 'stop') {
+    assertAllowed(String(configs.command), allowList);
+    assertSafeEnv(configs);
+  }
   switch (action) {
     case 'create':
       return plan([]);

@@ -21,8 +21,11 @@ export function hasProcfs(): boolean {
   return readText('/proc/self/stat') !== undefined && readText('/proc/sys/kernel/random/boot_id') !== undefined;
 }
 
-/** The identity of a live process; undefined when it is gone, a zombie, or /proc is missing. */
-export function readIdentity(pid: number): ProcessIdentity | undefined {
+/**
+ * The identity of a live process; undefined when it is gone, a zombie, or /proc is missing.
+ * `exitedToo`: a zombie's identity as well (its parent has not collected its exit yet).
+ */
+export function readIdentity(pid: number, { exitedToo = false } = {}): ProcessIdentity | undefined {
   if (!Number.isInteger(pid) || pid <= 0) return undefined;
   const stat = readText(`/proc/${pid}/stat`);
   const bootId = readText('/proc/sys/kernel/random/boot_id')?.trim();
@@ -31,7 +34,7 @@ export function readIdentity(pid: number): ProcessIdentity | undefined {
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   const state = fields[0];
   const startTicks = Number(fields[19]);
-  if (state === 'Z' || state === 'X' || !Number.isSafeInteger(startTicks)) return undefined;
+  if ((!exitedToo && (state === 'Z' || state === 'X')) || !Number.isSafeInteger(startTicks)) return undefined;
   // Boot time from the uptime (10 ms precision), not /proc/stat btime (whole seconds).
   const uptimeSeconds = Number(readText('/proc/uptime')?.split(' ')[0] ?? 0);
   const bootMs = Date.now() - uptimeSeconds * 1000;

@@ -41,8 +41,9 @@ export async function spawnDetached(options: DetachedSpawn): Promise<ProcessIden
   }
   child.on('error', () => undefined); // a late error (e.g. a failed kill) must not crash Steward
   child.unref();
-  // Read while the child cannot have been reaped yet (reaping needs a turn of the event loop).
-  const identity = readIdentity(child.pid);
+  // Read while the child cannot have been reaped yet (reaping needs a turn of the event loop). A program
+  // that ended at once is a zombie by now: its identity is still what was started, and its exit is recorded.
+  const identity = readIdentity(child.pid, { exitedToo: true });
   if (!identity) throw new Error(`started ${options.executable} as pid ${child.pid} but could not read /proc/${child.pid}/stat`);
   const { onExit } = options;
   if (onExit) child.once('exit', (code, signal) => onExit(identity, code, signal));
