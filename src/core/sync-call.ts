@@ -10,7 +10,7 @@ export class InvalidSyncResultError extends Error {
 
 export interface SyncCallOptions {
   timeoutMs: number;
-  /** Largest `output` + `data` accepted, as JSON characters. */
+  /** Largest `output` + `data` accepted, as UTF-8 bytes of JSON. */
   maxStateBytes: number;
 }
 
@@ -74,7 +74,7 @@ function checkSyncResult(module: RegisteredModule, result: unknown, options: Syn
   }
   if (output !== undefined && outputJson === undefined) fail('output must be JSON');
   if (data !== undefined && dataJson === undefined) fail(`data must be JSON, got ${typeof data}`);
-  const size = (outputJson ?? 'null').length + (dataJson ?? 'null').length;
+  const size = Buffer.byteLength(outputJson ?? 'null') + Buffer.byteLength(dataJson ?? 'null');
   if (size > options.maxStateBytes) fail(`output and data are ${size} bytes of JSON, more than the ${options.maxStateBytes} allowed (STEWARD_MAX_STATE_BYTES)`);
   const checked: SyncResult = { status: status as SyncResult['status'] };
   if (outputJson !== undefined) checked.output = JSON.parse(outputJson) as SyncResult['output'];

@@ -32,7 +32,7 @@ export interface SyncEngineOptions {
   dependencyPollMs: number;
   /** How long in-flight syncs may finish on shutdown before they are aborted. @default 10000 */
   shutdownGraceMs: number;
-  /** Largest output + data a sync may return, as JSON characters. @default 1048576 */
+  /** Largest output + data a sync may return, as UTF-8 bytes of JSON. @default 1048576 */
   maxStateBytes: number;
 }
 

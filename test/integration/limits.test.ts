@@ -239,5 +239,16 @@ describe('limits', () => {
       expect(stored).toContain('a'.repeat(2033));
       expect(stored).not.toContain('a'.repeat(2034));
     });
+
+    it('counts UTF-8 bytes, not characters: 1017 two-byte characters are 2049 bytes', async () => {
+      const urn = urnOf('state-multibyte');
+      // {"blob":"éé…"} + "null": 15 bytes around 1017 × 2 bytes = 2049, though only 1032 characters.
+      s.next(urn, { type: 'invalid', value: { status: 'COMPLETED', output: { blob: 'é'.repeat(1017) } } });
+      expect((await create('state-multibyte')).status).toBe(202);
+      await s.drain();
+      const resource = (await s.get(urn)).body;
+      expect(resource.state.status).toBe('ERROR');
+      expect(resource.state.sync.last_error).toContain('output and data are 2049 bytes of JSON, more than the 2048 allowed');
+    });
   });
 });
