@@ -2,7 +2,7 @@ import PQueue from 'p-queue';
 import type { BackoffOptions } from './backoff.js';
 import { backoffDelayMs } from './backoff.js';
 import { createClaimWindow } from './claim-window.js';
-import { settleWithin } from './settle-within.js';
+import { createHeldLeases, type HeldLease } from './held-leases.js';
 import type { CoreLogger } from './logging.js';
 import type { Resource } from './model.js';
 import type { ClaimedWork, LeaseRef, Store } from './ports.js';
@@ -60,11 +60,9 @@ export function createSyncEngine({ store, registry, wakeup, clock, logger, optio
   const log = logger.child({ component: 'sync-engine', worker: options.owner });
   const queue = new PQueue({ concurrency: options.concurrency });
   /** Every lease this worker holds: claimed and waiting for a slot, syncing, or writing back. */
-  const inFlight = new Map<string, { lease: LeaseRef; controller: AbortController; leaseEndsMs: number }>();
+  const held = createHeldLeases({ store, clock, leaseMs: options.leaseMs, log });
   const batcher = createWriteBackBatcher(store, () => clock().getTime());
   const claimWindow = createClaimWindow({ concurrency: options.concurrency });
-  /** Every launched resource until its write-back (or release) is done. */
-  const launched = new Set<Promise<void>>();
   let running = false;
   let loopDone: Promise<void> = Promise.resolve();
   let wakeLoop: (() => void) | undefined;
@@ -134,7 +132,7 @@ export function createSyncEngine({ store, registry, wakeup, clock, logger, optio
   async function loop(): Promise<void> {
     while (running) {
       woken = false;
-      const free = claimWindow.claimable(queue.pending + queue.size, inFlight.size);
+      const free = claimWindow.claimable(queue.pending + queue.size, held.size());
       if (free > 0) {
         const claimed = await claim(free);
         for (const work of claimed) void launch(work);
@@ -156,26 +154,17 @@ export function createSyncEngine({ store, registry, wakeup, clock, logger, optio
   function launch(work: ClaimedWork): Promise<void> {
     const claimedStatus = work.resource.state.status === 'COMPLETED' ? 'COMPLETED' : 'PENDING';
     const lease: LeaseRef = { urn: work.resource.urn, leaseToken: work.leaseToken, operationId: work.resource.state.operation_id, claimedStatus };
-    const controller = new AbortController();
-    const entry = { lease, controller, leaseEndsMs: clock().getTime() + options.leaseMs };
-    inFlight.set(lease.urn, entry);
-    const done: Promise<void> = runOne(work.resource, lease, controller, () => entry.leaseEndsMs)
-      .catch((err: unknown) => log.error('sync slot failed', { urn: lease.urn, error: describeError(err) }))
-      .finally(() => {
-        inFlight.delete(lease.urn);
-        launched.delete(done);
-        signal();
-      });
-    launched.add(done);
-    return done;
+    return held.hold(lease, (entry) => runOne(work.resource, entry)).finally(signal);
   }
 
-  async function runOne(resource: Resource, lease: LeaseRef, controller: AbortController, leaseEndsMs: () => number): Promise<void> {
+  /** `entry` is read, not copied: the heartbeat moves its lease end on. */
+  async function runOne(resource: Resource, entry: HeldLease): Promise<void> {
+    const { lease, controller } = entry;
     const syncLog = log.child({ urn: resource.urn, operation_id: lease.operationId, action: resource.state.action });
     const step = await queue.add(async () => {
       const startedMs = clock().getTime();
       // This process was frozen between claim and call: the claim may belong to another worker by now.
-      if (startedMs >= leaseEndsMs()) return undefined;
+      if (startedMs >= entry.leaseEndsMs) return undefined;
       const observation = await observe(resource, controller, syncLog);
       claimWindow.record(clock().getTime() - startedMs);
       return { startedMs, observation };
@@ -224,27 +213,12 @@ export function createSyncEngine({ store, registry, wakeup, clock, logger, optio
     return observeSync({ store, registry, clock, timeoutMs: options.syncTimeoutMs, maxStateBytes: options.maxStateBytes }, resource, controller, syncLog);
   }
 
-  async function renewLeases(): Promise<void> {
-    const held = [...inFlight.values()];
-    if (held.length === 0) return;
-    try {
-      const nowMs = clock().getTime();
-      const lost = new Set(await store.renewLeases(held.map((entry) => entry.lease), nowMs, options.leaseMs));
-      for (const entry of held) {
-        if (lost.has(entry.lease.urn)) entry.controller.abort(new Error('the lease was lost or the operation was superseded'));
-        else entry.leaseEndsMs = nowMs + options.leaseMs;
-      }
-    } catch (err) {
-      log.warn('lease renewal failed', { error: describeError(err) });
-    }
-  }
-
   return {
     start(): void {
       if (running) return;
       running = true;
       unsubscribe = wakeup.subscribe(externalWake);
-      heartbeat = setInterval(() => void renewLeases(), Math.max(50, Math.floor(options.leaseMs / 3)));
+      heartbeat = setInterval(() => void held.renew(), Math.max(50, Math.floor(options.leaseMs / 3)));
       heartbeat.unref();
       const resyncKinds = registry.all().filter((m) => m.definition.resyncIntervalMs).map((m) => m.definition.kind);
       // Resources that completed before their kind asked for re-syncs (or before a restart) get a due time now.
@@ -265,14 +239,10 @@ export function createSyncEngine({ store, registry, wakeup, clock, logger, optio
       endPause?.();
       wakeLoop?.();
       await loopDone;
-      // Each launch ends after its write-back or release, so this waits for those too.
-      const drained = await settleWithin(Promise.all(launched), graceMs);
-      if (!drained) {
-        log.warn('aborting syncs still running after the grace period', { count: inFlight.size });
-        for (const entry of inFlight.values()) entry.controller.abort(new ShutdownAbort('Steward is shutting down'));
-        await settleWithin(Promise.all(launched), 1000);
-        const stuck = [...inFlight.values()].map((entry) => entry.lease);
-        if (stuck.length) await store.releaseLeases(stuck, clock().getTime()).catch(() => undefined);
+      // A lease is let go after its write-back or release, so this waits for those too.
+      if (!(await held.settledWithin(graceMs))) {
+        log.warn('aborting syncs still running after the grace period', { count: held.size() });
+        await held.abortAll(new ShutdownAbort('Steward is shutting down'));
       }
       clearInterval(heartbeat);
       await batcher.drain();
@@ -298,8 +268,8 @@ export function createSyncEngine({ store, registry, wakeup, clock, logger, optio
       return total;
     },
 
-    renewLeases,
-    inFlight: () => inFlight.size,
+    renewLeases: () => held.renew(),
+    inFlight: () => held.size(),
     isRunning: () => running,
   };
 }
