@@ -42,13 +42,23 @@ export function openSyncs(lines: readonly LedgerLine[]): LedgerLine[] {
   return [...open.values()];
 }
 
-/** Each `start` of a resource while another sync of it is open; the unended syncs of `dead` processes are left out (they ended with the process). */
-export function findOverlaps(lines: readonly LedgerLine[], dead: ReadonlySet<number>): string[] {
-  const unended = new Set(openSyncs(lines).filter((line) => dead.has(line.pid)));
+/**
+ * Every `start` of a resource while another sync of it is still open, by any
+ * process. The syncs whose `start` line is `excused` (with their `end`) are left
+ * out: those cut short by a kill, or frozen with their process, which the caller
+ * checks on their own.
+ */
+export function findOverlaps(lines: readonly LedgerLine[], excused: (start: LedgerLine) => boolean = () => false): string[] {
   const open = new Map<string, LedgerLine>();
+  const skipped = new Set<string>();
   const overlaps: string[] = [];
   for (const line of lines) {
-    if (unended.has(line)) continue;
+    const key = `${line.urn} ${line.pid}`;
+    if (line.event === 'start' && excused(line)) {
+      skipped.add(key);
+      continue;
+    }
+    if (line.event === 'end' && skipped.delete(key)) continue;
     const current = open.get(line.urn);
     if (line.event === 'start') {
       if (current) overlaps.push(`${line.urn}: pid ${current.pid} since ${current.atMs}, pid ${line.pid} at ${line.atMs}`);

@@ -130,7 +130,9 @@ async function main(): Promise<void> {
     // Checks and figures.
     const lines = readLedger(ledger);
     const dead = new Set(kills.map((k) => k.pid));
-    const overlaps = findOverlaps(lines, dead);
+    // The unended syncs of killed processes ended with the process.
+    const cutShort = new Set(openSyncs(lines).filter((line) => dead.has(line.pid)));
+    const overlaps = findOverlaps(lines, (start) => cutShort.has(start));
     const { perUrn, perPid } = countSyncs(lines);
     const completedUrns = new Set((await probe.query<{ urn: string }>("select urn from resources where status = 'COMPLETED'")).rows.map((r) => r.urn));
     const lost = [...creator.acknowledged].filter((urn) => !completedUrns.has(urn));

@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { CannonContext, CannonRequest } from './load-autocannon.js';
+import { percentile } from './ledger.js';
 
 export const REQUEST_TYPES = ['get', 'list', 'create', 'patch', 'action'] as const;
 export type RequestType = (typeof REQUEST_TYPES)[number];
@@ -250,9 +251,6 @@ export function createLoadMix(options: LoadMixOptions) {
 
 export type LoadMix = ReturnType<typeof createLoadMix>;
 
-/** Nearest-rank p50 and p99. */
 function percentiles(values: readonly number[]): { p50Ms: number; p99Ms: number } {
-  const sorted = [...values].sort((a, b) => a - b);
-  const at = (share: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(share * sorted.length) - 1))] ?? Number.NaN;
-  return { p50Ms: at(0.5), p99Ms: at(0.99) };
+  return { p50Ms: percentile(values, 50), p99Ms: percentile(values, 99) };
 }

@@ -175,8 +175,8 @@ describe('scale-out: one API process and three workers on one PostgreSQL databas
     const afterExpiry = takeovers.map((t) => t.next!.atMs - t.lease_expires_at);
     console.log(
       `takeover after kill -9 (STEWARD_LEASE_MS=${leaseMs}, poll 1000 ms): ${held.length} resources held (${cutShort.length} mid-sync); ` +
-        `kill → next start by another worker: median ${percentile(afterKill, 0.5)} ms, max ${Math.max(...afterKill)} ms; ` +
-        `lease expiry → next start: median ${percentile(afterExpiry, 0.5)} ms, max ${Math.max(...afterExpiry)} ms`,
+        `kill → next start by another worker: median ${percentile(afterKill, 50)} ms, max ${Math.max(...afterKill)} ms; ` +
+        `lease expiry → next start: median ${percentile(afterExpiry, 50)} ms, max ${Math.max(...afterExpiry)} ms`,
     );
     expect(Math.max(...afterKill)).toBeLessThan(leaseMs + 10_000);
   }, 90_000);

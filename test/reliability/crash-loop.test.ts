@@ -146,8 +146,8 @@ describe(`crash loop on ${TEST_STORE}: kill -9 at random moments, restart on the
       `crash loop on ${TEST_STORE}, ${rerun}: ${tally.acked} acknowledged mutations (${kinds('acked')}), ${tally.rejected} rejected ` +
         `(${[...tally.answers].filter(([answer]) => / /.test(answer)).map(([a, n]) => `${n}× ${a}`).join(', ')}), ${tally.unacked} unacknowledged ` +
         `(${[...tally.answers].filter(([answer]) => !/^\d/.test(answer) || answer === '503').map(([a, n]) => `${n}× ${a}`).join(', ')}; ` +
-        `${unacked.applied} of its ${unacked.of} changes of spec had been applied); operations accepted → succeeded p50 ${percentile(latencies, 0.5)} ms, p99 ${percentile(latencies, 0.99)} ms; ` +
-        `${sup.killed.length} kills (${COUNTS.settleKills} while settling), restarts took p50 ${percentile(sup.startMs, 0.5)} ms, ${cutShort.length} syncs cut short; ${tracked.length} resources, ` +
+        `${unacked.applied} of its ${unacked.of} changes of spec had been applied); operations accepted → succeeded p50 ${percentile(latencies, 50)} ms, p99 ${percentile(latencies, 99)} ms; ` +
+        `${sup.killed.length} kills (${COUNTS.settleKills} while settling), restarts took p50 ${percentile(sup.startMs, 50)} ms, ${cutShort.length} syncs cut short; ${tracked.length} resources, ` +
         `${stored.finals.size} left at the end, all COMPLETED; ${lines.filter((line) => line.event === 'start').length} sync calls; loop ${loopMs} ms, settled at ${settledMs} ms, wall ${Date.now() - t0} ms`,
     );
   }
