@@ -1,4 +1,3 @@
-import { createServer } from 'node:net';
 import pg from 'pg';
 import type { TestPostgres } from './postgres.js';
 
@@ -32,13 +31,4 @@ export async function queryAs(
 }
 
 /** A loopback port nothing listens on (it was free a moment ago). */
-export function closedPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
+export { freePort as closedPort } from '../../bench/free-port.js';

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { defineModule, type LogChunk } from '../../src/sdk/index.js';
 import { createFakeModule } from '../helpers/fake-module.js';
 import { call, startSteward, waitFor, waitForStatus, type Harness } from '../helpers/harness.js';
+import { freePort } from '../../bench/free-port.js';
 
 /** The compiled CLI (npm run build first), run as a user would, against an in-process Steward. */
 const CLI = fileURLToPath(new URL('../../dist/src/cli.js', import.meta.url));
@@ -35,15 +36,6 @@ function start(args: string[], env: Record<string, string>, input?: string): { c
     }),
   );
   return { child, done, stdout: () => stdout };
-}
-
-/** A port nothing listens on (it was free a moment ago). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /** A module with logs: three stored lines, then (following) one more every 10 ms. */

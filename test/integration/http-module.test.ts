@@ -1,5 +1,4 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -7,6 +6,7 @@ import type { Config } from '../../src/config.js';
 import type { PlanInput } from '../../src/sdk/index.js';
 import { call, startSteward, waitFor, waitForStatus, type Harness } from '../helpers/harness.js';
 import { isRunning, spawnEndpoint, type Endpoint } from '../helpers/http-endpoint.js';
+import { freePort } from '../../bench/free-port.js';
 
 /**
  * HTTP modules (docs/http-modules.md): kinds served by an endpoint in another
@@ -231,15 +231,3 @@ describe('http module failures (the Node double, kind remote_double)', () => {
     });
   });
 });
-
-/** A port nothing listens on: bound once by the OS, then released. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
