@@ -19,7 +19,7 @@ export function isConfinedPath(path: string): boolean {
   if (segments.some((segment) => Buffer.byteLength(segment, 'utf8') > MAX_SEGMENT_BYTES)) return false;
   if (Buffer.byteLength(fileName + TEMPORARY_SUFFIX, 'utf8') > MAX_SEGMENT_BYTES) return false;
   const normal = posix.normalize(path);
-  return normal !== '.' && normal !== '..' && !normal.endsWith('/') && !normal.startsWith('../') && !path.split('/').includes('..');
+  return normal !== '.' && normal !== '..' && !normal.endsWith('/') && !normal.startsWith('../') && !segments.includes('..');
 }
 
 /** The absolute path of a confined path under `root`; throws if it would escape (defence in depth for sync). */

@@ -34,7 +34,7 @@ const REFUSED_NAMES = new Set([
 const REFUSED_PREFIXES = ['LD_', 'DYLD_'];
 
 /** How the refusal lists them, for the error message and the docs. */
-export const REFUSED_ENV = [...REFUSED_PREFIXES.map((prefix) => `${prefix}*`), ...REFUSED_NAMES];
+const REFUSED_ENV = [...REFUSED_PREFIXES.map((prefix) => `${prefix}*`), ...REFUSED_NAMES];
 
 function isRefused(name: string): boolean {
   const upper = name.toUpperCase();
@@ -42,7 +42,7 @@ function isRefused(name: string): boolean {
 }
 
 /** Why the configs' environment may not be used, or undefined. Pure (plan calls it); names only, never values. */
-export function envRefusal(configs: Record<string, unknown>): string | undefined {
+function envRefusal(configs: Record<string, unknown>): string | undefined {
   const refused = (['env', 'secret_env'] as const).flatMap((field) => {
     const value = configs[field];
     if (typeof value !== 'object' || value === null) return [];

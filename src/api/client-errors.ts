@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 import { randomUUID } from 'node:crypto';
+import { errorBody } from './http-errors.js';
 
 /**
  * Requests node's HTTP parser refuses before express sees them (a request line and
@@ -21,7 +22,7 @@ export function answerClientErrors(server: Server): void {
         : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
           ? 'the request did not arrive in time'
           : `the request is not valid HTTP/1.1 (${err.code ?? 'unparsable'})`;
-    const body = JSON.stringify({ error: { code: 'invalid_request', message } });
+    const body = JSON.stringify(errorBody('invalid_request', message));
     // An answer to HEAD has no body (the client would read one as garbage); the packet that failed starts with the method.
     const head = Buffer.isBuffer(err.rawPacket) && err.rawPacket.toString('latin1', 0, 5) === 'HEAD ';
     socket.end(

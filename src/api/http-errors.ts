@@ -19,10 +19,13 @@ export const HTTP_STATUS: Readonly<Record<ErrorCode, number>> = Object.freeze({
   unavailable: 503,
 });
 
+/** The error JSON of DESIGN §8; `details` only when there are any. */
+export function errorBody(code: ErrorCode, message: string, details?: unknown): { error: { code: ErrorCode; message: string; details?: unknown } } {
+  return { error: { code, message, ...(details === undefined ? {} : { details }) } };
+}
+
 export function sendError(res: Response, code: ErrorCode, message: string, details?: unknown): void {
-  const body: { error: { code: ErrorCode; message: string; details?: unknown } } = { error: { code, message } };
-  if (details !== undefined) body.error.details = details;
-  res.status(HTTP_STATUS[code]).json(body);
+  res.status(HTTP_STATUS[code]).json(errorBody(code, message, details));
 }
 
 /** body-parser's error types, as the API reports them. */

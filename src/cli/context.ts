@@ -18,6 +18,11 @@ export function contextOf(command: Command, env: NodeJS.ProcessEnv = process.env
   const options = command.optsWithGlobals<GlobalOptions>();
   return {
     client: createApiClient(options.url ?? (env.STEWARD_URL || DEFAULT_URL), env.STEWARD_TOKEN || undefined),
-    out: createPrinter(parseOutputFormat(options.output)),
+    out: printerOf(command),
   };
+}
+
+/** The printer the global `-o` option asks for (commands that need no API client). */
+export function printerOf(command: Command): Printer {
+  return createPrinter(parseOutputFormat(command.optsWithGlobals<GlobalOptions>().output));
 }

@@ -3,7 +3,8 @@ import type { RotationReport } from '../core/secret-rotation.js';
 import { CliError, EXIT } from './cli-error.js';
 import { contextOf } from './context.js';
 import { segment } from './http-client.js';
-import { block, createPrinter, parseOutputFormat } from './output.js';
+import { printerOf } from './context.js';
+import { block } from './output.js';
 
 interface SecretOutputAnswer {
   urn: string;
@@ -27,7 +28,7 @@ export function registerSecretsCommands(program: Command): void {
     .option('--batch-size <n>', 'resources per transaction', '200')
     .option('--forget-unreadable', 'drop the secrets no configured key opens (their key is lost for good; set them again with a PATCH)')
     .action(async (options: { batchSize: string; forgetUnreadable?: boolean }, command: Command) => {
-      const out = createPrinter(parseOutputFormat(command.optsWithGlobals<{ output: string }>().output));
+      const out = printerOf(command);
       const batchSize = Number(options.batchSize);
       if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 10_000) throw new CliError('--batch-size must be a whole number from 1 to 10000', EXIT.usage);
       const { rotateWithConfiguration } = await import('./secrets-rotate.js');

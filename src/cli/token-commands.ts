@@ -6,12 +6,14 @@ import {
   hashToken,
   projectProblems,
   readTokensFile,
+  RESERVED_NAMES,
   TOKEN_NAME_PATTERN,
   writeTokensFile,
   type TokenEntry,
 } from '../api/auth/tokens-file.js';
 import { CliError, EXIT } from './cli-error.js';
-import { createPrinter, parseOutputFormat, table, type Printer } from './output.js';
+import { printerOf } from './context.js';
+import { table } from './output.js';
 
 interface FileOption {
   file?: string;
@@ -76,10 +78,6 @@ export function registerTokenCommands(program: Command): void {
     });
 }
 
-function printerOf(command: Command): Printer {
-  return createPrinter(parseOutputFormat(command.optsWithGlobals<{ output: string }>().output));
-}
-
 /** --file, else STEWARD_TOKENS_FILE (from the environment or STEWARD_CONFIG_FILE, as `serve` reads it). */
 async function tokensFileOf(options: FileOption): Promise<string> {
   if (options.file) return options.file;
@@ -90,7 +88,7 @@ async function tokensFileOf(options: FileOption): Promise<string> {
 }
 
 function newEntry(options: { name: string; role: string; projects: string }): Omit<TokenEntry, 'sha256'> {
-  if (!TOKEN_NAME_PATTERN.test(options.name) || ['anonymous', 'unknown'].includes(options.name)) {
+  if (!TOKEN_NAME_PATTERN.test(options.name) || RESERVED_NAMES.includes(options.name)) {
     throw new CliError(`--name must match ${TOKEN_NAME_PATTERN.source} and not be anonymous or unknown`, EXIT.usage);
   }
   if (!ROLES.includes(options.role as Role)) throw new CliError(`--role must be one of ${ROLES.join(', ')}, not "${options.role}"`, EXIT.usage);

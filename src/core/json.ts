@@ -25,7 +25,7 @@ export function diffJson(before: unknown, after: unknown, path = ''): Change[] {
   return keys.flatMap((key) => diffJson(before[key], after[key], `${path}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`));
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 

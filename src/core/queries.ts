@@ -4,7 +4,7 @@ import { FINAL_OPERATION_STATUSES, type Operation, type OperationStatus, type Pa
 import { parseUrn } from './names.js';
 import { decodePageToken, encodePageToken } from './page-token.js';
 import type { Store } from './ports.js';
-import { ALL_PROJECTS, inScope, OutOfScopeError, projectsOf, resourceNotFound, type ProjectScope } from './scope.js';
+import { ALL_PROJECTS, assertResourceInScope, inScope, OutOfScopeError, projectsOf, resourceNotFound, type ProjectScope } from './scope.js';
 import type { Registry } from './registry.js';
 import { expectedOf } from './resource-commands.js';
 import { operationView, resourceView } from './views.js';
@@ -22,8 +22,7 @@ export interface QueryDeps {
  */
 export function createQueries({ store, registry, clock }: QueryDeps) {
   async function getResource(urn: string, scope: ProjectScope = ALL_PROJECTS): Promise<Resource> {
-    const { project } = parseUrn(urn);
-    if (!inScope(scope, project)) throw resourceNotFound(urn, true);
+    assertResourceInScope(scope, urn);
     const resource = await store.findResource(urn);
     if (!resource) throw resourceNotFound(urn, false);
     return resourceView(resource, registry);

@@ -1,7 +1,6 @@
 import type { Store } from './ports.js';
 import type { Registry } from './registry.js';
-import { inScope, resourceNotFound, ALL_PROJECTS, type ProjectScope } from './scope.js';
-import { parseUrn } from './names.js';
+import { ALL_PROJECTS, assertResourceInScope, resourceNotFound, type ProjectScope } from './scope.js';
 
 /** A resource's secret outputs, opened: the one answer that holds secrets (GET …/secrets, admins only). */
 export interface SecretOutputRead {
@@ -23,8 +22,7 @@ export interface SecretOutputRead {
 export function createSecretReads({ store, registry }: { store: Store; registry: Registry }) {
   return {
     async readSecretOutput(urn: string, scope: ProjectScope = ALL_PROJECTS): Promise<SecretOutputRead> {
-      const { project } = parseUrn(urn);
-      if (!inScope(scope, project)) throw resourceNotFound(urn, true);
+      assertResourceInScope(scope, urn);
       const resource = await store.findResource(urn);
       if (!resource) throw resourceNotFound(urn, false);
       const { output, unreadable } = registry.secrets.secretOutput(resource);

@@ -19,7 +19,6 @@ export interface AccessControl {
   /** `tokens` with a tokens file, `open` without one. */
   mode: 'tokens' | 'open';
   /** How many tokens are in force now (0 in open mode). */
-  tokenCount(): number;
   /** In front of every guarded route: audit (so even a 401 is logged), authenticate, rate limit. */
   guard: RequestHandler[];
 }
@@ -35,7 +34,6 @@ export function createAccessControl(options: AccessOptions): AccessControl {
     : undefined;
   return {
     mode: source ? 'tokens' : 'open',
-    tokenCount: () => source?.current().length ?? 0,
     guard: [
       auditLog(options.logger),
       authenticate(source),

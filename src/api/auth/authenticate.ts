@@ -1,8 +1,9 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import type { RequestHandler, Response } from 'express';
 import { ANONYMOUS, setCaller, type Caller } from './caller.js';
 import { UnauthenticatedError } from './errors.js';
 import type { KnownToken, TokenSource } from './token-source.js';
+import { hashToken } from './tokens-file.js';
 
 /** RFC 6750's b64token, after the scheme. */
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
@@ -43,8 +44,8 @@ export function authenticate(source: TokenSource | undefined): RequestHandler {
  * with all of them (no early exit), so the answer's timing says nothing about
  * which hashes exist or how much of one matched.
  */
-export function findToken(tokens: readonly KnownToken[], token: string): Caller | undefined {
-  const digest = createHash('sha256').update(token, 'utf8').digest();
+function findToken(tokens: readonly KnownToken[], token: string): Caller | undefined {
+  const digest = Buffer.from(hashToken(token), 'hex');
   let found: KnownToken | undefined;
   for (const known of tokens) {
     if (timingSafeEqual(digest, known.digest) && !found) found = known;

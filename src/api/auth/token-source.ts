@@ -18,7 +18,7 @@ export interface TokenSource {
 }
 
 /** How often, at most, the file's mtime is looked at (rotation without a restart). */
-export const RELOAD_CHECK_MS = 1000;
+const RELOAD_CHECK_MS = 1000;
 
 /**
  * The tokens file, read once now (an unreadable or invalid file throws: start-up

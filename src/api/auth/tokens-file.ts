@@ -3,6 +3,7 @@ import { chmodSync, closeSync, fsyncSync, mkdirSync, openSync, readFileSync, ren
 import { dirname } from 'node:path';
 import { NAME_PATTERN } from '../../core/names.js';
 import { ROLES, type Role } from './caller.js';
+import { isPlainObject } from '../../core/json.js';
 
 /**
  * The tokens file (STEWARD_TOKENS_FILE):
@@ -27,9 +28,9 @@ export interface TokenEntry {
 
 /** Token names are what created_by records: short, printable, and not the placeholders of the audit log. */
 export const TOKEN_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.@-]{0,62}$/;
-const RESERVED_NAMES = ['anonymous', 'unknown'];
+export const RESERVED_NAMES = ['anonymous', 'unknown'];
 const ENTRY_KEYS = ['name', 'role', 'projects', 'sha256', 'created_at'];
-export const TOKEN_PREFIX = 'stw_';
+const TOKEN_PREFIX = 'stw_';
 
 /** `stw_` + 32 random bytes, base64url: 256 bits, and greppable in a leaked log or repository. */
 export function generateToken(): string {
@@ -41,14 +42,14 @@ export function hashToken(token: string): string {
 }
 
 /** Checks every entry; throws one error listing every problem. */
-export function parseTokensFile(text: string): TokenEntry[] {
+function parseTokensFile(text: string): TokenEntry[] {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch (err) {
     throw new Error(`not valid JSON: ${(err as Error).message}`);
   }
-  if (!isObject(parsed) || !Array.isArray(parsed.tokens)) throw new Error('must hold {"tokens": [...]}');
+  if (!isPlainObject(parsed) || !Array.isArray(parsed.tokens)) throw new Error('must hold {"tokens": [...]}');
   const unknownTop = Object.keys(parsed).filter((key) => key !== 'tokens');
   const problems: string[] = unknownTop.length ? [`unknown field(s) ${unknownTop.join(', ')}`] : [];
   const entries: TokenEntry[] = [];
@@ -71,7 +72,7 @@ export function parseTokensFile(text: string): TokenEntry[] {
 }
 
 function entryProblems(raw: unknown): string[] {
-  if (!isObject(raw)) return ['must be an object'];
+  if (!isPlainObject(raw)) return ['must be an object'];
   const problems: string[] = [];
   const unknown = Object.keys(raw).filter((key) => !ENTRY_KEYS.includes(key));
   if (unknown.length) problems.push(`unknown field(s) ${unknown.join(', ')}`);
@@ -127,8 +128,4 @@ export function writeTokensFile(file: string, entries: readonly TokenEntry[]): v
   closeSync(fd);
   chmodSync(temporary, 0o600);
   renameSync(temporary, file);
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -5,6 +5,7 @@ import type { EventFeed } from '../../core/event-feed.js';
 import type { CoreLogger } from '../../core/logging.js';
 import type { EventRecord } from '../../core/model.js';
 import { projectsOf } from '../../core/scope.js';
+import { errorBody } from '../http-errors.js';
 import { callerOf } from '../auth/caller.js';
 import { queryOf } from '../request-parsing.js';
 
@@ -64,11 +65,9 @@ function eventFrame(event: EventRecord): string {
 }
 
 function errorFrame(err: unknown): string {
-  const error =
-    err instanceof StewardError
-      ? { code: err.code, message: err.message, ...(err.details === undefined ? {} : { details: err.details }) }
-      : { code: 'internal', message: 'the event stream failed; it is logged with this request id' };
-  return `event: error\ndata: ${JSON.stringify({ error })}\n\n`;
+  const body =
+    err instanceof StewardError ? errorBody(err.code, err.message, err.details) : errorBody('internal', 'the event stream failed; it is logged with this request id');
+  return `event: error\ndata: ${JSON.stringify(body)}\n\n`;
 }
 
 /** Writes with backpressure; gives up when the client goes away. */
