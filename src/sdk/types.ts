@@ -157,6 +157,17 @@ export interface DependencyDefinition {
 }
 
 /**
+ * What `claimKey` and `usage` are given: the resource's project and its spec as it
+ * would be stored (configs with defaults filled in, secrets present).
+ */
+export interface SpecInput {
+  project: string;
+  configs: Record<string, unknown>;
+  /** dependency name → URN */
+  dependencies: Record<string, string>;
+}
+
+/**
  * A module: one kind of resource.
  *
  * Contract (MUST/SHOULD):
@@ -186,6 +197,37 @@ export interface ModuleDefinition {
   actions: Record<string, ActionDefinition>;
   /** Re-sync COMPLETED resources this often, to repair drift. */
   resyncIntervalMs?: number;
+  /**
+   * Which fields each secret config is sent to or used with. A PATCH or update that
+   * changes a bound field without sending the secret again is refused (400 naming
+   * both), so a kept secret never follows the resource to a place its writer did not
+   * choose. Keys MUST be top-level `writeOnly` configs; values name top-level configs
+   * (`host`) or dependencies (`dependencies.server`).
+   *
+   * @example
+   * // postgres_server: the admin password goes to this host, port and user only
+   * secretBindings: { admin_password: ['host', 'port', 'admin_user', 'sslmode'] }
+   */
+  secretBindings?: Record<string, readonly string[]>;
+  /**
+   * The backend object a resource manages, as a key unique within the kind (a file's
+   * project and path, a database's server and name), or undefined when it names none.
+   * Two resources never hold one key: a create or update onto a key another resource
+   * holds is 409, and the key is free again once the holder is deleted. MUST be pure.
+   *
+   * @example
+   * claimKey: ({ project, configs }) => `${project}/${String(configs.path)}`
+   */
+  claimKey?(input: SpecInput): string | undefined;
+  /**
+   * What one resource consumes of the operator's quotas, by quota name (built in:
+   * `processes`, the programs it keeps running). Steward refuses a create or update
+   * that would take a project or the whole Steward past a quota. MUST be pure.
+   *
+   * @example
+   * usage: ({ configs }) => ({ processes: Number(configs.replicas ?? 1) })
+   */
+  usage?(input: SpecInput): Record<string, number>;
   plan(input: PlanInput): PlanResult | Promise<PlanResult>;
   sync(input: SyncInput, ctx: SyncContext): Promise<SyncResult>;
   logs?(input: SyncInput, ctx: LogContext): AsyncIterable<LogChunk>;
