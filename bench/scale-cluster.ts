@@ -1,11 +1,12 @@
 import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chownSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { freePort } from './free-port.js';
+import { postgresTools } from './postgres-binaries.js';
 
 const run = promisify(execFile);
 const CLI = fileURLToPath(new URL('../src/cli.js', import.meta.url));
@@ -26,20 +27,12 @@ export interface ScratchPostgres {
 }
 
 /**
- * initdb + pg_ctl from $STEWARD_TEST_PG_BIN or the newest /usr/lib/postgresql/{version}/bin,
- * fsync off (the proof measures Steward, not the disk). As root the binaries run as the
- * `postgres` OS user, because initdb refuses root. `extraOptions` are more `-c name=value` settings.
+ * initdb + pg_ctl as bench/postgres-binaries.ts finds them, fsync off (the proof measures
+ * Steward, not the disk). As root the binaries run as an unprivileged OS user, because
+ * initdb refuses root. `extraOptions` are more `-c name=value` settings.
  */
 export async function startScratchPostgres(extraOptions = ''): Promise<ScratchPostgres> {
-  const bin =
-    process.env.STEWARD_TEST_PG_BIN ??
-    (existsSync('/usr/lib/postgresql') ? readdirSync('/usr/lib/postgresql').sort((a, b) => Number(b) - Number(a)) : [])
-      .map((version) => join('/usr/lib/postgresql', version, 'bin'))
-      .find((dir) => existsSync(join(dir, 'pg_ctl')));
-  if (!bin) throw new Error('PostgreSQL server binaries not found: install postgresql or set STEWARD_TEST_PG_BIN');
-  const asRoot = process.getuid?.() === 0;
-  const owner = asRoot ? { uid: Number((await run('id', ['-u', 'postgres'])).stdout), gid: Number((await run('id', ['-g', 'postgres'])).stdout) } : undefined;
-  const command = (tool: string, args: string[]): [string, string[]] => (asRoot ? ['runuser', ['-u', 'postgres', '--', join(bin, tool), ...args]] : [join(bin, tool), args]);
+  const { owner, command } = postgresTools();
   const dir = mkdtempSync(join(tmpdir(), 'steward-scale-pg-'));
   const data = join(dir, 'data');
   const socket = join(dir, 'socket');

@@ -1,10 +1,11 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { freePort } from '../../bench/free-port.js';
+import { postgresTools } from '../../bench/postgres-binaries.js';
 
 const run = promisify(execFile);
 
@@ -33,21 +34,9 @@ export interface TestPostgres {
   resume(): Promise<void>;
 }
 
-/** Where PostgreSQL's server binaries live: $STEWARD_TEST_PG_BIN, else the newest /usr/lib/postgresql/{version}/bin. */
+/** Where PostgreSQL's server binaries live (see bench/postgres-binaries.ts for the order they are looked for in). */
 export function findPostgresBinaries(): string {
-  const candidates = process.env.STEWARD_TEST_PG_BIN
-    ? [process.env.STEWARD_TEST_PG_BIN]
-    : (existsSync('/usr/lib/postgresql') ? readdirSync('/usr/lib/postgresql') : [])
-        .sort((a, b) => Number(b) - Number(a))
-        .map((version) => join('/usr/lib/postgresql', version, 'bin'));
-  const found = candidates.find((dir) => existsSync(join(dir, 'initdb')) && existsSync(join(dir, 'pg_ctl')));
-  if (!found) {
-    throw new Error(
-      'PostgreSQL server binaries (initdb, pg_ctl) were not found under /usr/lib/postgresql/*/bin or $STEWARD_TEST_PG_BIN. ' +
-        'These tests need a real server: install it (apt-get install postgresql; .ci/run does this).',
-    );
-  }
-  return found;
+  return postgresTools().bin;
 }
 
 /** Every cluster still running, stopped synchronously if the test process exits without calling `stop()`. */
@@ -56,8 +45,8 @@ process.once('exit', () => running.forEach((stopNow) => stopNow()));
 
 /**
  * Starts a fresh cluster in a temporary directory, listening on 127.0.0.1 at a free
- * port, with fsync off. As root, initdb refuses to run, so the binaries run as the
- * `postgres` OS user (which must exist) in a directory it owns.
+ * port, with fsync off. As root, initdb refuses to run, so the binaries run as an
+ * unprivileged OS user (bench/postgres-binaries.ts) in a directory it owns.
  *
  * @example
  * const pg = await startPostgres();
@@ -66,15 +55,13 @@ process.once('exit', () => running.forEach((stopNow) => stopNow()));
  * await pg.stop();
  */
 export async function startPostgres(): Promise<TestPostgres> {
-  const bin = findPostgresBinaries();
-  const asRoot = process.getuid?.() === 0;
-  const owner = asRoot ? osUser('postgres') : undefined;
+  const tools = postgresTools();
+  const { bin, owner, command } = tools;
   const dir = mkdtempSync(join(tmpdir(), 'steward-pg-'));
   const dataDir = join(dir, 'data');
   const socketDir = join(dir, 'socket');
   const adminUser = 'postgres';
   const adminPassword = randomBytes(18).toString('base64url');
-  const command = (tool: string, args: string[]) => (asRoot ? ['runuser', ['-u', 'postgres', '--', join(bin, tool), ...args]] : [join(bin, tool), args]) as [string, string[]];
   let started = false;
   const stopNow = () => {
     if (started) {
@@ -138,13 +125,5 @@ async function exec([file, args]: [string, string[]], cwd: string, what: string)
   } catch (err) {
     const e = err as Error & { stderr?: string; stdout?: string };
     throw new Error(`${what} failed: ${e.message}\n${e.stdout ?? ''}${e.stderr ?? ''}`);
-  }
-}
-
-function osUser(name: string): { uid: number; gid: number } {
-  try {
-    return { uid: Number(execFileSync('id', ['-u', name]).toString()), gid: Number(execFileSync('id', ['-g', name]).toString()) };
-  } catch {
-    throw new Error(`running as root, the test PostgreSQL runs as the OS user "${name}", which does not exist (the postgresql package creates it)`);
   }
 }
