@@ -180,10 +180,10 @@ const SETTINGS: { [K in keyof Config]: [variable: string, parse: Parser, fallbac
 /** Settings whose values an error message must not repeat. */
 const SECRET_VARIABLES = new Set(['STEWARD_SECRET_KEY', 'STEWARD_SECRET_KEYS_PREVIOUS']);
 
-/** The variable of each setting, for docs and error messages. */
-export const CONFIG_VARIABLES: Readonly<Record<keyof Config, string>> = Object.freeze(
-  Object.fromEntries(Object.entries(SETTINGS).map(([key, [variable]]) => [key, variable])) as Record<keyof Config, string>,
-);
+/** Each setting's variable and default, in the order of the table in README.md (a test holds the two together). */
+export function describeSettings(): Array<{ variable: string; fallback: unknown }> {
+  return Object.values(SETTINGS).map(([variable, , fallback]) => ({ variable, fallback }));
+}
 
 /**
  * Resolves the configuration from the environment, over an optional JSON file
