@@ -15,6 +15,7 @@ import { errorHandler, notFoundHandler } from './http-errors.js';
 import { openApiRoute } from './openapi/route.js';
 import { API_PREFIX } from './prefix.js';
 import { requestMetrics, type HttpObserver } from './request-metrics.js';
+import { securityHeaders } from './security-headers.js';
 import { eventRoutes } from './routes/events.js';
 import { healthRoutes, type Readiness } from './routes/health.js';
 import { logRoutes } from './routes/logs.js';
@@ -53,12 +54,13 @@ export function createApp({ commands, queries, secrets, registry, schemas, readi
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
+  app.use(securityHeaders);
   app.use(requestLog(logger));
   app.use(requestMetrics(metrics.http));
   // Probes and the API's own description stay public; /metrics and the API need a token (when tokens are configured).
   app.use(healthRoutes(readiness));
   if (serveApi) app.get('/openapi.json', openApiRoute(registry, schemas));
-  app.use('/metrics', access.guard);
+  app.use('/metrics', access.metricsGuard);
   app.use(metricsRoutes(metrics.endpoint));
   if (serveApi) {
     app.use(

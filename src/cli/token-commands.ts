@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { ROLES, type Role } from '../api/auth/caller.js';
 import {
   generateToken,
+  grantProblems,
   hashToken,
   projectProblems,
   readTokensFile,
@@ -96,7 +97,7 @@ function newEntry(options: { name: string; role: string; projects: string }): Om
     .split(',')
     .map((p) => p.trim())
     .filter((p) => p !== '');
-  const problems = projectProblems(projects);
+  const problems = [...projectProblems(projects), ...grantProblems(options.role, projects)];
   if (problems.length) throw new CliError(`--projects: ${problems.join('; ')}`, EXIT.usage);
   return { name: options.name, role: options.role as Role, projects };
 }

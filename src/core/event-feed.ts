@@ -35,9 +35,14 @@ export function createEventFeed({ store, options }: { store: Store; options: Eve
   async function open(filter: EventFilter, since: number | undefined, signal: AbortSignal): Promise<EventWatch> {
     checkFilter(filter);
     const range = await store.findEventIdRange();
-    if (since !== undefined) assertRetained(since, range);
+    // A caller held to some projects is told only ids of their events: the global newest id moves with every project's work.
+    const visible = filter.projects === undefined ? range : await store.findEventIdRange(filter.projects);
+    if (since !== undefined) {
+      if (filter.projects === undefined) assertRetained(since, range);
+      else assertResumableInScope(since, range, visible);
+    }
     if (closed) throw new UnavailableError('Steward is shutting down');
-    const startId = since ?? range?.newestId ?? 0;
+    const startId = since ?? visible?.newestId ?? 0;
     const stop = new AbortController();
     if (signal.aborted) stop.abort();
     else signal.addEventListener('abort', () => stop.abort(), { once: true, signal: stop.signal });
@@ -52,15 +57,22 @@ export function createEventFeed({ store, options }: { store: Store; options: Eve
     const latch = createLatch(stop.signal);
     const unsubscribe = store.onEventsCommitted(latch.set);
     let cursor = startId;
+    /** The last id the client was given: what a scoped caller's 410 may name (`cursor` is a global id). */
+    let delivered = startId;
     try {
       while (!stop.signal.aborted) {
         latch.clear();
         const batch = await store.listEvents(filter, cursor, options.batchSize);
         // Pruning may have run between the check and this read: never skip silently.
-        if (batch.readTo > cursor) assertRetained(cursor, await store.findEventIdRange());
+        if (batch.readTo > cursor) {
+          const range = await store.findEventIdRange();
+          if (filter.projects === undefined) assertRetained(cursor, range);
+          else if (range && cursor < range.oldestId - 1) throw notRetainedInScope(delivered);
+        }
         for (const event of batch.events) {
           if (stop.signal.aborted) return;
           yield event;
+          delivered = event.id;
         }
         cursor = batch.readTo;
         if (batch.events.length < options.batchSize) await latch.wait(options.pollIntervalMs);
@@ -113,6 +125,28 @@ function assertRetained(since: number, range: EventIdRange | undefined): void {
       newest_id: range.newestId,
     });
   }
+}
+
+/**
+ * `assertRetained` for a caller held to some projects, answered from ids it may
+ * see: `since` is 0 (from the start, exact while nothing was ever pruned) or lies
+ * within its projects' retained events (then nothing after it was pruned, as
+ * pruning takes the oldest first). Anything else is a 410 naming only `since`, so
+ * probing with made-up ids tells nothing of other projects' activity.
+ */
+function assertResumableInScope(since: number, range: EventIdRange | undefined, visible: EventIdRange | undefined): void {
+  if (since === 0) {
+    if (range && range.oldestId > 1) throw notRetainedInScope(0);
+    return;
+  }
+  if (!visible || since > visible.newestId) {
+    throw new ExpiredError(`event ${since} is not one this token can resume from (newer than every event it may see): list again, then watch`, { since });
+  }
+  if (since < visible.oldestId) throw notRetainedInScope(since);
+}
+
+function notRetainedInScope(since: number): ExpiredError {
+  return new ExpiredError(`events after ${since} may no longer be retained; list again, then watch`, { since });
 }
 
 /** A wake-up flag: set by commits in this process, waited on with a poll timeout and the watch's abort. */

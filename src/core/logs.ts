@@ -4,6 +4,7 @@ import { InvalidRequestError, NotFoundError } from './errors.js';
 import { parseUrn } from './names.js';
 import type { Store } from './ports.js';
 import type { Registry } from './registry.js';
+import { scrubSecrets } from './secrets.js';
 
 export interface LogRequest {
   follow: boolean;
@@ -32,8 +33,19 @@ export function createLogReader({ store, registry }: { store: Store; registry: R
     );
     // The module sees its secrets opened, as in sync; one that does not open is left out (logs are a read).
     const opened = registry.secrets.open(resource).resource;
-    return definition.logs({ resource: opened, dependencies }, { signal: request.signal, follow: request.follow, tail: request.tail });
+    const chunks = definition.logs({ resource: opened, dependencies }, { signal: request.signal, follow: request.follow, tail: request.tail });
+    return withoutSecrets(chunks, registry.secrets.secretStringsOf(opened, dependencies));
   };
+}
+
+/**
+ * A program prints what it was given, its secret env included, and a viewer reads
+ * its logs: every secret of the resource and of its dependencies' outputs becomes
+ * `[secret]`, as in last_error. (A line is scrubbed whole: a secret the module
+ * splits across two chunks is not found.)
+ */
+async function* withoutSecrets(chunks: AsyncIterable<LogChunk>, secrets: readonly string[]): AsyncIterable<LogChunk> {
+  for await (const chunk of chunks) yield secrets.length === 0 ? chunk : { ...chunk, line: scrubSecrets(chunk.line, secrets) };
 }
 
 export type LogReader = ReturnType<typeof createLogReader>;

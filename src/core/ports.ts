@@ -58,8 +58,8 @@ export interface Store {
    * not) is where the next read resumes without skipping or repeating an event.
    */
   listEvents(filter: EventFilter, afterId: number, limit: number): Promise<EventBatch>;
-  /** The oldest and newest retained event ids; undefined while there are none. */
-  findEventIdRange(): Promise<EventIdRange | undefined>;
+  /** The oldest and newest retained event ids (of these projects' events only, when given); undefined while there are none. */
+  findEventIdRange(projects?: readonly string[]): Promise<EventIdRange | undefined>;
   /** Deletes events whose id is more than `keep` below the newest, in short batches; returns how many. */
   pruneEvents(keep: number): Promise<number>;
   /** Calls `listener` after this process commits a write that may have appended events; returns how to stop. */

@@ -37,9 +37,27 @@ export function isPostgresUrl(db: string): boolean {
   return /^postgres(ql)?:\/\//.test(db);
 }
 
-/** A database URL as it may be logged: without its password. */
+/** Query parameters of a libpq URL that hold a secret, or name where one is (the client key's path stays private too). */
+const SECRET_PARAMETERS = new Set(['password', 'sslpassword', 'sslkey', 'passfile']);
+
+/**
+ * A database URL as it may be logged: the password of the user info and every
+ * secret query parameter replaced by `***`. Parsed as a URL, so a password holding
+ * `@`, `:` or `/` is found whole; a URL that does not parse is not shown at all.
+ */
 export function redactUrl(db: string): string {
-  return isPostgresUrl(db) ? db.replace(/(\/\/[^:/@]+):[^@]*@/, '$1:***@') : db;
+  if (!isPostgresUrl(db)) return db;
+  let url: URL;
+  try {
+    url = new URL(db);
+  } catch {
+    return 'postgres://*** (a URL that does not parse)';
+  }
+  if (url.password) url.password = '***';
+  for (const name of [...url.searchParams.keys()]) {
+    if (SECRET_PARAMETERS.has(name.toLowerCase())) url.searchParams.set(name, '***');
+  }
+  return url.toString().replace(/%2A%2A%2A/g, '***');
 }
 
 export function storeOver(driver: StoreDriver): Store {

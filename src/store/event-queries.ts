@@ -29,7 +29,8 @@ export function createEventQueries({ db }: StoreDriver) {
       return { events, readTo: events.length === limit ? events[events.length - 1]!.id : newest };
     },
 
-    async findEventIdRange(): Promise<EventIdRange | undefined> {
+    async findEventIdRange(projects?: readonly string[]): Promise<EventIdRange | undefined> {
+      if (projects !== undefined) return projectsEventIdRange(db, projects);
       // Two scalar subqueries, so each is one step at an end of the primary key.
       const { rows } = await sql<{ oldest: number | null; newest: number | null }>`
         select (select min(id) from events) as oldest, (select max(id) from events) as newest`.execute(db);
@@ -51,6 +52,18 @@ export function createEventQueries({ db }: StoreDriver) {
       }
     },
   };
+}
+
+/**
+ * One step from each end of the primary key, walking until a row of the projects:
+ * quick while they have recent events, a scan of the retained events when they have none.
+ */
+async function projectsEventIdRange(db: Kysely<Database>, projects: readonly string[]): Promise<EventIdRange | undefined> {
+  if (projects.length === 0) return undefined;
+  const end = (direction: 'asc' | 'desc') =>
+    db.selectFrom('events').select('id').where('project', 'in', [...projects]).orderBy('id', direction).limit(1).executeTakeFirst();
+  const [oldest, newest] = [await end('asc'), await end('desc')];
+  return oldest && newest ? { oldestId: Number(oldest.id), newestId: Number(newest.id) } : undefined;
 }
 
 async function newestId(db: Kysely<Database>): Promise<number | null> {

@@ -1,5 +1,5 @@
 import BetterSqlite3 from 'better-sqlite3';
-import { accessSync, closeSync, constants, mkdirSync, openSync, readSync } from 'node:fs';
+import { accessSync, chmodSync, closeSync, constants, existsSync, mkdirSync, openSync, readSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Kysely, SqliteDialect, sql } from 'kysely';
 import { UnavailableError } from '../core/errors.js';
@@ -25,9 +25,12 @@ export interface SqliteOptions {
 const UNAVAILABLE = /^SQLITE_(BUSY|LOCKED|READONLY|IOERR|FULL|CANTOPEN|PROTOCOL|NOTADB|CORRUPT|NOMEM|PERM|CONSTRAINT_TRIGGER$)/;
 
 export function openSqlite({ file, busyTimeoutMs }: SqliteOptions): StoreDriver {
+  let created = false;
   if (file !== ':memory:') {
-    mkdirSync(dirname(file), { recursive: true });
+    // The database holds every spec (and the secrets, sealed or not): only Steward's user reads what Steward creates.
+    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
     checkDatabaseFile(file);
+    created = createPrivately(file);
   }
   let sqlite: BetterSqlite3.Database;
   try {
@@ -39,6 +42,8 @@ export function openSqlite({ file, busyTimeoutMs }: SqliteOptions): StoreDriver 
     sqlite.pragma('journal_mode = WAL');
     sqlite.pragma('synchronous = NORMAL');
     if (file !== ':memory:') sqlite.pragma('wal_autocheckpoint = 0');
+    // SQLite gives -wal and -shm the database file's mode; set it here too, whatever the umask did.
+    if (created) for (const path of [`${file}-wal`, `${file}-shm`]) if (existsSync(path)) chmodSync(path, 0o600);
   } catch (err) {
     sqlite.close();
     throw new Error(`${file} cannot be opened as a SQLite database: ${(err as Error).message}`);
@@ -81,6 +86,24 @@ export function openSqlite({ file, busyTimeoutMs }: SqliteOptions): StoreDriver 
       await db.destroy();
     },
   };
+}
+
+/**
+ * Creates a missing database file empty with mode 0600 (chmod after the open: the
+ * umask only takes bits away, and this makes the mode exact), so SQLite never
+ * creates it with the umask's 0644. An existing file keeps the mode its operator gave it.
+ */
+function createPrivately(file: string): boolean {
+  let fd: number;
+  try {
+    fd = openSync(file, 'wx', 0o600);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw new Error(`${file} cannot be created (${(err as NodeJS.ErrnoException).code}): ${(err as Error).message}`);
+  }
+  closeSync(fd);
+  chmodSync(file, 0o600);
+  return true;
 }
 
 /** The first 16 bytes of every SQLite database file. */

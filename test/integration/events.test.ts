@@ -55,7 +55,7 @@ describe('GET /events', () => {
   it('streams each event as an SSE frame of the event record, live, and opens with the resume point', async () => {
     const stream = await watch(`${h.api}/events`);
     expect(stream.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
-    expect(stream.headers.get('cache-control')).toBe('no-cache');
+    expect(stream.headers.get('cache-control')).toBe('no-store');
     await waitForId(stream);
     const startId = Number(stream.lastId());
     expect(Number.isInteger(startId)).toBe(true);

@@ -2,6 +2,8 @@ import type { RequestHandler } from 'express';
 import type { CoreLogger } from '../../core/logging.js';
 import { auditLog } from './audit.js';
 import { authenticate } from './authenticate.js';
+import { requireMetricsReader, requireRole } from './authorize.js';
+import { callerOf } from './caller.js';
 import { rateLimit } from './rate-limit.js';
 import { createTokenSource, type TokenSource } from './token-source.js';
 
@@ -19,8 +21,10 @@ export interface AccessControl {
   /** `tokens` with a tokens file, `open` without one. */
   mode: 'tokens' | 'open';
   /** How many tokens are in force now (0 in open mode). */
-  /** In front of every guarded route: audit (so even a 401 is logged), authenticate, rate limit. */
+  /** In front of the API: audit (so even a 401 is logged), authenticate, rate limit, and no `metrics` token past it. */
   guard: RequestHandler[];
+  /** In front of GET /metrics: the same, then only an admin on every project or a `metrics` token. */
+  metricsGuard: RequestHandler[];
 }
 
 /**
@@ -32,12 +36,27 @@ export function createAccessControl(options: AccessOptions): AccessControl {
   const source: TokenSource | undefined = options.tokensFile
     ? createTokenSource({ file: options.tokensFile, logger: options.logger, now: options.now })
     : undefined;
+  const common = [
+    auditLog(options.logger),
+    authenticate(source),
+    rateLimit({ perSecond: options.rateLimitPerSecond, burst: options.rateLimitBurst, now: options.now }),
+  ];
   return {
     mode: source ? 'tokens' : 'open',
+    // Lists, watches and /modules check no role (a viewer may read them): the metrics role is refused here, once.
     guard: [
-      auditLog(options.logger),
-      authenticate(source),
-      rateLimit({ perSecond: options.rateLimitPerSecond, burst: options.rateLimitBurst, now: options.now }),
+      ...common,
+      (_req, res, next) => {
+        requireRole(callerOf(res), 'viewer', 'use the API');
+        next();
+      },
+    ],
+    metricsGuard: [
+      ...common,
+      (_req, res, next) => {
+        requireMetricsReader(callerOf(res));
+        next();
+      },
     ],
   };
 }

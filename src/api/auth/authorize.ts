@@ -3,7 +3,8 @@ import { assertResourceInScope, inScope } from '../../core/scope.js';
 import { callerOf, type Caller, type Role } from './caller.js';
 import { PermissionDeniedError } from './errors.js';
 
-const RANK: Readonly<Record<Role, number>> = { viewer: 0, editor: 1, admin: 2 };
+/** `metrics` ranks below `viewer`: it reads nothing of the API (its one grant is GET /metrics). */
+const RANK: Readonly<Record<Role, number>> = { metrics: -1, viewer: 0, editor: 1, admin: 2 };
 
 /** What a request does, and the least role that may do it. */
 export const NEEDS = Object.freeze({ read: 'viewer', change: 'editor' } as const satisfies Record<string, Role>);
@@ -11,7 +12,20 @@ export const NEEDS = Object.freeze({ read: 'viewer', change: 'editor' } as const
 /** Throws 403 when the caller's role is below `needed`. */
 export function requireRole(caller: Caller, needed: Role, what: string): void {
   if (RANK[caller.role] >= RANK[needed]) return;
-  throw new PermissionDeniedError(`token ${caller.name} (${caller.role}) may not ${what}: that needs ${needed} or admin`, { role: caller.role, needed });
+  const least = needed === 'admin' ? 'the admin role' : `the ${needed} role or a stronger one`;
+  throw new PermissionDeniedError(`token ${caller.name} (${caller.role}) may not ${what}: that needs ${least}`, { role: caller.role, needed });
+}
+
+/**
+ * GET /metrics counts every project's resources: an admin on every project, or a
+ * `metrics` token (the scraper's, which reads nothing else), may read it.
+ */
+export function requireMetricsReader(caller: Caller): void {
+  if (caller.role === 'metrics' || (caller.role === 'admin' && caller.scope === '*')) return;
+  throw new PermissionDeniedError(`token ${caller.name} (${caller.role}) may not read /metrics: that needs the metrics role, or admin on every project`, {
+    role: caller.role,
+    needed: 'metrics',
+  });
 }
 
 /**

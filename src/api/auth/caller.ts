@@ -2,9 +2,12 @@ import type { Response } from 'express';
 import { StewardError } from '../../core/errors.js';
 import type { ProjectScope } from '../../core/scope.js';
 
-/** viewer: reads. editor: reads and every change. admin: everything. */
-export type Role = 'viewer' | 'editor' | 'admin';
-export const ROLES: readonly Role[] = ['viewer', 'editor', 'admin'];
+/**
+ * viewer: reads. editor: reads and every change. admin: everything. metrics: only
+ * `GET /metrics` (a Prometheus scraper's token), nothing of the API.
+ */
+export type Role = 'viewer' | 'editor' | 'admin' | 'metrics';
+export const ROLES: readonly Role[] = ['viewer', 'editor', 'admin', 'metrics'];
 
 /** Who is asking, as authentication established it; never from a header the caller sets. */
 export interface Caller {

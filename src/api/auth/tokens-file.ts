@@ -79,7 +79,7 @@ function entryProblems(raw: unknown): string[] {
   if (typeof raw.name !== 'string' || !TOKEN_NAME_PATTERN.test(raw.name)) problems.push(`name must match ${TOKEN_NAME_PATTERN.source}`);
   else if (RESERVED_NAMES.includes(raw.name)) problems.push(`name "${raw.name}" is reserved`);
   if (!ROLES.includes(raw.role as Role)) problems.push(`role must be one of ${ROLES.join(', ')}`);
-  problems.push(...projectProblems(raw.projects));
+  problems.push(...projectProblems(raw.projects), ...grantProblems(raw.role, raw.projects));
   if (typeof raw.sha256 !== 'string' || !/^[0-9a-fA-F]{64}$/.test(raw.sha256)) problems.push('sha256 must be 64 hex digits (the SHA-256 of the token)');
   if (raw.created_at !== undefined && typeof raw.created_at !== 'string') problems.push('created_at must be a string');
   return problems;
@@ -92,6 +92,12 @@ export function projectProblems(projects: unknown): string[] {
   const bad = projects.filter((p) => typeof p !== 'string' || !NAME_PATTERN.test(p));
   if (bad.length) return [`projects must match ${NAME_PATTERN.source}: ${bad.map((p) => JSON.stringify(p)).join(', ')}`];
   return new Set(projects).size === projects.length ? [] : ['projects lists a project twice'];
+}
+
+/** The metrics role counts every project (GET /metrics is not per project): it is granted on `["*"]` only. */
+export function grantProblems(role: unknown, projects: unknown): string[] {
+  const everyProject = Array.isArray(projects) && projects.length === 1 && projects[0] === '*';
+  return role === 'metrics' && !everyProject ? ['the metrics role is granted on projects ["*"] only (/metrics counts every project)'] : [];
 }
 
 /** Reads and checks the file; the error names the file. */

@@ -27,7 +27,7 @@ export function buildOpenApiDocument(registry: Registry, schemas: BodyValidator)
       version: 'v1beta1',
       summary: 'A plan-and-sync reconciliation controller.',
       description:
-        'Errors are always `{"error": {"code", "message", "details"}}` (the Error schema). Every answer carries X-Request-Id. With STEWARD_TOKENS_FILE set, every route but /healthz, /readyz and /openapi.json needs a bearer token; a resource or operation outside the projects of the token answers 404 as a missing one does (docs/security.md). Per loaded kind, see the components `create.<kind>`, `configs.<kind>`, `output.<kind>`, `dependencies.<kind>` and `params.<kind>.<action>`.',
+        'Errors are always `{"error": {"code", "message", "details"}}` (the Error schema). Every answer carries X-Request-Id, and `X-Content-Type-Options: nosniff`, `Cache-Control: no-store` and `Content-Security-Policy: default-src \'none\'; frame-ancestors \'none\'` (streams included). With STEWARD_TOKENS_FILE set, every route but /healthz, /readyz and /openapi.json needs a bearer token (a `metrics` token only reads /metrics); a resource or operation outside the projects of the token answers 404 as a missing one does (docs/security.md). Per loaded kind, see the components `create.<kind>`, `configs.<kind>`, `output.<kind>`, `dependencies.<kind>` and `params.<kind>.<action>`.',
       license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
     },
     servers: [{ url: '/' }],

@@ -108,6 +108,7 @@ export function otherPaths(kinds: readonly string[]): Record<string, object> {
         operationId: 'metrics',
         tags: ['health'],
         summary: 'Prometheus metrics (text exposition format)',
+        description: 'Counts every project, so with STEWARD_TOKENS_FILE it needs a `metrics` token (a scraper\'s, which reads nothing else) or an admin token on every project; any other token answers 403.',
         responses: { '200': { description: 'the metrics', content: { 'text/plain': { schema: { type: 'string' } } } }, ...errorResponses([500]) },
       },
     },

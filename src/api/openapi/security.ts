@@ -2,7 +2,6 @@ import { componentRef } from './schema-refs.js';
 
 /** The routes anyone may call, token or not: the probes and this document. */
 const PUBLIC_PATHS = new Set(['/healthz', '/readyz', '/openapi.json']);
-const CHANGES = new Set(['post', 'patch', 'put', 'delete']);
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 
 export const SECURITY_SCHEMES = {
@@ -23,7 +22,10 @@ export function accessResponseComponents(): Record<string, object> {
       headers: { 'WWW-Authenticate': { description: 'Bearer realm="steward" (with error="invalid_token" when a token was sent)', schema: { type: 'string' } } },
       content: error,
     },
-    PermissionDenied: { description: "permission_denied: the token's role may not do this, or a create names a project not granted to it", content: error },
+    PermissionDenied: {
+      description: "permission_denied: the token's role may not do this (a `metrics` token reads only /metrics), or a create names a project not granted to it",
+      content: error,
+    },
     RateLimited: {
       description: 'rate_limited: the token sent more than STEWARD_RATE_LIMIT_BURST requests at once or STEWARD_RATE_LIMIT_PER_SECOND a second',
       headers: { 'Retry-After': { description: 'whole seconds to wait (at least 1)', schema: { type: 'integer', minimum: 1 } } },
@@ -34,7 +36,7 @@ export function accessResponseComponents(): Record<string, object> {
 
 /**
  * Adds what access control answers to every documented operation: the public
- * routes get `security: []`; the others 401 and 429, and the changes 403. (A
+ * routes get `security: []`; the others 401, 403 and 429. (A
  * resource or operation outside the caller's projects is the 404 already listed.)
  */
 export function withAccessControl(paths: Record<string, object>): Record<string, object> {
@@ -48,8 +50,8 @@ export function withAccessControl(paths: Record<string, object>): Record<string,
           next[method] = { ...operation, security: [] };
           continue;
         }
-        const added: Record<string, object> = { '401': ref('Unauthenticated'), '429': ref('RateLimited') };
-        if (CHANGES.has(method)) added['403'] = ref('PermissionDenied');
+        // Every guarded route may answer 403: a change to a viewer, /metrics to most tokens, anything to a metrics token.
+        const added: Record<string, object> = { '401': ref('Unauthenticated'), '403': ref('PermissionDenied'), '429': ref('RateLimited') };
         const responses = { ...operation.responses, ...added };
         next[method] = { ...operation, responses: Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b))) };
       }

@@ -31,7 +31,6 @@ export function eventRoutes(feed: EventFeed, heartbeatMs: number, logger: CoreLo
     const watch = await feed.open({ project: q.project, kind: q.kind, urn: q.urn, projects }, since, controller.signal);
     res.status(200);
     res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
-    res.setHeader('Cache-Control', 'no-cache');
     res.setHeader('X-Accel-Buffering', 'no');
     // A watch is long-lived: the connection ends with it, so shutdown never waits on an idle keep-alive.
     res.setHeader('Connection', 'close');

@@ -19,7 +19,6 @@ export function logRoutes(openLogs: LogReader): Router {
     res.on('close', () => controller.abort());
     const chunks = await openLogs(req.params.urn, { follow: q.follow === 'true', tail: q.tail === undefined ? undefined : Number(q.tail), signal: controller.signal });
     res.status(200).setHeader('Content-Type', 'application/x-ndjson; charset=utf-8');
-    res.setHeader('Cache-Control', 'no-cache');
     res.flushHeaders();
     try {
       for await (const chunk of chunks) {

@@ -12,7 +12,6 @@ export function metricsRoutes(metrics: MetricsEndpoint): Router {
   router.get('/metrics', async (_req, res) => {
     const body = await metrics.render();
     res.setHeader('Content-Type', metrics.contentType);
-    res.setHeader('Cache-Control', 'no-cache');
     res.send(body);
   });
   return router;
