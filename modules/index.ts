@@ -10,6 +10,7 @@ import { createProcessModule } from './process/index.js';
 export interface BuiltinModuleOptions {
   fileRoot: string;
   allowedCommands: readonly string[];
+  allowedEnv: readonly string[];
   runDir: string;
   logFileMaxBytes: number;
   httpModules: readonly string[];
@@ -27,6 +28,7 @@ export async function builtinModules(options: BuiltinModuleOptions): Promise<Loa
     {
       definition: createProcessModule({
         allowedCommands: options.allowedCommands,
+        allowedEnv: options.allowedEnv,
         runDir: options.runDir,
         logFileMaxBytes: options.logFileMaxBytes,
       }),
@@ -35,6 +37,7 @@ export async function builtinModules(options: BuiltinModuleOptions): Promise<Loa
     {
       definition: createJobModule({
         allowedCommands: options.allowedCommands,
+        allowedEnv: options.allowedEnv,
         runDir: options.runDir,
         logFileMaxBytes: options.logFileMaxBytes,
       }),

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { envEntryProblem } from '../modules/process/env-allow-list.js';
 import { parseSecretKey } from './core/secret-box.js';
 
 /**
@@ -86,6 +87,12 @@ export interface Config {
   secretKey: string | undefined;
   /** STEWARD_SECRET_KEYS_PREVIOUS: ','-separated older keys, still accepted to open sealed values (key rotation). @default none */
   secretKeysPrevious: string[];
+  /**
+   * STEWARD_ALLOWED_ENV: ','-separated names a `process` or `job` resource may set in `env` and `secret_env`:
+   * `NAME` for every allowed command, `COMMAND:NAME` for that command only (as written in STEWARD_ALLOWED_COMMANDS),
+   * a trailing `*` for a prefix (`APP_*`). Any other name is refused. @default none (a resource sets no variable)
+   */
+  allowedEnv: string[];
 }
 
 type Parser = (raw: string) => unknown;
@@ -137,6 +144,13 @@ const commaList: Parser = (raw) =>
     .split(',')
     .map((entry) => entry.trim())
     .filter((entry) => entry !== '');
+/** Each entry is checked here, so a typo stops start-up instead of refusing every resource. */
+const envAllowList: Parser = (raw) => {
+  const entries = commaList(raw) as string[];
+  const problems = entries.map(envEntryProblem).filter((problem) => problem !== undefined);
+  if (problems.length) throw new Error(`has bad entries: ${problems.join('; ')}`);
+  return entries;
+};
 
 /** Each setting: its variable, its parser and its default. */
 const SETTINGS: { [K in keyof Config]: [variable: string, parse: Parser, fallback: Config[K]] } = {
@@ -175,6 +189,7 @@ const SETTINGS: { [K in keyof Config]: [variable: string, parse: Parser, fallbac
   rateLimitBurst: ['STEWARD_RATE_LIMIT_BURST', integer(0, 1_000_000), 100],
   secretKey: ['STEWARD_SECRET_KEY', secretKey, undefined],
   secretKeysPrevious: ['STEWARD_SECRET_KEYS_PREVIOUS', secretKeyList, []],
+  allowedEnv: ['STEWARD_ALLOWED_ENV', envAllowList, []],
 };
 
 /** Settings whose values an error message must not repeat. */

@@ -8,6 +8,11 @@ import { syncJob } from './sync.js';
 export interface JobModuleOptions {
   /** STEWARD_ALLOWED_COMMANDS: the only executables a job may run (absolute paths or bare names). */
   allowedCommands: readonly string[];
+  /**
+   * STEWARD_ALLOWED_ENV: the `env`/`secret_env` names a job may set: `NAME`, `COMMAND:NAME` (that command only),
+   * `PREFIX_*`. Any other name is refused (400 at plan, ERROR at sync). @default none
+   */
+  allowedEnv?: readonly string[];
   /** STEWARD_RUN_DIR: run records and log files live in `<runDir>/job.<project>.<name>/`. */
   runDir: string;
   /** STEWARD_LOG_FILE_MAX_BYTES: job.log is rotated past this size (one old file kept). */
@@ -20,7 +25,7 @@ export interface JobModuleOptions {
   logPollMs?: number;
   /** Where bare command names are looked up. @default Steward's PATH */
   searchPath?: string;
-  /** Inherited by every run before its own env. @default PATH, HOME, USER, LOGNAME, LANG, LC_ALL, TZ, TMPDIR from Steward's environment */
+  /** Inherited by every run before its own env. @default PATH (its absolute entries), HOME, USER, LOGNAME, LANG, LC_ALL, TZ, TMPDIR from Steward's environment */
   baseEnv?: Record<string, string>;
   /** The node that runs the wrapper. @default process.execPath */
   nodePath?: string;
@@ -29,7 +34,7 @@ export interface JobModuleOptions {
 /** `job`: a local command run to completion, with a time limit; its end is recorded even across a Steward restart. */
 export function createJobModule(options: JobModuleOptions): ModuleDefinition {
   const deps = Object.freeze({ ...resolveLocalProgram(options), pollMs: options.pollMs ?? 100, nodePath: options.nodePath ?? process.execPath });
-  const { allowList, runDir } = deps;
+  const { allowList, envAllowList, runDir } = deps;
   const logPollMs = options.logPollMs ?? 200;
   return defineModule({
     kind: 'job',
@@ -43,7 +48,7 @@ export function createJobModule(options: JobModuleOptions): ModuleDefinition {
       delete: { description: 'Stop a run still going and remove the run directory (logs included).' },
       rerun: { description: 'Run the command again with the same configs.' },
     },
-    plan: (input) => planJob(allowList, input),
+    plan: (input) => planJob(allowList, envAllowList, input),
     sync: (input, ctx) => syncJob(deps, input, ctx),
     logs: (input, ctx) => jobLogs(runDir, logPollMs, input, ctx),
   });

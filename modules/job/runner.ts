@@ -2,7 +2,7 @@ import { mkdir, rm, stat, writeFile } from 'node:fs/promises';
 import { TerminalError } from '../../src/sdk/index.js';
 import { resolveCommand } from '../process/allow-list.js';
 import { childEnv } from '../process/child-env.js';
-import { refuseUnsafeEnv } from '../process/env-names.js';
+import { refuseUnallowedEnv, type EnvAllowEntry } from '../process/env-allow-list.js';
 import { stopProcessGroup } from '../process/proc-info.js';
 import { writeJsonAtomic } from '../process/run-dir.js';
 import { spawnDetached } from '../process/spawn-detached.js';
@@ -11,6 +11,7 @@ import { WRAPPER_SOURCE } from './wrapper-script.js';
 
 export interface JobRunnerDeps {
   allowList: readonly string[];
+  envAllowList: readonly EnvAllowEntry[];
   logFileMaxBytes: number;
   stopGraceMs: number;
   searchPath: string;
@@ -38,7 +39,7 @@ const STDERR_TAIL_LINES = 20;
  */
 export async function startRun(deps: JobRunnerDeps, dir: string, runId: string, configs: JobConfigs): Promise<RunRecord> {
   const executable = await resolveCommand(configs.command, deps.allowList, deps.searchPath);
-  refuseUnsafeEnv(configs as unknown as Record<string, unknown>);
+  refuseUnallowedEnv(configs as unknown as Record<string, unknown>, deps.envAllowList);
   const cwd = configs.cwd ?? dir;
   await mkdir(dir, { recursive: true, mode: 0o700 });
   if (!(await stat(cwd).then((info) => info.isDirectory(), () => false))) throw new TerminalError(`cwd ${cwd} is not a directory`);

@@ -9,6 +9,11 @@ import { syncProcess } from './sync.js';
 export interface ProcessModuleOptions {
   /** STEWARD_ALLOWED_COMMANDS: the only executables a process may run (absolute paths or bare names). */
   allowedCommands: readonly string[];
+  /**
+   * STEWARD_ALLOWED_ENV: the `env`/`secret_env` names a process may set: `NAME`, `COMMAND:NAME` (that command only),
+   * `PREFIX_*`. Any other name is refused (400 at plan, ERROR at sync). @default none
+   */
+  allowedEnv?: readonly string[];
   /** STEWARD_RUN_DIR: pid records and log files live in `<runDir>/process.<project>.<name>/`. */
   runDir: string;
   /** STEWARD_LOG_FILE_MAX_BYTES: a replica's log file is rotated past this size (one old file kept). */
@@ -21,14 +26,14 @@ export interface ProcessModuleOptions {
   logPollMs?: number;
   /** Where bare command names are looked up. @default Steward's PATH */
   searchPath?: string;
-  /** Inherited by every program before its own env. @default PATH, HOME, USER, LOGNAME, LANG, LC_ALL, TZ, TMPDIR from Steward's environment */
+  /** Inherited by every program before its own env. @default PATH (its absolute entries), HOME, USER, LOGNAME, LANG, LC_ALL, TZ, TMPDIR from Steward's environment */
   baseEnv?: Record<string, string>;
 }
 
 /** `process`: a long-running local program, kept at a number of replicas, surviving Steward restarts. */
 export function createProcessModule(options: ProcessModuleOptions): ModuleDefinition {
   const deps = Object.freeze({ ...resolveLocalProgram(options), exits: new ExitLedger() });
-  const { allowList, runDir } = deps;
+  const { allowList, envAllowList, runDir } = deps;
   const logPollMs = options.logPollMs ?? 200;
   return defineModule({
     kind: 'process',
@@ -46,7 +51,7 @@ export function createProcessModule(options: ProcessModuleOptions): ModuleDefini
       stop: { description: 'Stop every replica and keep them stopped (configs.stopped = true); replicas is kept.' },
       start: { description: 'Undo stop (configs.stopped = false), and start replicas the restart policy kept down.' },
     },
-    plan: (input) => planProcess(allowList, input),
+    plan: (input) => planProcess(allowList, envAllowList, input),
     sync: (input, ctx) => syncProcess(deps, input, ctx),
     logs: (input, ctx) => processLogs(runDir, logPollMs, input, ctx),
   });

@@ -1,9 +1,11 @@
 import { resolve } from 'node:path';
 import { inheritedEnv } from './child-env.js';
+import { parseEnvAllowList } from './env-allow-list.js';
 
 /** What `process` and `job` both take from the operator: which programs, where their files go, how they run. */
 export interface LocalProgramOptions {
   allowedCommands: readonly string[];
+  allowedEnv?: readonly string[];
   runDir: string;
   logFileMaxBytes: number;
   stopGraceMs?: number;
@@ -15,6 +17,7 @@ export interface LocalProgramOptions {
 export function resolveLocalProgram(options: LocalProgramOptions) {
   return {
     allowList: Object.freeze([...options.allowedCommands]),
+    envAllowList: parseEnvAllowList(options.allowedEnv ?? []),
     runDir: resolve(options.runDir),
     logFileMaxBytes: options.logFileMaxBytes,
     stopGraceMs: options.stopGraceMs ?? 5000,

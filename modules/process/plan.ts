@@ -1,6 +1,6 @@
 import { ValidationError, type PlanInput, type PlanResult, type Resource } from '../../src/sdk/index.js';
 import { assertAllowed } from './allow-list.js';
-import { assertSafeEnv } from './env-names.js';
+import { assertAllowedEnv, type EnvAllowEntry } from './env-allow-list.js';
 
 /** Steps before the replicas are brought to the desired count (`converge`, always last and implicit). */
 export type ProcessStep = 'stop_all' | 'forget_exited';
@@ -14,17 +14,17 @@ const LAUNCH_FIELDS = ['command', 'args', 'env', 'secret_env', 'cwd'] as const;
 
 /**
  * Pure: checks the command against the allow-list (strings only) and the
- * environment's names against the refused ones (env-names.ts), and decides the
- * steps. Delete and stop never check it, so a resource whose command the
+ * environment's names against STEWARD_ALLOWED_ENV (env-allow-list.ts), and
+ * decides the steps. Delete and stop never check it, so a resource whose command the
  * operator has since disallowed can still be stopped and removed.
  */
-export function planProcess(allowList: readonly string[], { action, params, current, desired }: PlanInput): PlanResult {
+export function planProcess(allowList: readonly string[], envAllowList: readonly EnvAllowEntry[], { action, params, current, desired }: PlanInput): PlanResult {
   const configs = desired.spec.configs;
   const plan = (pending: ProcessStep[], newConfigs?: Record<string, unknown>): PlanResult =>
     newConfigs ? { configs: newConfigs, data: { pending } satisfies ProcessData } : { data: { pending } satisfies ProcessData };
   if (action !== 'delete' && action !== 'stop') {
     assertAllowed(String(configs.command), allowList);
-    assertSafeEnv(configs);
+    assertAllowedEnv(configs, envAllowList);
   }
   switch (action) {
     case 'create':

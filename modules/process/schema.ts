@@ -25,14 +25,15 @@ export const commandProperties: Record<string, JSONSchema> = {
     propertyNames: { pattern: ENV_NAME, maxLength: 256 },
     additionalProperties: { type: 'string', maxLength: 65536, pattern: NO_NUL },
     default: {},
-    description: 'Environment variables, added to PATH, HOME, USER, LOGNAME, LANG, LC_ALL, TZ and TMPDIR inherited from Steward.',
+    description:
+      'Environment variables, added to PATH, HOME, USER, LOGNAME, LANG, LC_ALL, TZ and TMPDIR inherited from Steward. Only names STEWARD_ALLOWED_ENV allows for the command are accepted.',
   },
   secret_env: {
     type: 'object',
     writeOnly: true,
     propertyNames: { pattern: ENV_NAME, maxLength: 256 },
     additionalProperties: { type: 'string', maxLength: 65536, pattern: NO_NUL },
-    description: 'Secret environment variables (override env). Stored and handed to the program, never returned. A PATCH that leaves it out keeps the stored value (as for every writeOnly config).',
+    description: 'Secret environment variables (override env; the same names are allowed). Stored and handed to the program, never returned. A PATCH that leaves it out keeps the stored value (as for every writeOnly config).',
   },
   cwd: {
     type: 'string',

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { TerminalError, type Resource, type SyncContext, type SyncInput, type SyncResult } from '../../src/sdk/index.js';
 import { resolveCommand } from './allow-list.js';
 import { childEnv } from './child-env.js';
-import { refuseUnsafeEnv } from './env-names.js';
+import { refuseUnallowedEnv, type EnvAllowEntry } from './env-allow-list.js';
 import { rotateByCopy } from './log-files.js';
 import { loadRecords, saveRecords, type ReplicaRecord, type ReplicaRecords } from './pid-records.js';
 import type { ProcessData } from './plan.js';
@@ -14,6 +14,7 @@ import { converge, type ExitLedger, type RestartPolicy } from './supervisor.js';
 
 export interface ProcessSyncDeps {
   allowList: readonly string[];
+  envAllowList: readonly EnvAllowEntry[];
   runDir: string;
   logFileMaxBytes: number;
   stopGraceMs: number;
@@ -102,7 +103,7 @@ async function stopAll(records: ReplicaRecords, stop: (record: ReplicaRecord) =>
 /** Resolved only when a replica must start, so stopping never depends on the allow-list or PATH. */
 async function launchable(deps: ProcessSyncDeps, configs: ProcessConfigs, dir: string): Promise<string> {
   const executable = await resolveCommand(configs.command, deps.allowList, deps.searchPath);
-  refuseUnsafeEnv(configs as unknown as Record<string, unknown>);
+  refuseUnallowedEnv(configs as unknown as Record<string, unknown>, deps.envAllowList);
   const cwd = configs.cwd ?? dir;
   const isDirectory = await stat(cwd).then((info) => info.isDirectory(), () => false);
   if (!isDirectory) throw new TerminalError(`cwd ${cwd} is not a directory`);

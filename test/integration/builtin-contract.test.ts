@@ -93,7 +93,7 @@ describe('the contract kit on every built-in module, with its shipped examples',
 
   it('process: real replicas of /bin/sleep and node, all stopped afterwards', async () => {
     const runDir = join(scratch, 'process-run');
-    const definition = createProcessModule({ allowedCommands: ['/bin/sleep', 'node'], runDir, logFileMaxBytes: 1 << 20, baseEnv: baseEnv() });
+    const definition = createProcessModule({ allowedCommands: ['/bin/sleep', 'node'], allowedEnv: ['node:GREETING', 'node:API_TOKEN'], runDir, logFileMaxBytes: 1 << 20, baseEnv: baseEnv() });
     const report = await runModuleContract({ definition, examplesDir: examplesOf('modules/process') });
     expectAllPass(report, 'process');
     expect(report.rules.find((rule) => rule.id === 'actions-plan')!.details).toEqual(
@@ -104,7 +104,7 @@ describe('the contract kit on every built-in module, with its shipped examples',
 
   it('job: real runs of /bin/echo and node, each awaited through requeueAfterMs', async () => {
     const runDir = join(scratch, 'job-run');
-    const definition = createJobModule({ allowedCommands: ['/bin/echo', 'node'], runDir, logFileMaxBytes: 1 << 20, baseEnv: baseEnv() });
+    const definition = createJobModule({ allowedCommands: ['/bin/echo', 'node'], allowedEnv: ['node:DB_HOST', 'node:DB_PASSWORD'], runDir, logFileMaxBytes: 1 << 20, baseEnv: baseEnv() });
     const report = await runModuleContract({ definition, examplesDir: examplesOf('modules/job') });
     expectAllPass(report, 'job');
     expect(report.rules.find((rule) => rule.id === 'actions-converge')!.details).toEqual(expect.arrayContaining([expect.stringMatching(/^rerun \(migrate\): COMPLETED/)]));

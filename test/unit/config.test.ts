@@ -23,4 +23,17 @@ describe('loadConfig', () => {
       /STEWARD_PORT="99999"[\s\S]*STEWARD_WORKER="maybe"[\s\S]*STEWARD_LEASE_MS="soon"/,
     );
   });
+
+  it('reads STEWARD_ALLOWED_ENV (none by default) and stops on a bad entry, naming it', () => {
+    expect(loadConfig({}).allowedEnv).toEqual([]);
+    expect(loadConfig({ STEWARD_ALLOWED_ENV: ' GREETING, /usr/bin/python3:API_TOKEN ,APP_*,,node:LOG_*' }).allowedEnv).toEqual([
+      'GREETING',
+      '/usr/bin/python3:API_TOKEN',
+      'APP_*',
+      'node:LOG_*',
+    ]);
+    expect(() => loadConfig({ STEWARD_ALLOWED_ENV: 'OK,*,node:*,:X,A-B,/bin/x:' })).toThrow(
+      /STEWARD_ALLOWED_ENV=.* has bad entries: "\*" would allow every variable.*; "node:\*" would allow every variable.*; ":X" has nothing before ':'.*; "A-B": "A-B" is not a variable name.*; "\/bin\/x:": "" is not a variable name/,
+    );
+  });
 });

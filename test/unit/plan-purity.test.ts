@@ -46,7 +46,7 @@ function resource(kind: string, configs: Record<string, unknown>): Resource {
   };
 }
 
-const shipped = await builtinModules({ ...loadConfig({}), fileRoot: '/nonexistent', allowedCommands: ['/bin/sleep', 'echo'] });
+const shipped = await builtinModules({ ...loadConfig({}), fileRoot: '/nonexistent', allowedCommands: ['/bin/sleep', 'echo'], allowedEnv: ['A', '/bin/sleep:TOKEN'] });
 
 describe.each(shipped.map(({ definition }) => [definition.kind, definition] as [string, ModuleDefinition]))(
   'plan of %s',
