@@ -25,7 +25,7 @@ export interface JobModuleOptions {
   logPollMs?: number;
   /** Where bare command names are looked up. @default Steward's PATH */
   searchPath?: string;
-  /** Inherited by every run before its own env. @default PATH (its absolute entries), HOME, USER, LOGNAME, LANG, LC_ALL, TZ, TMPDIR from Steward's environment */
+  /** Inherited by every run before its own env. @default PATH (its absolute entries) from Steward's environment */
   baseEnv?: Record<string, string>;
   /** The node that runs the wrapper. @default process.execPath */
   nodePath?: string;

@@ -1,13 +1,13 @@
 import { delimiter, isAbsolute } from 'node:path';
 
 /**
- * The variables of Steward's own environment every program gets, with Steward's values (a resource cannot set
- * them unless STEWARD_ALLOWED_ENV allows it): the ones a login or a service manager gives every program, which
- * programs assume are there (PATH finds a `#!/usr/bin/env python3` script's interpreter; HOME, USER and LOGNAME;
- * LANG and LC_ALL, the text encoding), and TZ and TMPDIR, which the operator sets for a reason. None is a secret;
- * nothing else of Steward's environment (STEWARD_DB, STEWARD_SECRET_KEY, PGPASSWORD, proxies) reaches a program.
+ * The one variable of Steward's own environment every program gets: PATH, with Steward's value and only its
+ * absolute entries, so a `#!/usr/bin/env python3` script finds the interpreter the operator installed. Everything
+ * else starts empty (issue 11: "the child starts from an empty environment plus those"): HOME, USER, LANG, TZ and
+ * the rest reach a program only when STEWARD_ALLOWED_ENV allows the name and the resource's `env` sets it. Nothing
+ * of Steward's environment (STEWARD_DB, STEWARD_SECRET_KEY, PGPASSWORD, proxies, HOME's dotfiles) is passed on.
  */
-export const INHERITED_VARIABLES = ['PATH', 'HOME', 'USER', 'LOGNAME', 'LANG', 'LC_ALL', 'TZ', 'TMPDIR'] as const;
+export const INHERITED_VARIABLES = ['PATH'] as const;
 
 /** Picks the inherited variables out of an environment (the factories call it once with process.env). */
 export function inheritedEnv(env: NodeJS.ProcessEnv): Record<string, string> {

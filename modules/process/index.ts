@@ -26,7 +26,7 @@ export interface ProcessModuleOptions {
   logPollMs?: number;
   /** Where bare command names are looked up. @default Steward's PATH */
   searchPath?: string;
-  /** Inherited by every program before its own env. @default PATH (its absolute entries), HOME, USER, LOGNAME, LANG, LC_ALL, TZ, TMPDIR from Steward's environment */
+  /** Inherited by every program before its own env. @default PATH (its absolute entries) from Steward's environment */
   baseEnv?: Record<string, string>;
 }
 

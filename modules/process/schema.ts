@@ -26,7 +26,7 @@ export const commandProperties: Record<string, JSONSchema> = {
     additionalProperties: { type: 'string', maxLength: 65536, pattern: NO_NUL },
     default: {},
     description:
-      'Environment variables, added to PATH, HOME, USER, LOGNAME, LANG, LC_ALL, TZ and TMPDIR inherited from Steward. Only names STEWARD_ALLOWED_ENV allows for the command are accepted.',
+      'Environment variables, added to the PATH inherited from Steward (nothing else is inherited). Only names STEWARD_ALLOWED_ENV allows for the command are accepted.',
   },
   secret_env: {
     type: 'object',

@@ -7,6 +7,7 @@ import { expectError } from '../helpers/fake-steward.js';
 import { call, startSteward, waitFor, waitForStatus, type Harness, type JsonResponse } from '../helpers/harness.js';
 import { isAlive, killAllWith, processesWith } from '../helpers/local-processes.js';
 import { testDatabase } from '../helpers/test-database.js';
+import { INHERITED_VARIABLES } from '../../modules/process/child-env.js';
 
 /**
  * Issue 11: `env` and `secret_env` were checked against a deny-list, and an
@@ -167,7 +168,7 @@ describe('env allow-list (STEWARD_ALLOWED_ENV)', () => {
       // relative entries ('.', '' and 'bin' find programs in the cwd, which the caller chooses).
       Object.assign(process.env, planted, { PATH: `.::bin:${join(dir, 'interp')}:${saved.PATH}` });
       expectedBase = Object.fromEntries(
-        ['PATH', 'HOME', 'USER', 'LOGNAME', 'LANG', 'LC_ALL', 'TZ', 'TMPDIR'].flatMap((name) => (process.env[name] === undefined ? [] : [[name, process.env[name]!]])),
+        [...INHERITED_VARIABLES].flatMap((name) => (process.env[name] === undefined ? [] : [[name, process.env[name]!]])),
       );
       expectedBase.PATH = process.env.PATH!.split(delimiter).filter((entry) => isAbsolute(entry)).join(delimiter);
       h = await startSteward({ dir: join(dir, 'reach'), config: settings([`${showEnv}:GREETING`, `${showEnv}:API_*`]) });
