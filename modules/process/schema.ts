@@ -43,6 +43,12 @@ export const commandProperties: Record<string, JSONSchema> = {
   },
 };
 
+/**
+ * secret_env goes to the program that command, args, cwd and env make up: a PATCH that
+ * changes any of them must send secret_env again (shared with the `job` module).
+ */
+export const SECRET_ENV_BINDINGS = Object.freeze({ secret_env: Object.freeze(['command', 'args', 'cwd', 'env']) });
+
 /** `spec.configs` of a process. */
 export const configSchema: JSONSchema = {
   type: 'object',
