@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { targetEntryProblem } from '../modules/postgres-server/targets.js';
 import { parseSecretKey } from './core/secret-box.js';
 
 /**
@@ -86,6 +87,12 @@ export interface Config {
   secretKey: string | undefined;
   /** STEWARD_SECRET_KEYS_PREVIOUS: ','-separated older keys, still accepted to open sealed values (key rotation). @default none */
   secretKeysPrevious: string[];
+  /**
+   * STEWARD_POSTGRES_TARGETS: ','-separated host names, IP addresses, CIDRs and Unix-socket directories that
+   * postgres_server may connect to; a name not listed must resolve into an address entry, and a socket
+   * directory must be listed exactly. @default 127.0.0.0/8,::1,localhost (loopback only)
+   */
+  postgresTargets: string[];
 }
 
 type Parser = (raw: string) => unknown;
@@ -138,6 +145,17 @@ const commaList: Parser = (raw) =>
     .map((entry) => entry.trim())
     .filter((entry) => entry !== '');
 
+const postgresTargetList: Parser = (raw) => {
+  const entries = commaList(raw) as string[];
+  if (entries.length === 0) throw new Error('must name at least one target');
+  const problems = entries.flatMap((entry) => {
+    const problem = targetEntryProblem(entry);
+    return problem ? [`"${entry}" ${problem}`] : [];
+  });
+  if (problems.length) throw new Error(problems.join('; '));
+  return entries;
+};
+
 /** Each setting: its variable, its parser and its default. */
 const SETTINGS: { [K in keyof Config]: [variable: string, parse: Parser, fallback: Config[K]] } = {
   port: ['STEWARD_PORT', integer(0, 65535), 8080],
@@ -175,6 +193,7 @@ const SETTINGS: { [K in keyof Config]: [variable: string, parse: Parser, fallbac
   rateLimitBurst: ['STEWARD_RATE_LIMIT_BURST', integer(0, 1_000_000), 100],
   secretKey: ['STEWARD_SECRET_KEY', secretKey, undefined],
   secretKeysPrevious: ['STEWARD_SECRET_KEYS_PREVIOUS', secretKeyList, []],
+  postgresTargets: ['STEWARD_POSTGRES_TARGETS', postgresTargetList, ['127.0.0.0/8', '::1', 'localhost']],
 };
 
 /** Settings whose values an error message must not repeat. */
