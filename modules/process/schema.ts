@@ -32,7 +32,7 @@ export const commandProperties: Record<string, JSONSchema> = {
     writeOnly: true,
     propertyNames: { pattern: ENV_NAME, maxLength: 256 },
     additionalProperties: { type: 'string', maxLength: 65536, pattern: NO_NUL },
-    description: 'Secret environment variables (override env). Stored and handed to the program, never returned. A PATCH that leaves it out keeps the stored value (as for every writeOnly config).',
+    description: 'Secret environment variables (override env). Stored and handed to the program, never returned. A PATCH that leaves it out keeps the stored value, unless it changes command, args, cwd or env: then it must send secret_env again.',
   },
   cwd: {
     type: 'string',
