@@ -21,6 +21,8 @@ const STORE_SUITES = [
   'metrics',
   'access-control',
   'leaks',
+  'secret-binding',
+  'postgres-targets',
 ];
 
 // The reliability suites (test/reliability) that also run on PostgreSQL.

@@ -15,6 +15,8 @@ export interface BuiltinModuleOptions {
   logFileMaxBytes: number;
   httpModules: readonly string[];
   httpModuleTimeoutMs: number;
+  /** STEWARD_POSTGRES_TARGETS */
+  postgresTargets: readonly string[];
 }
 
 export type LoadedModule = { definition: ModuleDefinition; origin: string };
@@ -23,8 +25,8 @@ export type LoadedModule = { definition: ModuleDefinition; origin: string };
 export async function builtinModules(options: BuiltinModuleOptions): Promise<LoadedModule[]> {
   return [
     { definition: createFileModule({ root: options.fileRoot }), origin: 'modules/file' },
-    { definition: createPostgresServerModule(), origin: 'modules/postgres-server' },
-    { definition: createPostgresDatabaseModule(), origin: 'modules/postgres-database' },
+    { definition: createPostgresServerModule({ targets: options.postgresTargets }), origin: 'modules/postgres-server' },
+    { definition: createPostgresDatabaseModule({ targets: options.postgresTargets }), origin: 'modules/postgres-database' },
     {
       definition: createProcessModule({
         allowedCommands: options.allowedCommands,

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { envEntryProblem } from '../modules/process/env-allow-list.js';
+import { targetEntryProblem } from '../modules/postgres-server/targets.js';
 import { parseSecretKey } from './core/secret-box.js';
 
 /**
@@ -93,6 +94,12 @@ export interface Config {
    * a trailing `*` for a prefix (`APP_*`). Any other name is refused. @default none (a resource sets no variable)
    */
   allowedEnv: string[];
+  /**
+   * STEWARD_POSTGRES_TARGETS: ','-separated host names, IP addresses, CIDRs and Unix-socket directories that
+   * postgres_server may connect to; a name not listed must resolve into an address entry, and a socket
+   * directory must be listed exactly. @default 127.0.0.0/8,::1,localhost (loopback only)
+   */
+  postgresTargets: string[];
 }
 
 type Parser = (raw: string) => unknown;
@@ -152,6 +159,17 @@ const envAllowList: Parser = (raw) => {
   return entries;
 };
 
+const postgresTargetList: Parser = (raw) => {
+  const entries = commaList(raw) as string[];
+  if (entries.length === 0) throw new Error('must name at least one target');
+  const problems = entries.flatMap((entry) => {
+    const problem = targetEntryProblem(entry);
+    return problem ? [`"${entry}" ${problem}`] : [];
+  });
+  if (problems.length) throw new Error(problems.join('; '));
+  return entries;
+};
+
 /** Each setting: its variable, its parser and its default. */
 const SETTINGS: { [K in keyof Config]: [variable: string, parse: Parser, fallback: Config[K]] } = {
   port: ['STEWARD_PORT', integer(0, 65535), 8080],
@@ -190,6 +208,7 @@ const SETTINGS: { [K in keyof Config]: [variable: string, parse: Parser, fallbac
   secretKey: ['STEWARD_SECRET_KEY', secretKey, undefined],
   secretKeysPrevious: ['STEWARD_SECRET_KEYS_PREVIOUS', secretKeyList, []],
   allowedEnv: ['STEWARD_ALLOWED_ENV', envAllowList, []],
+  postgresTargets: ['STEWARD_POSTGRES_TARGETS', postgresTargetList, ['127.0.0.0/8', '::1', 'localhost']],
 };
 
 /** Settings whose values an error message must not repeat. */

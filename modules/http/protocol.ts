@@ -26,6 +26,8 @@ export interface WireDescription {
   dependencies?: Record<string, { kind: string; optional?: boolean }> | null;
   actions: Record<string, { description?: string | null; params_schema?: JSONSchema | null }>;
   resync_interval_ms?: number | null;
+  /** As `secretBindings`: secret config → the configs and `dependencies.NAME` it is sent to. */
+  secret_bindings?: Record<string, string[]> | null;
 }
 
 /** `POST {endpoint}/plan` request. `now` is ISO 8601. */
@@ -69,6 +71,7 @@ export type DescribedModule = {
   dependencies?: Record<string, DependencyDefinition>;
   actions: Record<string, ActionDefinition>;
   resyncIntervalMs?: number;
+  secretBindings?: Record<string, readonly string[]>;
 };
 
 /** An answer that breaks the protocol; `where` names the endpoint and call. */
@@ -102,13 +105,16 @@ export function describedModuleFromWire(where: string, body: unknown): Described
     if (problem) fail(problem);
   };
   if (!isObject(body)) return fail('expected a JSON object');
-  checkKnown('the module description', body, ['kind', 'description', 'config_schema', 'output_schema', 'dependencies', 'actions', 'resync_interval_ms']);
+  checkKnown('the module description', body, ['kind', 'description', 'config_schema', 'output_schema', 'dependencies', 'actions', 'resync_interval_ms', 'secret_bindings']);
   if (typeof body.kind !== 'string') fail('kind must be a string');
   if (typeof body.description !== 'string') fail('description must be a string');
   if (!isObject(body.config_schema)) fail('config_schema must be a JSON Schema object');
   if (body.output_schema != null && !isObject(body.output_schema)) fail('output_schema must be a JSON Schema object or null');
   if (body.dependencies != null && !isObject(body.dependencies)) fail('dependencies must be an object or null');
   if (body.resync_interval_ms != null && typeof body.resync_interval_ms !== 'number') fail('resync_interval_ms must be a number or null');
+  if (body.secret_bindings != null && !(isObject(body.secret_bindings) && Object.values(body.secret_bindings).every((v) => Array.isArray(v) && v.every((f) => typeof f === 'string')))) {
+    fail('secret_bindings must be an object of arrays of field names, or null');
+  }
   if (!isObject(body.actions)) return fail('actions must be an object');
   const actions: Record<string, ActionDefinition> = {};
   for (const [name, action] of Object.entries(body.actions)) {
@@ -136,6 +142,7 @@ export function describedModuleFromWire(where: string, body: unknown): Described
     ...(body.dependencies != null && { dependencies }),
     actions,
     ...(body.resync_interval_ms != null && { resyncIntervalMs: body.resync_interval_ms as number }),
+    ...(body.secret_bindings != null && { secretBindings: body.secret_bindings as Record<string, string[]> }),
   };
 }
 

@@ -2,6 +2,7 @@ import { defineModule, type ModuleDefinition } from '../../src/sdk/index.js';
 import { resolveLocalProgram } from '../process/local-program.js';
 import { jobLogs } from './logs.js';
 import { planJob } from './plan.js';
+import { SECRET_ENV_BINDINGS } from '../process/schema.js';
 import { configSchema, outputSchema } from './schema.js';
 import { syncJob } from './sync.js';
 
@@ -42,6 +43,7 @@ export function createJobModule(options: JobModuleOptions): ModuleDefinition {
       'A local command run to completion (no shell) within timeout_ms: PENDING while it runs, COMPLETED on exit 0, ERROR otherwise; the command must be on STEWARD_ALLOWED_COMMANDS.',
     configSchema,
     outputSchema,
+    secretBindings: SECRET_ENV_BINDINGS,
     actions: {
       create: { description: 'Run the command.' },
       update: { description: 'Store the new configs and run the command again.' },

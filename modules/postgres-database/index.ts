@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { defineModule, type ModuleDefinition } from '../../src/sdk/index.js';
 import { connectPostgres, type PostgresConnect } from '../postgres-server/connection.js';
+import { createTargetPolicy, guardTargets, type HostLookup } from '../postgres-server/targets.js';
 import { planDatabase } from './plan.js';
 import { configSchema, outputSchema, rotatePasswordParamsSchema } from './schema.js';
 import { syncDatabase } from './sync.js';
@@ -8,6 +9,10 @@ import { syncDatabase } from './sync.js';
 export interface PostgresDatabaseModuleOptions {
   /** Opens a session (default: the `pg` client). */
   connect?: PostgresConnect;
+  /** STEWARD_POSTGRES_TARGETS: checked again here, since the server dependency's output says where to connect. @default loopback only */
+  targets?: readonly string[];
+  /** Resolves host names at sync (default: the system resolver). */
+  lookup?: HostLookup;
   /** Generates the owner's passwords (default: 24 random bytes, base64url: 32 ASCII characters). */
   generatePassword?: () => string;
 }
@@ -16,7 +21,10 @@ export interface PostgresDatabaseModuleOptions {
 export function createPostgresDatabaseModule({
   connect = connectPostgres,
   generatePassword = () => randomBytes(24).toString('base64url'),
+  targets,
+  lookup,
 }: PostgresDatabaseModuleOptions = {}): ModuleDefinition {
+  const guarded = guardTargets(createTargetPolicy(targets, lookup), connect);
   return defineModule({
     kind: 'postgres_database',
     description:
@@ -32,6 +40,6 @@ export function createPostgresDatabaseModule({
       rotate_password: { description: 'Set a new generated password for the owner.', paramsSchema: rotatePasswordParamsSchema },
     },
     plan: planDatabase,
-    sync: (input, ctx) => syncDatabase({ connect, generatePassword }, input, ctx),
+    sync: (input, ctx) => syncDatabase({ connect: guarded, generatePassword }, input, ctx),
   });
 }

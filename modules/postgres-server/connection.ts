@@ -1,4 +1,5 @@
 import { createHash, createHmac, pbkdf2Sync, randomBytes } from 'node:crypto';
+import type { TLSSocket } from 'node:tls';
 import pg from 'pg';
 import { TerminalError } from '../../src/sdk/index.js';
 
@@ -48,20 +49,48 @@ export const connectPostgres: PostgresConnect = async (target) => {
 };
 
 async function open(target: PostgresTarget, ssl: false | { rejectUnauthorized: boolean }): Promise<PostgresSession> {
-  const client = new pg.Client({
+  let cleartextAsked = false;
+  const client: pg.Client = new pg.Client({
     host: target.host,
     port: target.port,
     user: target.user,
-    password: target.password,
+    // pg asks this function for the password after the server named its method, and sends nothing if it throws.
+    // Always a function: given no password, pg would fall back to Steward's own PGPASSWORD and ~/.pgpass.
+    password: () => passwordFor(target, client, cleartextAsked),
     database: target.database,
     ssl,
     application_name: 'steward',
     connectionTimeoutMillis: 10_000,
   });
+  // Registered before connect(), so it runs before pg's own handler of the same message.
+  client.connection.on('authenticationCleartextPassword', () => {
+    cleartextAsked = true;
+  });
   // A connection dropped while idle is reported on the next query; without a listener it would crash the process.
   client.on('error', () => undefined);
   await client.connect();
   return client;
+}
+
+/**
+ * The resource's own password, unless the server asked for it in cleartext over a
+ * connection without TLS: anyone on the path (or a server that is not what it seems)
+ * would read it. md5 and SCRAM never put the password itself on the wire, so they are
+ * answered either way. Never Steward's own PGPASSWORD or ~/.pgpass.
+ */
+function passwordFor(target: PostgresTarget, client: pg.Client, cleartextAsked: boolean): string {
+  const { stream } = client.connection;
+  if (cleartextAsked && (stream as Partial<TLSSocket>).encrypted !== true) {
+    stream.destroy();
+    throw new TerminalError(
+      `postgres ${target.host}:${target.port}: refused to send the password: the server asked for cleartext password authentication on a connection without TLS`,
+    );
+  }
+  if (target.password === undefined) {
+    stream.destroy();
+    throw new TerminalError(`postgres ${target.host}:${target.port}: the server asked for a password, and this resource has none (admin_password)`);
+  }
+  return target.password;
 }
 
 /**
@@ -81,7 +110,7 @@ export async function withSession<T>(
   try {
     session = await connect(target);
   } catch (err) {
-    throw classify(err, target);
+    throw err instanceof TerminalError ? err : classify(err, target);
   }
   const onAbort = () => void session.end().catch(() => undefined);
   signal?.addEventListener('abort', onAbort, { once: true });

@@ -1,27 +1,35 @@
 import { defineModule, type ModuleDefinition } from '../../src/sdk/index.js';
 import { connectPostgres, type PostgresConnect } from './connection.js';
 import { planServer } from './plan.js';
-import { configSchema, outputSchema } from './schema.js';
+import { ADMIN_PASSWORD_BINDINGS, configSchema, outputSchema } from './schema.js';
 import { syncServer } from './sync.js';
+import { createTargetPolicy, guardTargets, type HostLookup } from './targets.js';
 
 export interface PostgresServerModuleOptions {
   /** Opens a session (default: the `pg` client). */
   connect?: PostgresConnect;
+  /** STEWARD_POSTGRES_TARGETS: the hosts, addresses, CIDRs and socket directories a server may be. @default loopback only */
+  targets?: readonly string[];
+  /** Resolves host names at sync (default: the system resolver). */
+  lookup?: HostLookup;
 }
 
 /** `postgres_server`: an existing PostgreSQL server, and the administrator's way in. */
-export function createPostgresServerModule({ connect = connectPostgres }: PostgresServerModuleOptions = {}): ModuleDefinition {
+export function createPostgresServerModule({ connect = connectPostgres, targets, lookup }: PostgresServerModuleOptions = {}): ModuleDefinition {
+  const policy = createTargetPolicy(targets, lookup);
+  const guarded = guardTargets(policy, connect);
   return defineModule({
     kind: 'postgres_server',
     description: 'A connection to an existing PostgreSQL server (10 or later) as an administrator. Sync connects and reads the version; delete leaves the server alone.',
     configSchema,
     outputSchema,
+    secretBindings: ADMIN_PASSWORD_BINDINGS,
     actions: {
       create: { description: 'Connect and read the server version.' },
       update: { description: 'Connect again with the new settings.' },
       delete: { description: 'Forget the server (nothing on it is touched).' },
     },
-    plan: planServer,
-    sync: (input, ctx) => syncServer(connect, input, ctx),
+    plan: (input) => planServer(policy, input),
+    sync: (input, ctx) => syncServer(guarded, input, ctx),
   });
 }

@@ -36,6 +36,9 @@ export const configSchema: JSONSchema = {
   },
 };
 
+/** admin_password is sent to this server as this user only: a PATCH that changes one of these must send it again. */
+export const ADMIN_PASSWORD_BINDINGS = Object.freeze({ admin_password: Object.freeze(['host', 'port', 'admin_user', 'sslmode']) });
+
 /** What dependents (postgres_database) connect with; `admin_password` is a secret. */
 export const outputSchema: JSONSchema = {
   type: 'object',

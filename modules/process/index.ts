@@ -2,7 +2,7 @@ import { defineModule, type ModuleDefinition } from '../../src/sdk/index.js';
 import { resolveLocalProgram } from './local-program.js';
 import { processLogs } from './logs.js';
 import { planProcess } from './plan.js';
-import { configSchema, outputSchema, scaleParamsSchema } from './schema.js';
+import { configSchema, outputSchema, scaleParamsSchema, SECRET_ENV_BINDINGS } from './schema.js';
 import { ExitLedger } from './supervisor.js';
 import { syncProcess } from './sync.js';
 
@@ -42,6 +42,7 @@ export function createProcessModule(options: ProcessModuleOptions): ModuleDefini
     configSchema,
     outputSchema,
     resyncIntervalMs: options.resyncIntervalMs ?? 2000,
+    secretBindings: SECRET_ENV_BINDINGS,
     actions: {
       create: { description: 'Start the replicas.' },
       update: { description: 'Apply new configs; a changed command, args, env, secret_env or cwd restarts every replica.' },

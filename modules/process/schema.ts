@@ -33,7 +33,7 @@ export const commandProperties: Record<string, JSONSchema> = {
     writeOnly: true,
     propertyNames: { pattern: ENV_NAME, maxLength: 256 },
     additionalProperties: { type: 'string', maxLength: 65536, pattern: NO_NUL },
-    description: 'Secret environment variables (override env; the same names are allowed). Stored and handed to the program, never returned. A PATCH that leaves it out keeps the stored value (as for every writeOnly config).',
+    description: 'Secret environment variables (override env; the same names are allowed). Stored and handed to the program, never returned. A PATCH that leaves it out keeps the stored value, unless it changes command, args, cwd or env: then it must send secret_env again.',
   },
   cwd: {
     type: 'string',
@@ -43,6 +43,12 @@ export const commandProperties: Record<string, JSONSchema> = {
     description: "Absolute working directory; default: the resource's directory under STEWARD_RUN_DIR.",
   },
 };
+
+/**
+ * secret_env goes to the program that command, args, cwd and env make up: a PATCH that
+ * changes any of them must send secret_env again (shared with the `job` module).
+ */
+export const SECRET_ENV_BINDINGS = Object.freeze({ secret_env: Object.freeze(['command', 'args', 'cwd', 'env']) });
 
 /** `spec.configs` of a process. */
 export const configSchema: JSONSchema = {

@@ -2,6 +2,7 @@ import type { JSONSchema, ModuleDefinition } from '../sdk/index.js';
 import { NotFoundError, InvalidRequestError } from './errors.js';
 import { KIND_PATTERN } from './names.js';
 import { createResourceSecrets, type ResourceSecrets } from './sealed-resources.js';
+import { secretBindingProblems } from './secret-bindings.js';
 import { createSecretBox, type SecretBox } from './secret-box.js';
 import { hasSecrets } from './secrets.js';
 import { createSchemaCompiler, type Check } from './validation.js';
@@ -112,6 +113,8 @@ function register(raw: unknown, origin: string, compiler: ReturnType<typeof crea
     if (!KIND_PATTERN.test(name)) failKind(`action name "${name}" must match ${KIND_PATTERN.source}`);
     checkParams[name] = action?.paramsSchema ? compile(action.paramsSchema, `actions.${name}.paramsSchema`) : () => [];
   }
+  const bindingProblems = secretBindingProblems(def);
+  if (bindingProblems.length) failKind(bindingProblems.join('; '));
   return {
     definition: def,
     checkConfigs: compile(def.configSchema, 'configSchema'),

@@ -6,6 +6,7 @@ import { diffJson } from './json.js';
 import type { EventInput, Operation, Resource } from './model.js';
 import { formatUrn, parseUrn } from './names.js';
 import { applyPlan, keepOmittedSecrets, runPlan, validatedConfigs, validatedParams } from './planning.js';
+import { refuseMovedSecrets } from './secret-bindings.js';
 import type { AcceptedChange, Store } from './ports.js';
 import type { RegisteredModule, Registry } from './registry.js';
 import type { UnreadableSecret } from './sealed-resources.js';
@@ -95,6 +96,12 @@ export function createResourceCommands({ store, registry, wakeup, clock }: Comma
     return withRetries(urn, 'update', options, async (current, module, carried) => {
       const configs = request.configs === undefined ? current.spec.configs : validatedConfigs(module, keepOmittedSecrets(module, current.spec.configs, request.configs));
       const dependencies = request.dependencies ?? current.spec.dependencies;
+      refuseMovedSecrets(module.definition, {
+        before: current.spec,
+        after: { configs, dependencies },
+        sent: new Set(Object.keys(request.configs ?? {})),
+        stored: new Set([...Object.keys(current.spec.configs), ...carried.map((secret) => secret.pointer.replace(/^\/spec\/configs\//, ''))]),
+      });
       const resolved = await resolveForPlan(module, current.project, dependencies);
       const now = clock();
       const base = pendingFor(current, 'update', newOperationId(now.getTime()), options.actor, now);

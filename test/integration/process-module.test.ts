@@ -251,8 +251,12 @@ describe('process module', () => {
     expect(lines).toEqual([JSON.stringify(args.slice(2)), 'token ok']);
     expect(existsSync(join(dir, 'run', 'process.p.lit', 'PWNED'))).toBe(false);
 
-    // A PATCH that leaves secret_env out keeps it; the changed env restarts the replica.
-    expect((await call('PATCH', `${h.api}/resources/${urnOf('lit')}`, { configs: { command: NODE, args, env: { TOKEN_SHA256: digest, X: '1' } } })).status).toBe(202);
+    // A PATCH that leaves secret_env out keeps it, unless it changes the program secret_env goes to (secretBindings).
+    const moved = await call('PATCH', `${h.api}/resources/${urnOf('lit')}`, { configs: { command: NODE, args, env: { TOKEN_SHA256: digest, X: '1' } } });
+    expect([moved.status, moved.body.error?.code]).toEqual([400, 'invalid_request']);
+    expect((await call('PATCH', `${h.api}/resources/${urnOf('lit')}`, { configs: { command: NODE, args, env: { TOKEN_SHA256: digest }, restart: 'on-failure' } })).status).toBe(202);
+    await waitForStatus(h.api, urnOf('lit'), 'COMPLETED');
+    expect((await call('POST', `${h.api}/resources/${urnOf('lit')}/actions/restart`)).status).toBe(202);
     await waitFor(async () => (await readLogs(h.api, 'lit', '')).filter((c) => c.line === 'token ok').length === 2 || undefined, 'the restarted replica');
     const answers = [
       JSON.stringify((await call('GET', `${h.api}/resources/${urnOf('lit')}`)).body),

@@ -1,5 +1,6 @@
 import { planDatabase } from '../../modules/postgres-database/plan.js';
 import { planServer } from '../../modules/postgres-server/plan.js';
+import { createTargetPolicy } from '../../modules/postgres-server/targets.js';
 import { deepFreeze } from '../../src/core/json.js';
 import { ValidationError, type PlanInput, type ResolvedDependency, type Resource } from '../../src/sdk/index.js';
 
@@ -99,17 +100,34 @@ describe('postgres_database plan', () => {
 describe('postgres_server plan', () => {
   const srv = (configs: Record<string, unknown>) => resource('postgres_server', { host: 'h', port: 5432, admin_user: 'postgres', sslmode: 'prefer', ...configs }, {});
 
+  const policy = createTargetPolicy();
+
   it('connects on create and update, nothing on delete', () => {
-    expect(planServer(input('create', null, srv({ admin_password: 's' })))).toEqual({ data: { pending: ['connect'] } });
-    expect(planServer(input('delete', srv({}), srv({})))).toEqual({ data: { pending: [] } });
+    expect(planServer(policy, input('create', null, srv({ admin_password: 's' })))).toEqual({ data: { pending: ['connect'] } });
+    expect(planServer(policy, input('delete', srv({}), srv({})))).toEqual({ data: { pending: [] } });
   });
 
   it('keeps the stored admin_password when an update leaves it out, and takes a new one when given', () => {
     const current = srv({ admin_password: 'old' });
-    expect(planServer(input('update', current, srv({ port: 5433 })))).toEqual({
-      configs: { host: 'h', port: 5433, admin_user: 'postgres', sslmode: 'prefer', admin_password: 'old' },
+    expect(planServer(policy, input('update', current, srv({})))).toEqual({
+      configs: { host: 'h', port: 5432, admin_user: 'postgres', sslmode: 'prefer', admin_password: 'old' },
       data: { pending: ['connect'] },
     });
-    expect(planServer(input('update', current, srv({ admin_password: 'new' })))).toEqual({ data: { pending: ['connect'] } });
+    expect(planServer(policy, input('update', current, srv({ port: 5433, admin_password: 'new' })))).toEqual({ data: { pending: ['connect'] } });
+  });
+
+  it('does not keep the stored admin_password for a new host, port, admin_user or sslmode', () => {
+    const current = srv({ admin_password: 'old' });
+    for (const change of [{ host: 'other' }, { port: 5433 }, { admin_user: 'root' }, { sslmode: 'disable' }]) {
+      expect(() => planServer(policy, input('update', current, srv(change)))).toThrow('admin_password must be sent again');
+    }
+  });
+
+  it('refuses a host outside STEWARD_POSTGRES_TARGETS on create and update, not on delete', () => {
+    for (const host of ['169.254.169.254', '10.0.0.1', '/var/run/postgresql']) {
+      expect(() => planServer(policy, input('create', null, srv({ host })))).toThrow(/is not an allowed PostgreSQL target \(STEWARD_POSTGRES_TARGETS\)/);
+      expect(() => planServer(policy, input('update', srv({}), srv({ host, admin_password: 's' })))).toThrow(ValidationError);
+    }
+    expect(planServer(policy, input('delete', srv({ host: '10.0.0.1' }), srv({ host: '10.0.0.1' })))).toEqual({ data: { pending: [] } });
   });
 });
