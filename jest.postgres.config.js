@@ -20,6 +20,8 @@ const STORE_SUITES = [
   'events',
   'metrics',
   'access-control',
+  'resource-claims',
+  'file-confinement',
 ];
 
 // The reliability suites (test/reliability) that also run on PostgreSQL.
