@@ -23,6 +23,8 @@ const STORE_SUITES = [
   'leaks',
   'secret-binding',
   'postgres-targets',
+  'resource-claims',
+  'file-confinement',
 ];
 
 // The reliability suites (test/reliability) that also run on PostgreSQL.

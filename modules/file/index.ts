@@ -1,18 +1,19 @@
 import { defineModule, type ModuleDefinition } from '../../src/sdk/index.js';
+import { fileClaimKey } from './paths.js';
 import { planFile } from './plan.js';
 import { chmodParamsSchema, configSchema, outputSchema } from './schema.js';
 import { syncFile } from './sync.js';
 
 export interface FileModuleOptions {
-  /** The only directory this module writes in (STEWARD_FILE_ROOT). */
+  /** The only directory this module writes in (STEWARD_FILE_ROOT); each project has its own directory in it. */
   root: string;
 }
 
-/** `file`: a file under the operator's root, with its content and mode. */
+/** `file`: a file in its project's directory under the operator's root, with its content and mode. */
 export function createFileModule({ root }: FileModuleOptions): ModuleDefinition {
   return defineModule({
     kind: 'file',
-    description: 'A file under the configured file root (STEWARD_FILE_ROOT): content and mode. Steps: write, chmod.',
+    description: "A file in its project's directory under the configured file root (STEWARD_FILE_ROOT/<project>): content and mode. Steps: write, chmod.",
     configSchema,
     outputSchema,
     actions: {
@@ -22,6 +23,8 @@ export function createFileModule({ root }: FileModuleOptions): ModuleDefinition 
       touch: { description: 'Set the modification time to now (re-creating the file if it went missing).' },
       chmod: { description: 'Change the mode.', paramsSchema: chmodParamsSchema },
     },
+    // One resource per file: a second create or move onto a held path is 409.
+    claimKey: ({ project, configs }) => fileClaimKey(project, String(configs.path)),
     plan: planFile,
     sync: (input, ctx) => syncFile(root, input, ctx),
   });

@@ -1,4 +1,5 @@
-import { ValidationError, type PlanInput, type PlanResult } from '../../src/sdk/index.js';
+import { posix } from 'node:path';
+import { ValidationError, type PlanInput, type PlanResult, type Resource } from '../../src/sdk/index.js';
 import { isConfinedPath } from './paths.js';
 
 /** The steps `sync` carries out, in order. */
@@ -6,7 +7,14 @@ export type FileStep = 'remove_previous' | 'write' | 'chmod' | 'touch' | 'remove
 
 export interface FileData {
   pending: FileStep[];
-  /** Set when an update moves the file: the old path to remove. */
+  /**
+   * The path (in the project's directory) of the file this resource wrote and holds,
+   * set by `sync` once its write succeeded and carried by every plan. Only this file
+   * may be replaced, chmod-ed or removed; any other file at the resource's path was
+   * not made by it and is never taken over.
+   */
+  written?: string;
+  /** Set when an update moves the file: the file it held before, removed once the new one is written. */
   previous_path?: string;
 }
 
@@ -14,23 +22,35 @@ export interface FileData {
 export function planFile({ action, params, current, desired }: PlanInput): PlanResult {
   const path = String(desired.spec.configs.path);
   if (!isConfinedPath(path)) throw new ValidationError(`path "${path}" must be relative and stay inside the file root`, { path });
+  const held = heldPath(current);
+  const keep = (pending: FileStep[]): FileData => (held === undefined ? { pending } : { pending, written: held });
   switch (action) {
     case 'create':
-      return { data: { pending: ['write', 'chmod'] } satisfies FileData };
+      return { data: keep(['write', 'chmod']) };
     case 'update': {
-      const previousPath = current ? String(current.spec.configs.path) : path;
-      const moved = previousPath !== path;
-      const data: FileData = { pending: moved ? ['remove_previous', 'write', 'chmod'] : ['write', 'chmod'] };
-      if (moved) data.previous_path = previousPath;
-      return { data };
+      // The new file first: if its path is taken, the old one is still there.
+      const moved = held !== undefined && posix.normalize(held) !== posix.normalize(path);
+      return { data: moved ? { ...keep(['write', 'chmod', 'remove_previous']), previous_path: held } : keep(['write', 'chmod']) };
     }
     case 'chmod':
-      return { configs: { ...desired.spec.configs, mode: (params as { mode: string }).mode }, data: { pending: ['chmod'] } satisfies FileData };
+      return { configs: { ...desired.spec.configs, mode: (params as { mode: string }).mode }, data: keep(['chmod']) };
     case 'touch':
-      return { data: { pending: ['touch'] } satisfies FileData };
+      return { data: keep(['touch']) };
     case 'delete':
-      return { data: { pending: ['remove'] } satisfies FileData };
+      return { data: keep(['remove']) };
     default:
       throw new ValidationError(`file has no action "${action}"`);
   }
+}
+
+/**
+ * The file `current` holds. A resource written before `written` existed (an older
+ * Steward) holds its path once it has completed (its output has a checksum).
+ */
+function heldPath(current: Resource | null): string | undefined {
+  if (!current) return undefined;
+  const data = (current.state.data ?? {}) as Partial<FileData>;
+  if (typeof data.written === 'string') return data.written;
+  if ('written' in data || typeof current.state.output.sha256 !== 'string') return undefined;
+  return String(current.spec.configs.path);
 }

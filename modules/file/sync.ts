@@ -1,81 +1,99 @@
-import { createHash } from 'node:crypto';
-import { chmod, mkdir, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { chmod, rm, stat, utimes } from 'node:fs/promises';
 import type { SyncContext, SyncInput, SyncResult } from '../../src/sdk/index.js';
+import { contentChecksum, inProjectDirectory, modeOf } from './disk.js';
 import type { FileData, FileStep } from './plan.js';
-import { resolveInRoot, TEMPORARY_SUFFIX } from './paths.js';
+import { resolveInRoot } from './paths.js';
 import { refuseSymlinks } from './symlinks.js';
+import { matchesWhatWeWrite, notOurs, writeFile } from './write.js';
+
+type FileConfigs = { path: string; content?: string; mode?: string };
 
 /**
  * Does the first pending step and reports the rest: one step a call, each
  * idempotent (writing the same bytes again, removing what is gone, are no-ops).
+ * Everything happens in the project's own directory under the root, and every
+ * path a message shows is relative to it.
  */
 export async function syncFile(root: string, { resource }: SyncInput, ctx: SyncContext): Promise<SyncResult> {
   const data = (resource.state.data ?? { pending: [] }) as FileData;
   const [step, ...rest] = data.pending;
-  const configs = resource.spec.configs as { path: string; content?: string; mode?: string };
-  const target = resolveInRoot(root, configs.path);
-  if (step) {
-    await refuseSymlinks(root, target, { finalMayBeLink: step === 'remove' || step === 'remove_previous' });
-    await runStep(step, target, configs, root, data, ctx.now());
-    ctx.log.debug('file step done', { step });
-    if (rest.length) return { status: 'PENDING', data: { ...data, pending: rest } };
-  }
-  if (resource.state.action === 'delete') return { status: 'COMPLETED', data: { pending: [] } };
-  await refuseSymlinks(root, target);
-  return { status: 'COMPLETED', data: { pending: [] }, output: await describe(target, configs.content ?? '') };
+  const configs = resource.spec.configs as FileConfigs;
+  return inProjectDirectory(root, resource.project, async (dir) => {
+    const target = resolveInRoot(dir, configs.path);
+    let now = data;
+    if (step) {
+      await refuseSymlinks(dir, target, { finalMayBeLink: step === 'remove' || step === 'remove_previous' });
+      now = await runStep(step, { dir, target, configs, data, now: ctx.now() });
+      ctx.log.debug('file step done', { step });
+      if (rest.length) return { status: 'PENDING', data: { ...now, pending: rest } };
+    }
+    if (resource.state.action === 'delete') return { status: 'COMPLETED', data: { pending: [] } };
+    await refuseSymlinks(dir, target);
+    const done: FileData = now.written === undefined ? { pending: [] } : { pending: [], written: now.written };
+    return { status: 'COMPLETED', data: done, output: await describe(target, configs) };
+  });
 }
 
-type FileConfigs = { content?: string; mode?: string };
+interface StepInput {
+  /** The project's directory. */
+  dir: string;
+  target: string;
+  configs: FileConfigs;
+  data: FileData;
+  now: Date;
+}
 
-async function runStep(step: FileStep, target: string, configs: FileConfigs, root: string, data: FileData, now: Date): Promise<void> {
+/** Runs one step; answers the data with what the resource holds afterwards. */
+async function runStep(step: FileStep, { dir, target, configs, data, now }: StepInput): Promise<FileData> {
+  const owned = data.written === configs.path;
+  const held: FileData = { ...data, written: configs.path };
   switch (step) {
     case 'write':
-      return writeAtomically(target, configs);
+      await writeFile(target, configs, { replace: owned });
+      return held;
     case 'chmod':
+      if (!owned) throw notOurs(configs.path);
       await chmod(target, modeOf(configs));
-      return;
+      return data;
     case 'touch':
-      await utimes(target, now, now).catch(async (err: NodeJS.ErrnoException) => {
-        if (err.code !== 'ENOENT') throw err;
-        await writeAtomically(target, configs);
-        await utimes(target, now, now);
-      });
-      return;
+      if (!owned || !(await exists(target))) await writeFile(target, configs, { replace: false });
+      await utimes(target, now, now);
+      return held;
     case 'remove':
-      await rm(target, { force: true });
-      return;
-    case 'remove_previous': {
-      if (!data.previous_path) return;
-      const previous = resolveInRoot(root, data.previous_path);
-      await refuseSymlinks(root, previous, { finalMayBeLink: true });
-      await rm(previous, { force: true });
-      return;
-    }
+      if (data.written !== undefined) await removeIn(dir, data.written);
+      // A create whose write-back was lost wrote the file without recording it: recognise it by its content and mode.
+      if (!owned && (await matchesWhatWeWrite(target, configs))) await rm(target, { force: true });
+      return data;
+    case 'remove_previous':
+      if (data.previous_path !== undefined && data.previous_path !== configs.path) await removeIn(dir, data.previous_path);
+      return data;
   }
 }
 
-/** Writes beside the target with the final mode and renames, so a crash never leaves half a file or a wider mode. */
-async function writeAtomically(target: string, configs: FileConfigs): Promise<void> {
-  await mkdir(dirname(target), { recursive: true });
-  const temporary = `${target}${TEMPORARY_SUFFIX}`;
-  await rm(temporary, { force: true });
-  // 'wx': a link placed at the temporary name after the rm above is refused, never followed.
-  await writeFile(temporary, configs.content ?? '', { encoding: 'utf8', mode: modeOf(configs), flag: 'wx' });
-  await rename(temporary, target);
+/** Removes a file the resource held; a link standing there is removed itself, never followed. */
+async function removeIn(dir: string, path: string): Promise<void> {
+  const file = resolveInRoot(dir, path);
+  await refuseSymlinks(dir, file, { finalMayBeLink: true });
+  await rm(file, { force: true });
 }
 
-function modeOf(configs: FileConfigs): number {
-  return parseInt(configs.mode ?? '0644', 8);
+async function exists(target: string): Promise<boolean> {
+  return stat(target).then(
+    () => true,
+    (err: NodeJS.ErrnoException) => {
+      if (err.code === 'ENOENT') return false;
+      throw err;
+    },
+  );
 }
 
 /** The checksum is of the content Steward wrote, so a mode without read permission does not break the sync. */
-async function describe(target: string, content: string) {
+async function describe(target: string, configs: FileConfigs) {
   const info = await stat(target);
   return {
-    path: target,
+    path: configs.path,
     size: info.size,
-    sha256: createHash('sha256').update(content, 'utf8').digest('hex'),
+    sha256: contentChecksum(configs.content ?? ''),
     mode: `0${(info.mode & 0o777).toString(8)}`,
     mtime: info.mtime.toISOString(),
   };

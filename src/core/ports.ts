@@ -28,8 +28,13 @@ export interface Store {
   /** Newest first; `before` is the last revision id of the previous page. */
   listRevisions(urn: string, limit: number, before?: number): Promise<Revision[]>;
 
-  /** Writes an accepted request (create, update, action, delete, retry) in one transaction. */
-  commitAccepted(change: AcceptedChange): Promise<CommitOutcome>;
+  /**
+   * Writes an accepted request (create, update, action, delete, retry) in one transaction.
+   * A claim key another resource holds writes nothing and answers who holds it.
+   */
+  commitAccepted(change: AcceptedChange): Promise<AcceptOutcome>;
+  /** The resource holding `key` among resources of `kind` (the dry run's look; the commit checks again). */
+  findClaimHolder(kind: string, key: string): Promise<ClaimHolder | undefined>;
   /** Cancels an operation and puts its resource in ERROR, in one transaction. */
   commitCancel(cancel: CancelChange): Promise<CommitOutcome>;
 
@@ -78,6 +83,14 @@ export interface Store {
 }
 
 export type CommitOutcome = 'committed' | 'conflict';
+/** `claimHeldBy`: the change's claim key is held by another resource; nothing was written. */
+export type AcceptOutcome = CommitOutcome | { claimHeldBy: ClaimHolder };
+
+/** The resource that holds a claim key. */
+export interface ClaimHolder {
+  urn: string;
+  project: string;
+}
 
 /** What the resource must still look like for a write to apply. */
 export interface ExpectedState {
@@ -117,6 +130,11 @@ export interface AcceptedChange {
   revision?: RevisionInput;
   /** Rewrite label and dependency index rows (create, or they changed). */
   reindex: boolean;
+  /**
+   * The module's claim key for the new spec (`claimKey`), null when it names none;
+   * absent (a delete, a retry) keeps the stored one. Unique within the kind.
+   */
+  claimKey?: string | null;
   events: EventInput[];
 }
 

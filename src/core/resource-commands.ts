@@ -1,3 +1,4 @@
+import { claimHeldError, claimKeyOf } from './claims.js';
 import { resolveDependencies } from './dependencies.js';
 import { eventFor, newOperation, newResource, pendingFor } from './documents.js';
 import { AlreadyExistsError, InvalidRequestError, InvalidStateError, NotFoundError, PreconditionFailedError } from './errors.js';
@@ -88,7 +89,8 @@ export function createResourceCommands({ store, registry, wakeup, clock }: Comma
     const resource = applyPlan(module, null, desired, plan);
     const operation = newOperation(resource, 'create', {}, options.actor, now);
     const events = [eventFor(resource, 'resource.created', operation.id, { version: 1 }), eventFor(resource, 'operation.created', operation.id, { action: 'create' })];
-    return commit(module, { resource, expected: null, nextSyncAtMs: now.getTime(), operation, reindex: true, events, revision: revisionOf(null, resource, operation) }, options);
+    const change = { resource, expected: null, nextSyncAtMs: now.getTime(), operation, reindex: true, claimKey: claimKeyOf(module, resource), events };
+    return commit(module, { ...change, revision: revisionOf(null, resource, operation) }, options);
   }
 
   /** PATCH: each part given replaces the stored one. */
@@ -190,6 +192,8 @@ export function createResourceCommands({ store, registry, wakeup, clock }: Comma
         operation,
         superseded,
         reindex,
+        // A delete keeps its key until the row is gone; every other plan may have moved it.
+        claimKey: action === 'delete' ? undefined : claimKeyOf(module, resource),
         events,
         revision: changedSpec ? revisionOf(current, resource, operation) : undefined,
       },
@@ -204,8 +208,13 @@ export function createResourceCommands({ store, registry, wakeup, clock }: Comma
    */
   async function commit(_module: RegisteredModule, change: AcceptedChange, options: RequestOptions, carried: readonly UnreadableSecret[] = []): Promise<Accepted> {
     const result = { resource: resourceView(change.resource, registry), operation: operationView(change.operation, registry), dryRun: Boolean(options.dryRun) };
-    if (options.dryRun) return result;
+    if (options.dryRun) {
+      const holder = change.claimKey ? await store.findClaimHolder(change.resource.kind, change.claimKey) : undefined;
+      if (holder && holder.urn !== change.resource.urn) throw claimHeldError(change.resource, change.claimKey!, holder);
+      return result;
+    }
     const outcome = await store.commitAccepted({ ...change, resource: registry.secrets.seal(change.resource, carried) });
+    if (typeof outcome === 'object') throw claimHeldError(change.resource, change.claimKey!, outcome.claimHeldBy);
     if (outcome === 'conflict') {
       if (change.expected === null && (await store.findResource(change.resource.urn))) {
         throw new AlreadyExistsError(`resource ${change.resource.urn} already exists`, { urn: change.resource.urn });

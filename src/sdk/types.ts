@@ -214,9 +214,17 @@ export interface ModuleDefinition {
    * project and path, a database's server and name), or undefined when it names none.
    * Two resources never hold one key: a create or update onto a key another resource
    * holds is 409, and the key is free again once the holder is deleted. MUST be pure.
+   * Computed when a create, update or module action is accepted (a delete keeps the
+   * key until the resource is gone); the key moves with an update that changes it.
+   * It SHOULD be normalised so that two spellings of one object give one key
+   * (`a` and `./a`). At most 2048 characters.
+   *
+   * The key is stored in plain text beside the resource and a conflicting caller's
+   * error names it: it MUST NOT include a secret config (a `writeOnly` value) or
+   * anything derived from one.
    *
    * @example
-   * claimKey: ({ project, configs }) => `${project}/${String(configs.path)}`
+   * claimKey: ({ project, configs }) => `${project}/${path.posix.normalize(String(configs.path))}`
    */
   claimKey?(input: SpecInput): string | undefined;
   /**

@@ -1,28 +1,38 @@
 import { sql, type Kysely, type UpdateQueryBuilder, type UpdateResult } from 'kysely';
-import type { AcceptedChange, CancelChange, CommitOutcome, ExpectedState } from '../core/ports.js';
+import type { AcceptOutcome, AcceptedChange, CancelChange, ClaimHolder, CommitOutcome, ExpectedState } from '../core/ports.js';
 import type { Resource } from '../core/model.js';
 import { RollbackConflict, type StoreDriver } from './driver.js';
 import { appendEvents } from './events.js';
-import { operationToRow, resourceToRow, revisionToRow } from './rows.js';
+import { claimColumn, operationToRow, resourceToRow, revisionToRow } from './rows.js';
 import type { Database } from './schema.js';
 
 /** Writes of accepted requests: each one transaction, each status change a compare-and-set. */
 export function createAcceptWrites(driver: StoreDriver) {
-  async function commitAccepted(change: AcceptedChange): Promise<CommitOutcome> {
+  async function commitAccepted(change: AcceptedChange): Promise<AcceptOutcome> {
     const { resource } = change;
+    const claim = change.claimKey === undefined ? undefined : claimColumn(resource.kind, change.claimKey);
     try {
-      return await driver.writeTransaction(async (trx) => {
+      return await driver.writeTransaction(async (trx): Promise<AcceptOutcome> => {
         const row = resourceToRow(resource, change.nextSyncAtMs);
+        if (claim) {
+          // The unique index decides a race between two open transactions (caught below); this names the holder in the common case.
+          const holder = await claimHolder(trx, claim, resource.urn);
+          if (holder) return { claimHeldBy: holder };
+        }
         if (change.expected === null) {
           const existing = await trx.selectFrom('resources').select('urn').where('urn', '=', resource.urn).executeTakeFirst();
           if (existing) return 'conflict';
-          await trx.insertInto('resources').values({ ...row, lease_owner: null, lease_expires_at: null, lease_token: firstLeaseToken(resource) }).execute();
+          await trx
+            .insertInto('resources')
+            .values({ ...row, claim_key: claim ?? null, lease_owner: null, lease_expires_at: null, lease_token: firstLeaseToken(resource) })
+            .execute();
         } else {
           const { urn, kind, project, name, created_at, created_by, next_sync_at, ...changed } = row;
           void [kind, project, name, created_at, created_by];
           // A worker may still hold the lease (a delete superseding a sync): the row becomes due when that lease ends.
           const due = sql<number>`case when lease_expires_at > ${next_sync_at} then lease_expires_at else ${next_sync_at} end`;
-          const result = await guarded(trx.updateTable('resources').set({ ...changed, next_sync_at: due }), urn, change.expected).executeTakeFirst();
+          const moved = claim === undefined ? {} : { claim_key: claim };
+          const result = await guarded(trx.updateTable('resources').set({ ...changed, ...moved, next_sync_at: due }), urn, change.expected).executeTakeFirst();
           if (Number(result.numUpdatedRows) !== 1) return 'conflict';
         }
         if (change.operation.action === 'delete') await assertNoDependents(trx, resource.urn);
@@ -43,8 +53,17 @@ export function createAcceptWrites(driver: StoreDriver) {
       });
     } catch (err) {
       if (err instanceof RollbackConflict) return 'conflict';
+      if (claim && isClaimViolation(err)) {
+        // Another transaction took the key between our look and our write: name it, or look again if it is gone already.
+        const holder = await claimHolder(driver.db, claim, resource.urn);
+        return holder ? { claimHeldBy: holder } : 'conflict';
+      }
       throw err;
     }
+  }
+
+  async function findClaimHolder(kind: string, key: string): Promise<ClaimHolder | undefined> {
+    return claimHolder(driver.db, claimColumn(kind, key)!, undefined);
   }
 
   async function commitCancel(cancel: CancelChange): Promise<CommitOutcome> {
@@ -66,7 +85,21 @@ export function createAcceptWrites(driver: StoreDriver) {
     });
   }
 
-  return { commitAccepted, commitCancel };
+  return { commitAccepted, commitCancel, findClaimHolder };
+}
+
+/** Who holds `claim` (the column's value), other than `urn`. */
+async function claimHolder(db: Kysely<Database>, claim: string, urn: string | undefined): Promise<ClaimHolder | undefined> {
+  let query = db.selectFrom('resources').select(['urn', 'project']).where('claim_key', '=', claim);
+  if (urn !== undefined) query = query.where('urn', '!=', urn);
+  return query.executeTakeFirst();
+}
+
+/** The claim index refused a write: SQLite names the column, PostgreSQL the index. */
+function isClaimViolation(err: unknown): boolean {
+  const e = err as { code?: unknown; constraint?: unknown; message?: unknown } | undefined;
+  if (e?.code === '23505') return e.constraint === 'resources_claim_key';
+  return typeof e?.code === 'string' && e.code.startsWith('SQLITE_CONSTRAINT') && /resources\.claim_key/.test(String(e.message));
 }
 
 type ResourceUpdate = UpdateQueryBuilder<Database, 'resources', 'resources', UpdateResult>;

@@ -133,7 +133,8 @@ const WRITE_BACK = `
 `;
 
 /**
- * Writes a batch of non-delete outcomes: each row fenced by its lease token, operation and
+ * Writes a batch of non-delete outcomes (never `claim_key`: a claim changes when a request is
+ * accepted, and is freed by the portable path's row delete): each row fenced by its lease token, operation and
  * claimed status; rows that fail the fence only give their lease back. Resources waiting on
  * a completed one become due, except rows of this batch (a row may be written once per
  * statement; such a waiter is re-checked at its dependency poll instead).

@@ -5,7 +5,10 @@ import type { OperationsTable, ResourcesTable, RevisionsTable } from './schema.j
 
 /** The one place rows become documents and documents become rows. */
 
-export function resourceToRow(resource: Resource, nextSyncAtMs: number | null): Omit<Insertable<ResourcesTable>, 'lease_owner' | 'lease_expires_at' | 'lease_token'> {
+export function resourceToRow(
+  resource: Resource,
+  nextSyncAtMs: number | null,
+): Omit<Insertable<ResourcesTable>, 'lease_owner' | 'lease_expires_at' | 'lease_token' | 'claim_key'> {
   const { state } = resource;
   return {
     urn: resource.urn,
@@ -32,6 +35,11 @@ export function resourceToRow(resource: Resource, nextSyncAtMs: number | null): 
     last_synced_at: state.sync.last_synced_at,
     waiting_on: state.sync.waiting_on ? JSON.stringify(state.sync.waiting_on) : null,
   };
+}
+
+/** The `claim_key` column of a module's claim key: prefixed by the kind, so keys of two kinds never meet. */
+export function claimColumn(kind: string, key: string | null): string | null {
+  return key === null ? null : `${kind}:${key}`;
 }
 
 export function rowToResource(row: Selectable<ResourcesTable>): Resource {

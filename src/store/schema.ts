@@ -28,6 +28,8 @@ export interface ResourcesTable {
   lease_owner: string | null;
   lease_expires_at: number | null;
   lease_token: number;
+  /** `<kind>:<key>` of the backend object the resource holds (the module's claimKey); unique. */
+  claim_key: string | null;
 }
 
 export interface ResourceLabelsTable {

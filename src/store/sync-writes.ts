@@ -74,6 +74,7 @@ export function createSyncWrites(driver: StoreDriver) {
   }
 
   async function saveSyncResults(results: readonly SyncWriteBack[], nowMs: number): Promise<boolean[]> {
+    // Deletes (which also free the row's claim key) always take the portable path below.
     if (driver.dialect === 'postgres' && !results.some((wb) => wb.outcome === 'deleted')) {
       return saveSyncResultsPostgres(driver, results, nowMs, urnOrder(results));
     }
@@ -137,6 +138,7 @@ function fenced<Q>(query: Q, lease: LeaseRef): Q {
 
 async function applyWriteBack(trx: Kysely<Database>, wb: SyncWriteBack, nowMs: number, nowIso: string): Promise<boolean> {
   if (wb.outcome === 'deleted') {
+    // The row's claim_key goes with it: the backend object is free for another resource once its delete completed.
     const result = await fenced(trx.deleteFrom('resources'), wb)
       .where('operation_id', '=', wb.operationId)
       .where('status', '=', 'PENDING')

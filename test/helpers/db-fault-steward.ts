@@ -75,7 +75,7 @@ export async function mutationsConverge(s: ChildSteward, dir: string): Promise<v
     await waitForStatus(s.api, urns[i]!, done[i]!);
   }
   expect((await call('GET', `${s.api}/resources/${urnOf('a')}`)).body.spec.configs).toEqual({ steps: 2, max_delay_ms: 0 });
-  expect(statSync(join(dir, 'files', 'f.txt')).mode & 0o777).toBe(0o600);
+  expect(statSync(join(dir, 'files', 'p', 'f.txt')).mode & 0o777).toBe(0o600);
 }
 
 export interface LogLine {

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -89,6 +89,9 @@ describe('the contract kit on every built-in module, with its shipped examples',
     expectAllPass(report, 'file', ['secrets-stay-secret']);
     const files = existsSync(root) ? readdirSync(root, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile()) : [];
     expect(files).toEqual([]);
+    // The example's project got its own directory, private to Steward's user, as did the root.
+    expect(readdirSync(root)).toEqual(['demo']);
+    expect([statSync(root).mode & 0o777, statSync(join(root, 'demo')).mode & 0o777]).toEqual([0o700, 0o700]);
   });
 
   it('process: real replicas of /bin/sleep and node, all stopped afterwards', async () => {

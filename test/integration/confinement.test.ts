@@ -39,6 +39,8 @@ function tree(dir: string, skip: readonly string[]): Record<string, string> {
 describe('confinement', () => {
   const dir = mkdtempSync(join(tmpdir(), 'steward-confinement-'));
   const root = join(dir, 'files');
+  /** Project p's own directory: every file of p lives in it. */
+  const proj = join(root, 'p');
   const outside = join(dir, 'outside');
   const marker = join(dir, 'PWNED');
   let h: Harness;
@@ -48,7 +50,7 @@ describe('confinement', () => {
   const tool = () => join(dir, 'allowed', 'tool');
 
   beforeAll(async () => {
-    mkdirSync(root);
+    mkdirSync(proj, { recursive: true, mode: 0o700 });
     mkdirSync(outside);
     mkdirSync(join(dir, 'evil'));
     mkdirSync(join(dir, 'allowed'));
@@ -136,7 +138,7 @@ describe('confinement', () => {
       }
       const after = (await call('GET', `${h.api}/resources/${urnOf('file', 'kept')}`)).body;
       expect({ version: after.version, configs: after.spec.configs }).toEqual({ version: done.version, configs: done.spec.configs });
-      expect(readFileSync(join(root, 'kept.txt'), 'utf8')).toBe('kept\n');
+      expect(readFileSync(join(proj, 'kept.txt'), 'utf8')).toBe('kept\n');
     });
 
     // Nothing decodes these: each is a literal name, and the file lands inside the root under it.
@@ -154,8 +156,8 @@ describe('confinement', () => {
       const name = `l-${literals.findIndex(([w]) => w === what)}`;
       expect((await create('file', name, { path, content: 'inside\n' })).status).toBe(202);
       const done = await waitForStatus(h.api, urnOf('file', name), 'COMPLETED');
-      expect(done.state.output.path).toBe(join(root, path));
-      expect(readFileSync(join(root, path), 'utf8')).toBe('inside\n');
+      expect(done.state.output.path).toBe(path);
+      expect(readFileSync(join(proj, path), 'utf8')).toBe('inside\n');
     });
 
     it('takes the longest paths it allows, inside the root', async () => {
@@ -166,14 +168,14 @@ describe('confinement', () => {
       expect((await create('file', 'widest', { path: segment, content: 'wide\n' })).status).toBe(202);
       await waitForStatus(h.api, urnOf('file', 'longest'), 'COMPLETED');
       await waitForStatus(h.api, urnOf('file', 'widest'), 'COMPLETED');
-      expect(readFileSync(join(root, path), 'utf8')).toBe('deep\n');
-      expect(readFileSync(join(root, segment), 'utf8')).toBe('wide\n');
+      expect(readFileSync(join(proj, path), 'utf8')).toBe('deep\n');
+      expect(readFileSync(join(proj, segment), 'utf8')).toBe('wide\n');
     });
 
     const THROUGH_LINK = /goes through the symbolic link .* could lead outside the file root; the file module does not follow links under STEWARD_FILE_ROOT/;
 
     it('does not write through a directory link inside the root that points outside (ERROR, nothing written there)', async () => {
-      symlinkSync(outside, join(root, 'link-dir'));
+      symlinkSync(outside, join(proj, 'link-dir'));
       expect((await create('file', 'via-dir-link', { path: 'link-dir/pwned.txt', content: 'pwned\n' })).status).toBe(202);
       const failed = await waitForStatus(h.api, urnOf('file', 'via-dir-link'), 'ERROR');
       expect(failed.state.sync.last_error).toMatch(THROUGH_LINK);
@@ -182,18 +184,18 @@ describe('confinement', () => {
     });
 
     it('does not write through a file link inside the root that points outside', async () => {
-      symlinkSync(join(outside, 'secret.txt'), join(root, 'file-link'));
+      symlinkSync(join(outside, 'secret.txt'), join(proj, 'file-link'));
       expect((await create('file', 'via-file-link', { path: 'file-link', content: 'pwned\n', mode: '0666' })).status).toBe(202);
       const failed = await waitForStatus(h.api, urnOf('file', 'via-file-link'), 'ERROR');
       expect(failed.state.sync.last_error).toMatch(THROUGH_LINK);
-      expect(lstatSync(join(root, 'file-link')).isSymbolicLink()).toBe(true);
+      expect(lstatSync(join(proj, 'file-link')).isSymbolicLink()).toBe(true);
     });
 
     it('does not chmod through a link that replaced its file after it was written', async () => {
       expect((await create('file', 'swapped', { path: 'swapped.txt', content: 'mine\n', mode: '0644' })).status).toBe(202);
       await waitForStatus(h.api, urnOf('file', 'swapped'), 'COMPLETED');
-      rmSync(join(root, 'swapped.txt'));
-      symlinkSync(join(outside, 'secret.txt'), join(root, 'swapped.txt'));
+      rmSync(join(proj, 'swapped.txt'));
+      symlinkSync(join(outside, 'secret.txt'), join(proj, 'swapped.txt'));
       expect((await call('POST', `${h.api}/resources/${urnOf('file', 'swapped')}/actions/chmod`, { mode: '0666' })).status).toBe(202);
       const failed = await waitForStatus(h.api, urnOf('file', 'swapped'), 'ERROR');
       expect(failed.state.sync.last_error).toMatch(THROUGH_LINK);
@@ -205,8 +207,8 @@ describe('confinement', () => {
       beforeEach_ = tree(dir, ['files', 'run', 'steward.db', 'steward.db-wal', 'steward.db-shm']);
       expect((await create('file', 'moved-dir', { path: 'sub/victim.txt', content: 'mine\n' })).status).toBe(202);
       await waitForStatus(h.api, urnOf('file', 'moved-dir'), 'COMPLETED');
-      rmSync(join(root, 'sub'), { recursive: true });
-      symlinkSync(outside, join(root, 'sub'));
+      rmSync(join(proj, 'sub'), { recursive: true });
+      symlinkSync(outside, join(proj, 'sub'));
       expect((await call('DELETE', `${h.api}/resources/${urnOf('file', 'moved-dir')}`)).status).toBe(202);
       const failed = await waitForStatus(h.api, urnOf('file', 'moved-dir'), 'ERROR');
       expect(failed.state.sync.last_error).toMatch(THROUGH_LINK);

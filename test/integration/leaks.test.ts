@@ -68,6 +68,7 @@ describe('leaks closed (issue 11)', () => {
         rateLimitPerSecond: 0,
         secretKey: randomBytes(32).toString('base64'),
         allowedCommands: [NODE],
+        allowedEnv: ['TOKEN'],
         runDir: join(dir, 'run'),
       },
     });

@@ -28,9 +28,10 @@ describe('seed scenario with the file module', () => {
     expect(created.headers.get('location')).toBe(`/api/v1beta1/operations/${created.body.operation.id}`);
 
     const done = await waitForStatus(h.api, urn, 'COMPLETED');
-    const file = join(h.dir, 'files', 'etc', 'motd');
+    // In the project's own directory; the output shows the path as configured, not the server's layout.
+    const file = join(h.dir, 'files', 'demo', 'etc', 'motd');
     expect(readFileSync(file, 'utf8')).toBe('hello\n');
-    expect(done.state.output).toMatchObject({ path: file, size: 6, mode: '0644' });
+    expect(done.state.output).toMatchObject({ path: 'etc/motd', size: 6, mode: '0644' });
     expect(done.state.observed_version).toBe(1);
 
     const op = await call('GET', `${h.api}/operations/${created.body.operation.id}`);

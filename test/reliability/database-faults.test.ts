@@ -47,7 +47,7 @@ describe(`a statement that fails inside a write transaction (${TEST_STORE})`, ()
       }
       // Reads are served meanwhile.
       expect((await call('GET', `${s.api}/resources/${urnOf('a')}`)).body.state.status).toBe('COMPLETED');
-      expect(statSync(join(ctx.dir, 'files', 'f.txt')).mode & 0o777).toBe(0o644);
+      expect(statSync(join(ctx.dir, 'files', 'p', 'f.txt')).mode & 0o777).toBe(0o644);
       await ctx.faults.off();
     }
     await mutationsConverge(s, ctx.dir);

@@ -1,5 +1,6 @@
 import { readFileSync, statSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
+import { join } from 'node:path';
 import { call, waitFor, type JsonResponse } from '../helpers/harness.js';
 import { runAutocannon } from '../helpers/load-autocannon.js';
 import { createLoadMix, fileCreateBody, type LoadMix, type RequestType } from '../helpers/load-mix.js';
@@ -90,7 +91,7 @@ function lostWrites(mix: LoadMix, final: Map<string, any>): string[] {
 }
 
 /** Each resource COMPLETED at its version, and its file on disk holding its configs. */
-function unconverged(final: Map<string, any>): string[] {
+function unconverged(final: Map<string, any>, fileRoot: string): string[] {
   const wrong: string[] = [];
   for (const r of final.values()) {
     const { status, observed_version: observed, sync } = r.state;
@@ -98,7 +99,7 @@ function unconverged(final: Map<string, any>): string[] {
       wrong.push(`${r.urn}: ${status} at version ${r.version}, observed ${observed}, last_error ${sync.last_error}`);
       continue;
     }
-    const file = r.state.output.path as string;
+    const file = join(fileRoot, r.project as string, r.state.output.path as string); // the output's path is relative to the project's directory
     const onDisk = { content: readFileSync(file, 'utf8'), mode: `0${(statSync(file).mode & 0o777).toString(8)}` };
     const wanted = { content: r.spec.configs.content, mode: r.spec.configs.mode };
     if (onDisk.content !== wanted.content || onDisk.mode !== wanted.mode) wrong.push(`${r.urn}: file ${JSON.stringify(onDisk)}, configs ${JSON.stringify(wanted)}`);
@@ -160,7 +161,7 @@ describe('load', () => {
     expect(acknowledged('patch') + acknowledged('action')).toBeGreaterThan(0);
     expect(final.size).toBeGreaterThanOrEqual(writable.length + mix.created.length);
     expect(lostWrites(mix, final)).toEqual([]);
-    expect(unconverged(final)).toEqual([]);
+    expect(unconverged(final, steward.fileRoot)).toEqual([]);
     expect(steward.errors).toEqual([]);
   }, soak(240_000, 1_200_000));
 });

@@ -4,7 +4,10 @@ import { componentRef, type Schema } from './schema-refs.js';
 export const ERROR_RESPONSES = {
   400: ['BadRequest', 'invalid_request: a bad body, query, URN, kind, action, configs, params or dependencies, or plan refused the request'],
   404: ['NotFound', 'not_found: no such resource, operation, kind or route'],
-  409: ['Conflict', 'already_exists (create) or invalid_state (not allowed from the current status; details.allowed)'],
+  409: [
+    'Conflict',
+    'already_exists (the URN is taken, or another resource holds the backend object the spec names: details.claim, and details.holder when it is in your project) or invalid_state (not allowed from the current status; details.allowed)',
+  ],
   410: ['Expired', 'expired: the resume point is no longer retained; list again, then watch'],
   412: ['PreconditionFailed', 'precondition_failed: If-Match names another version (details.version)'],
   413: ['PayloadTooLarge', 'payload_too_large: the body is over STEWARD_MAX_BODY_BYTES (default 1 MiB)'],

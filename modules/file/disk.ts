@@ -1,0 +1,49 @@
+import { createHash } from 'node:crypto';
+import { lstat, mkdir } from 'node:fs/promises';
+import { resolve, sep } from 'node:path';
+import { TerminalError } from '../../src/sdk/index.js';
+import { projectDirectory } from './paths.js';
+
+/** The configured permission bits. */
+export function modeOf(configs: { mode?: string }): number {
+  return parseInt(configs.mode ?? '0644', 8);
+}
+
+/** Hex SHA-256 of the content as the module writes it (UTF-8). */
+export function contentChecksum(content: string): string {
+  return createHash('sha256').update(content, 'utf8').digest('hex');
+}
+
+/**
+ * Runs `work` in the project's own directory under the root (both made 0700 when
+ * missing), with every absolute path in a failure's message made relative to that
+ * directory: a user sees the paths they configured, not the server's layout.
+ */
+export async function inProjectDirectory<T>(root: string, project: string, work: (dir: string) => Promise<T>): Promise<T> {
+  const absoluteRoot = resolve(root);
+  const dir = projectDirectory(absoluteRoot, project);
+  try {
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    // Steward makes it a directory; anything else there (a link to another project, a file) was put by someone else.
+    const info = await lstat(dir);
+    if (info.isSymbolicLink() || !info.isDirectory()) {
+      throw new TerminalError(`the project's directory in the file root is not a directory Steward made (it is a ${info.isSymbolicLink() ? 'symbolic link' : 'file'}); an operator must remove it`);
+    }
+    return await work(dir);
+  } catch (err) {
+    throw relativePaths(err, absoluteRoot, dir);
+  }
+}
+
+function relativePaths(err: unknown, root: string, dir: string): unknown {
+  const message = (err as { message?: unknown } | null)?.message;
+  if (typeof message !== 'string') return err;
+  const relative = message.split(`${dir}${sep}`).join('').split(dir).join('.').split(root).join('STEWARD_FILE_ROOT');
+  if (err instanceof TerminalError) {
+    err.message = relative;
+    return err;
+  }
+  // An fs error also carries the absolute paths in fields (path, dest): only its code goes on, with the message.
+  const code = (err as { code?: unknown }).code;
+  return Object.assign(new Error(relative), typeof code === 'string' ? { code } : {});
+}

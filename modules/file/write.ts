@@ -1,0 +1,77 @@
+import { randomBytes } from 'node:crypto';
+import { constants } from 'node:fs';
+import { link, lstat, mkdir, open, rename, rm } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { TerminalError } from '../../src/sdk/index.js';
+import { modeOf } from './disk.js';
+
+type Wanted = { path: string; content?: string; mode?: string };
+
+/**
+ * Writes the file through a temporary one, so a crash never leaves half a file or
+ * a wider mode: a random name beside the target, opened with O_EXCL (a link or a
+ * file placed there is refused, never followed or reused), given its exact mode
+ * and content, flushed; then either renamed over the target (`replace`: the file
+ * is the resource's own) or hard-linked to it, which fails with EEXIST instead of
+ * replacing what is there. The temporary file is gone afterwards, failed or not.
+ *
+ * On EEXIST the existing file is compared with what this write makes (a regular
+ * file, same mode, same content): equal is this resource's own earlier attempt
+ * (a crash, a lost write-back) and the write is done; anything else was not made
+ * by this resource and is left untouched: TerminalError "already exists".
+ */
+export async function writeFile(target: string, wanted: Wanted, { replace }: { replace: boolean }): Promise<void> {
+  await mkdir(dirname(target), { recursive: true });
+  const temporary = join(dirname(target), `.steward-tmp-${randomBytes(8).toString('hex')}`);
+  try {
+    const handle = await open(temporary, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+    try {
+      await handle.chmod(modeOf(wanted)); // exact, whatever the umask
+      await handle.writeFile(wanted.content ?? '', 'utf8');
+      await handle.datasync(); // a link that survives a power cut names the content, not an empty file
+    } finally {
+      await handle.close();
+    }
+    if (replace) {
+      await rename(temporary, target);
+      return;
+    }
+    try {
+      await link(temporary, target);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      if (!(await matchesWhatWeWrite(target, wanted))) throw alreadyExists(wanted.path);
+    }
+  } finally {
+    await rm(temporary, { force: true });
+  }
+}
+
+/** True when `target` is a regular file with exactly the mode and content this resource writes. */
+export async function matchesWhatWeWrite(target: string, wanted: Wanted): Promise<boolean> {
+  const content = Buffer.from(wanted.content ?? '', 'utf8');
+  const info = await lstat(target).catch(() => undefined);
+  if (!info?.isFile() || (info.mode & 0o7777) !== modeOf(wanted) || info.size !== content.length) return false;
+  // O_NOFOLLOW: a link swapped in since the lstat is not read through. Unreadable (another owner, 0200): not ours to judge.
+  const handle = await open(target, constants.O_RDONLY | constants.O_NOFOLLOW).catch(() => undefined);
+  if (!handle) return false;
+  try {
+    return (await handle.readFile()).equals(content);
+  } catch {
+    return false;
+  } finally {
+    await handle.close();
+  }
+}
+
+function alreadyExists(path: string): TerminalError {
+  return new TerminalError(
+    `file ${path} already exists and this resource did not write it; Steward never replaces a file it did not create: ` +
+      'remove or move that file, or choose another path, then retry',
+  );
+}
+
+/** A step that would change a file this resource never wrote (its create failed, or a move did). */
+export function notOurs(path: string): TerminalError {
+  return new TerminalError(`file ${path} was not written by this resource, so it is not changed; update the resource (or retry its create) to write it first`);
+}
