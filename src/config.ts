@@ -86,6 +86,20 @@ export interface Config {
   secretKey: string | undefined;
   /** STEWARD_SECRET_KEYS_PREVIOUS: ','-separated older keys, still accepted to open sealed values (key rotation). @default none */
   secretKeysPrevious: string[];
+  /** STEWARD_QUOTA_PROJECT_RESOURCES: most resources one project may hold; 0 = no quota. @default 10000 */
+  quotaProjectResources: number;
+  /** STEWARD_QUOTA_RESOURCES: most resources in all projects together; 0 = no quota. @default 1000000 */
+  quotaResources: number;
+  /** STEWARD_QUOTA_PROJECT_BYTES: most stored spec bytes (configs, dependencies, labels as JSON) of one project; 0 = no quota. @default 268435456 (256 MiB) */
+  quotaProjectBytes: number;
+  /** STEWARD_QUOTA_BYTES: most stored spec bytes in all projects together; 0 = no quota. @default 4294967296 (4 GiB) */
+  quotaBytes: number;
+  /** STEWARD_QUOTA_PROJECT_PROCESSES: most programs the resources of one project may keep running (modules' `usage`); 0 = no quota. @default 64 */
+  quotaProjectProcesses: number;
+  /** STEWARD_QUOTA_PROCESSES: most programs all resources together may keep running; 0 = no quota. @default 256 */
+  quotaProcesses: number;
+  /** STEWARD_REVISION_RETENTION: newest revisions kept per resource (older ones are deleted when one is added); 0 keeps all. @default 100 */
+  revisionRetention: number;
 }
 
 type Parser = (raw: string) => unknown;
@@ -175,6 +189,13 @@ const SETTINGS: { [K in keyof Config]: [variable: string, parse: Parser, fallbac
   rateLimitBurst: ['STEWARD_RATE_LIMIT_BURST', integer(0, 1_000_000), 100],
   secretKey: ['STEWARD_SECRET_KEY', secretKey, undefined],
   secretKeysPrevious: ['STEWARD_SECRET_KEYS_PREVIOUS', secretKeyList, []],
+  quotaProjectResources: ['STEWARD_QUOTA_PROJECT_RESOURCES', integer(0), 10_000],
+  quotaResources: ['STEWARD_QUOTA_RESOURCES', integer(0), 1_000_000],
+  quotaProjectBytes: ['STEWARD_QUOTA_PROJECT_BYTES', integer(0), 256 * 1024 * 1024],
+  quotaBytes: ['STEWARD_QUOTA_BYTES', integer(0), 4 * 1024 * 1024 * 1024],
+  quotaProjectProcesses: ['STEWARD_QUOTA_PROJECT_PROCESSES', integer(0), 64],
+  quotaProcesses: ['STEWARD_QUOTA_PROCESSES', integer(0), 256],
+  revisionRetention: ['STEWARD_REVISION_RETENTION', integer(0), 100],
 };
 
 /** Settings whose values an error message must not repeat. */

@@ -28,8 +28,12 @@ export interface Store {
   /** Newest first; `before` is the last revision id of the previous page. */
   listRevisions(urn: string, limit: number, before?: number): Promise<Revision[]>;
 
-  /** Writes an accepted request (create, update, action, delete, retry) in one transaction. */
-  commitAccepted(change: AcceptedChange): Promise<CommitOutcome>;
+  /**
+   * Writes an accepted request (create, update, action, delete, retry) in one transaction.
+   * With `change.quota`, the resource's footprint is counted in the same transaction and
+   * the write is rolled back, answering the refusal, when it would take a quota past its max.
+   */
+  commitAccepted(change: AcceptedChange): Promise<CommitOutcome | QuotaRefusal>;
   /** Cancels an operation and puts its resource in ERROR, in one transaction. */
   commitCancel(cancel: CancelChange): Promise<CommitOutcome>;
 
@@ -79,6 +83,35 @@ export interface Store {
 
 export type CommitOutcome = 'committed' | 'conflict';
 
+/** What a resource counts against the quotas (quotas.ts says what each means). */
+export interface Footprint {
+  specBytes: number;
+  processes: number;
+}
+
+export type QuotaName = 'resources' | 'bytes' | 'processes';
+
+/** Each quota's max; 0 is no quota. */
+export type QuotaMaxes = Readonly<Record<QuotaName, number>>;
+
+export interface QuotaLimits {
+  project: QuotaMaxes;
+  global: QuotaMaxes;
+}
+
+/** The first quota a change would go past: nothing was written. */
+export interface QuotaRefusal {
+  refused: {
+    quota: QuotaName;
+    scope: 'project' | 'global';
+    max: number;
+    /** What was counted before this change. */
+    used: number;
+    /** What this change adds. */
+    requested: number;
+  };
+}
+
 /** What the resource must still look like for a write to apply. */
 export interface ExpectedState {
   version: number;
@@ -118,6 +151,14 @@ export interface AcceptedChange {
   /** Rewrite label and dependency index rows (create, or they changed). */
   reindex: boolean;
   events: EventInput[];
+  /**
+   * The resource's footprint after this change, and the quotas it must fit in. Absent when the
+   * change keeps the stored footprint (delete, retry). Only growth is refused: a change that
+   * adds nothing to a quota passes even when the quota is already over (it was lowered).
+   */
+  quota?: { footprint: Footprint; limits: QuotaLimits };
+  /** Newest revisions kept for this resource when `revision` is added; 0 keeps all. */
+  keepRevisions?: number;
 }
 
 export interface CancelChange {

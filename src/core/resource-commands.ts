@@ -5,6 +5,7 @@ import { newOperationId } from './ids.js';
 import { diffJson } from './json.js';
 import type { EventInput, Operation, Resource } from './model.js';
 import { formatUrn, parseUrn } from './names.js';
+import { footprintOf, NO_QUOTAS, quotaExceeded, type Quotas } from './quotas.js';
 import { applyPlan, keepOmittedSecrets, runPlan, validatedConfigs, validatedParams } from './planning.js';
 import type { AcceptedChange, Store } from './ports.js';
 import type { RegisteredModule, Registry } from './registry.js';
@@ -47,6 +48,8 @@ export interface CommandDeps {
   registry: Registry;
   wakeup: Wakeup;
   clock: () => Date;
+  /** STEWARD_QUOTA_* and STEWARD_REVISION_RETENTION. @default NO_QUOTAS */
+  quotas?: Quotas;
 }
 
 /** A compare-and-set that loses to a concurrent write is retried this often before giving up. */
@@ -56,7 +59,7 @@ const MAX_CONFLICT_RETRIES = 5;
  * The write side of the API: validate, check the transition, plan, and commit
  * resource, revision, operation and events in one transaction.
  */
-export function createResourceCommands({ store, registry, wakeup, clock }: CommandDeps) {
+export function createResourceCommands({ store, registry, wakeup, clock, quotas = NO_QUOTAS }: CommandDeps) {
   /** The dependencies as plan sees them: their secret outputs opened (one that does not open is left out). */
   async function resolveForPlan(module: RegisteredModule, project: string, requested: Record<string, string>) {
     const resolved = await resolveDependencies(store, module, project, requested);
@@ -87,7 +90,8 @@ export function createResourceCommands({ store, registry, wakeup, clock }: Comma
     const resource = applyPlan(module, null, desired, plan);
     const operation = newOperation(resource, 'create', {}, options.actor, now);
     const events = [eventFor(resource, 'resource.created', operation.id, { version: 1 }), eventFor(resource, 'operation.created', operation.id, { action: 'create' })];
-    return commit(module, { resource, expected: null, nextSyncAtMs: now.getTime(), operation, reindex: true, events, revision: revisionOf(null, resource, operation) }, options);
+    const revision = revisionOf(null, resource, operation);
+    return commit(module, { resource, expected: null, nextSyncAtMs: now.getTime(), operation, reindex: true, events, revision, quota: quotaOf(module, resource) }, options);
   }
 
   /** PATCH: each part given replaces the stored one. */
@@ -185,6 +189,8 @@ export function createResourceCommands({ store, registry, wakeup, clock }: Comma
         reindex,
         events,
         revision: changedSpec ? revisionOf(current, resource, operation) : undefined,
+        // A delete is never refused: it keeps the stored footprint until the row is gone.
+        quota: changedSpec && action !== 'delete' ? quotaOf(module, resource) : undefined,
       },
       options,
       carried,
@@ -198,7 +204,9 @@ export function createResourceCommands({ store, registry, wakeup, clock }: Comma
   async function commit(_module: RegisteredModule, change: AcceptedChange, options: RequestOptions, carried: readonly UnreadableSecret[] = []): Promise<Accepted> {
     const result = { resource: resourceView(change.resource, registry), operation: operationView(change.operation, registry), dryRun: Boolean(options.dryRun) };
     if (options.dryRun) return result;
-    const outcome = await store.commitAccepted({ ...change, resource: registry.secrets.seal(change.resource, carried) });
+    const keepRevisions = change.revision ? quotas.keepRevisions : undefined;
+    const outcome = await store.commitAccepted({ ...change, keepRevisions, resource: registry.secrets.seal(change.resource, carried) });
+    if (typeof outcome === 'object') throw quotaExceeded(change.resource.project, outcome);
     if (outcome === 'conflict') {
       if (change.expected === null && (await store.findResource(change.resource.urn))) {
         throw new AlreadyExistsError(`resource ${change.resource.urn} already exists`, { urn: change.resource.urn });
@@ -234,6 +242,11 @@ export function createResourceCommands({ store, registry, wakeup, clock }: Comma
         if (!(err instanceof ConflictSignal) || i >= MAX_CONFLICT_RETRIES) throw err instanceof ConflictSignal ? conflictError(urn) : err;
       }
     }
+  }
+
+  /** The footprint counted in the accept transaction (the store refuses what would go past a quota). */
+  function quotaOf(module: RegisteredModule, resource: Resource): AcceptedChange['quota'] {
+    return { footprint: footprintOf(module, resource), limits: quotas.limits };
   }
 
   function revisionOf(current: Resource | null, resource: Resource, operation: Operation): AcceptedChange['revision'] {

@@ -1,29 +1,38 @@
 import { sql, type Kysely, type UpdateQueryBuilder, type UpdateResult } from 'kysely';
-import type { AcceptedChange, CancelChange, CommitOutcome, ExpectedState } from '../core/ports.js';
+import type { AcceptedChange, CancelChange, CommitOutcome, ExpectedState, QuotaRefusal } from '../core/ports.js';
 import type { Resource } from '../core/model.js';
 import { RollbackConflict, type StoreDriver } from './driver.js';
 import { appendEvents } from './events.js';
+import { countFootprint, pruneRevisions, QuotaRollback } from './quota-writes.js';
 import { operationToRow, resourceToRow, revisionToRow } from './rows.js';
 import type { Database } from './schema.js';
 
 /** Writes of accepted requests: each one transaction, each status change a compare-and-set. */
 export function createAcceptWrites(driver: StoreDriver) {
-  async function commitAccepted(change: AcceptedChange): Promise<CommitOutcome> {
-    const { resource } = change;
+  async function commitAccepted(change: AcceptedChange): Promise<CommitOutcome | QuotaRefusal> {
+    const { resource, quota } = change;
+    const footprint = quota ? { spec_bytes: quota.footprint.specBytes, processes: quota.footprint.processes } : {};
     try {
       return await driver.writeTransaction(async (trx) => {
         const row = resourceToRow(resource, change.nextSyncAtMs);
         if (change.expected === null) {
           const existing = await trx.selectFrom('resources').select('urn').where('urn', '=', resource.urn).executeTakeFirst();
           if (existing) return 'conflict';
-          await trx.insertInto('resources').values({ ...row, lease_owner: null, lease_expires_at: null, lease_token: firstLeaseToken(resource) }).execute();
+          await trx.insertInto('resources').values({ ...row, ...footprint, lease_owner: null, lease_expires_at: null, lease_token: firstLeaseToken(resource) }).execute();
+          if (quota) await countFootprint(trx, resource.project, null, quota);
         } else {
           const { urn, kind, project, name, created_at, created_by, next_sync_at, ...changed } = row;
           void [kind, project, name, created_at, created_by];
+          // The footprint the row counts now; read before the compare-and-set, which fails if the row changed since.
+          const before = quota
+            ? await trx.selectFrom('resources').select(['spec_bytes', 'processes']).where('urn', '=', urn).executeTakeFirst()
+            : undefined;
           // A worker may still hold the lease (a delete superseding a sync): the row becomes due when that lease ends.
           const due = sql<number>`case when lease_expires_at > ${next_sync_at} then lease_expires_at else ${next_sync_at} end`;
-          const result = await guarded(trx.updateTable('resources').set({ ...changed, next_sync_at: due }), urn, change.expected).executeTakeFirst();
+          const result = await guarded(trx.updateTable('resources').set({ ...changed, ...footprint, next_sync_at: due }), urn, change.expected).executeTakeFirst();
           if (Number(result.numUpdatedRows) !== 1) return 'conflict';
+          if (quota && !before) throw new RollbackConflict();
+          if (quota && before) await countFootprint(trx, resource.project, { specBytes: Number(before.spec_bytes), processes: Number(before.processes) }, quota);
         }
         if (change.operation.action === 'delete') await assertNoDependents(trx, resource.urn);
         if (change.reindex) await reindex(trx, resource);
@@ -36,13 +45,17 @@ export function createAcceptWrites(driver: StoreDriver) {
             .execute();
         }
         await trx.insertInto('operations').values(operationToRow(change.operation)).execute();
-        if (change.revision) await trx.insertInto('revisions').values(revisionToRow(resource.urn, change.revision)).execute();
+        if (change.revision) {
+          await trx.insertInto('revisions').values(revisionToRow(resource.urn, change.revision)).execute();
+          if (change.keepRevisions) await pruneRevisions(trx, resource.urn, change.keepRevisions);
+        }
         await driver.notifyWork(trx);
         await appendEvents(driver, trx, change.events, change.operation.created_at);
         return 'committed';
       });
     } catch (err) {
       if (err instanceof RollbackConflict) return 'conflict';
+      if (err instanceof QuotaRollback) return err.refusal;
       throw err;
     }
   }

@@ -28,6 +28,9 @@ export interface ResourcesTable {
   lease_owner: string | null;
   lease_expires_at: number | null;
   lease_token: number;
+  /** What the row counts against the quotas (core/quotas.ts footprintOf); summed per project in quota_usage. */
+  spec_bytes: Generated<number>;
+  processes: Generated<number>;
 }
 
 export interface ResourceLabelsTable {
@@ -82,6 +85,14 @@ export interface EventsTable {
   created_at: string;
 }
 
+/** Per project, the sum of its resources' footprints: kept in the transactions that insert, change and delete rows. */
+export interface QuotaUsageTable {
+  project: string;
+  resources: number;
+  bytes: number;
+  processes: number;
+}
+
 export interface Database {
   resources: ResourcesTable;
   resource_labels: ResourceLabelsTable;
@@ -89,4 +100,5 @@ export interface Database {
   revisions: RevisionsTable;
   operations: OperationsTable;
   events: EventsTable;
+  quota_usage: QuotaUsageTable;
 }

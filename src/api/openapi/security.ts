@@ -14,7 +14,7 @@ export const SECURITY_SCHEMES = {
   },
 };
 
-/** 401, 403 and 429, each with the Error body and the headers they carry. */
+/** 401, 403 (permission_denied, quota_exceeded) and 429, each with the Error body and the headers they carry. */
 export function accessResponseComponents(): Record<string, object> {
   const error = { 'application/json': { schema: componentRef('Error') } };
   return {
@@ -23,7 +23,13 @@ export function accessResponseComponents(): Record<string, object> {
       headers: { 'WWW-Authenticate': { description: 'Bearer realm="steward" (with error="invalid_token" when a token was sent)', schema: { type: 'string' } } },
       content: error,
     },
-    PermissionDenied: { description: "permission_denied: the token's role may not do this, or a create names a project not granted to it", content: error },
+    PermissionDenied: {
+      description:
+        "permission_denied: the token's role may not do this, or a create names a project not granted to it; " +
+        'or quota_exceeded: a create, update or module action would take its project or all of Steward past a quota ' +
+        '(details: quota, scope, setting, max, used, requested; docs/security.md#quotas)',
+      content: error,
+    },
     RateLimited: {
       description: 'rate_limited: the token sent more than STEWARD_RATE_LIMIT_BURST requests at once or STEWARD_RATE_LIMIT_PER_SECOND a second',
       headers: { 'Retry-After': { description: 'whole seconds to wait (at least 1)', schema: { type: 'integer', minimum: 1 } } },
