@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Config } from '../../src/config.js';
+import { createStore } from '../../src/store/create-store.js';
 import { call, startSteward, waitFor, type Harness } from '../helpers/harness.js';
 import { killAllWith, processesWith } from '../helpers/local-processes.js';
 import { openRawDatabase, type RawDatabase } from '../helpers/raw-database.js';
@@ -153,6 +154,15 @@ describe('quotas', () => {
     await expectCountsMatchRows();
   });
 
+  it('holds a project quota exactly under concurrent creates (on PostgreSQL too: the project row is locked until commit)', async () => {
+    const { api } = await start({ quotaProjectResources: 5 });
+    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => call('POST', `${api}/resources`, file('race', `r${i}`))));
+    expect(answers.filter((res) => res.status === 202)).toHaveLength(5);
+    expect(answers.filter((res) => res.status === 403 && res.body.error.code === 'quota_exceeded')).toHaveLength(15);
+    expect(await raw!.query("select count(*) as n from resources where project = 'race'")).toEqual([{ n: raw!.dialect === 'postgres' ? '5' : 5 }]);
+    await expectCountsMatchRows();
+  });
+
   it('refuses stored bytes past the per-project and the global quota, on create and on PATCH', async () => {
     const { api } = await start({ quotaProjectBytes: 300_000, quotaBytes: 500_000 });
     expect((await call('POST', `${api}/resources`, file('one', 'a', 200_000))).status).toBe(202);
@@ -196,5 +206,34 @@ describe('quotas', () => {
       { urn: a, version: 5 },
       { urn: a, version: 6 },
     ]);
+  });
+
+  it('0004_quotas counts the resources of an existing database as the accept path does', async () => {
+    const { api } = await start({});
+    const bodies = [
+      { ...file('one', 'a'), labels: { team: 'é' }, spec: { configs: { path: 'a.txt', content: 'naïve ✓' } } },
+      sleeper('one', 'web', 3),
+      { ...sleeper('one', 'idle', 5), spec: { configs: { command: 'sleep', args: [MARK], replicas: 5, stopped: true } } },
+      { kind: 'job', project: 'two', name: 'once', spec: { configs: { command: 'sleep', args: [MARK] } } },
+    ];
+    for (const body of bodies) expect((await call('POST', `${api}/resources`, body)).status).toBe(202);
+    const counted = await raw!.query('select project, resources, bytes, processes from quota_usage order by project');
+    const footprints = await raw!.query('select urn, spec_bytes, processes from resources order by urn');
+    expect(counted.map((row) => [row.project, Number(row.processes)])).toEqual([['one', 3], ['two', 1]]);
+    const { db } = h!.steward.config;
+    await raw!.close();
+    await h!.close();
+    h = undefined;
+
+    // The database as it was before 0004.
+    raw = await openRawDatabase(db);
+    await raw.run('drop table quota_usage');
+    await raw.run('alter table resources drop column spec_bytes');
+    await raw.run('alter table resources drop column processes');
+    await raw.run("delete from kysely_migration where name = '0004_quotas'");
+    const store = await createStore({ db, busyTimeoutMs: 1000 });
+    await store.close();
+    expect(await raw.query('select project, resources, bytes, processes from quota_usage order by project')).toEqual(counted);
+    expect(await raw.query('select urn, spec_bytes, processes from resources order by urn')).toEqual(footprints);
   });
 });
