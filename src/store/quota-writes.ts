@@ -36,27 +36,19 @@ export async function countFootprint(
     processes: footprint.processes - (before?.processes ?? 0),
   };
   if (QUOTAS.every((name) => delta[name] === 0)) return;
-  const counted = await trx
-    .insertInto('quota_usage')
-    .values({ project, ...delta })
-    .onConflict((oc) =>
-      oc.column('project').doUpdateSet((eb) => ({
-        resources: eb('quota_usage.resources', '+', eb.ref('excluded.resources')),
-        bytes: eb('quota_usage.bytes', '+', eb.ref('excluded.bytes')),
-        processes: eb('quota_usage.processes', '+', eb.ref('excluded.processes')),
-      })),
-    )
-    .returning(['resources', 'bytes', 'processes'])
-    .executeTakeFirstOrThrow();
+  // Written as SQL, not built: this runs in every create, and kysely's builder costs more than the statement.
+  const counted = await sql<Amounts>`
+    insert into quota_usage (project, resources, bytes, processes) values (${project}, ${delta.resources}, ${delta.bytes}, ${delta.processes})
+    on conflict (project) do update set resources = quota_usage.resources + excluded.resources,
+      bytes = quota_usage.bytes + excluded.bytes, processes = quota_usage.processes + excluded.processes
+    returning resources, bytes, processes`.execute(trx);
   const growing = QUOTAS.filter((name) => delta[name] > 0);
-  refuseOver('project', amounts(counted), delta, growing.filter((name) => limits.project[name] > 0), limits.project);
+  refuseOver('project', amounts(counted.rows[0]!), delta, growing.filter((name) => limits.project[name] > 0), limits.project);
   const globally = growing.filter((name) => limits.global[name] > 0);
   if (globally.length === 0) return;
-  const total = await trx
-    .selectFrom('quota_usage')
-    .select([sql<number>`coalesce(sum(resources), 0)`.as('resources'), sql<number>`coalesce(sum(bytes), 0)`.as('bytes'), sql<number>`coalesce(sum(processes), 0)`.as('processes')])
-    .executeTakeFirstOrThrow();
-  refuseOver('global', amounts(total), delta, globally, limits.global);
+  const total = await sql<Amounts>`
+    select coalesce(sum(resources), 0) as resources, coalesce(sum(bytes), 0) as bytes, coalesce(sum(processes), 0) as processes from quota_usage`.execute(trx);
+  refuseOver('global', amounts(total.rows[0]!), delta, globally, limits.global);
 }
 
 /** The first quota (in QUOTAS order) whose count, this change included, is past its max. */
@@ -99,7 +91,7 @@ export async function uncountFootprints(trx: Kysely<Database>, removed: Readonly
 
 /** Keeps the newest `keep` revisions of `urn` (by id, the order GET …/revisions pages in). One statement, over the (urn, id) index. */
 export async function pruneRevisions(trx: Kysely<Database>, urn: string, keep: number): Promise<void> {
-  const oldestKept = trx.selectFrom('revisions').select('id').where('urn', '=', urn).orderBy('id', 'desc').limit(1).offset(keep - 1);
   // Fewer than `keep`: the subquery is null, and `id < null` deletes nothing.
-  await trx.deleteFrom('revisions').where('urn', '=', urn).where('id', '<', oldestKept).execute();
+  await sql`delete from revisions where urn = ${urn}
+    and id < (select id from revisions where urn = ${urn} order by id desc limit 1 offset ${keep - 1})`.execute(trx);
 }
