@@ -25,6 +25,7 @@ const STORE_SUITES = [
   'postgres-targets',
   'resource-claims',
   'file-confinement',
+  'quotas',
 ];
 
 // The reliability suites (test/reliability) that also run on PostgreSQL.

@@ -100,6 +100,20 @@ export interface Config {
    * directory must be listed exactly. @default 127.0.0.0/8,::1,localhost (loopback only)
    */
   postgresTargets: string[];
+  /** STEWARD_QUOTA_PROJECT_RESOURCES: most resources one project may hold; 0 = no quota. @default 10000 */
+  quotaProjectResources: number;
+  /** STEWARD_QUOTA_RESOURCES: most resources in all projects together; 0 = no quota. @default 1000000 */
+  quotaResources: number;
+  /** STEWARD_QUOTA_PROJECT_BYTES: most stored spec bytes (configs, dependencies, labels as JSON) of one project; 0 = no quota. @default 268435456 (256 MiB) */
+  quotaProjectBytes: number;
+  /** STEWARD_QUOTA_BYTES: most stored spec bytes in all projects together; 0 = no quota. @default 4294967296 (4 GiB) */
+  quotaBytes: number;
+  /** STEWARD_QUOTA_PROJECT_PROCESSES: most programs the resources of one project may keep running (modules' `usage`); 0 = no quota. @default 64 */
+  quotaProjectProcesses: number;
+  /** STEWARD_QUOTA_PROCESSES: most programs all resources together may keep running; 0 = no quota. @default 256 */
+  quotaProcesses: number;
+  /** STEWARD_REVISION_RETENTION: newest revisions kept per resource (older ones are deleted when one is added); 0 keeps all. @default 100 */
+  revisionRetention: number;
 }
 
 type Parser = (raw: string) => unknown;
@@ -209,6 +223,13 @@ const SETTINGS: { [K in keyof Config]: [variable: string, parse: Parser, fallbac
   secretKeysPrevious: ['STEWARD_SECRET_KEYS_PREVIOUS', secretKeyList, []],
   allowedEnv: ['STEWARD_ALLOWED_ENV', envAllowList, []],
   postgresTargets: ['STEWARD_POSTGRES_TARGETS', postgresTargetList, ['127.0.0.0/8', '::1', 'localhost']],
+  quotaProjectResources: ['STEWARD_QUOTA_PROJECT_RESOURCES', integer(0), 10_000],
+  quotaResources: ['STEWARD_QUOTA_RESOURCES', integer(0), 1_000_000],
+  quotaProjectBytes: ['STEWARD_QUOTA_PROJECT_BYTES', integer(0), 256 * 1024 * 1024],
+  quotaBytes: ['STEWARD_QUOTA_BYTES', integer(0), 4 * 1024 * 1024 * 1024],
+  quotaProjectProcesses: ['STEWARD_QUOTA_PROJECT_PROCESSES', integer(0), 64],
+  quotaProcesses: ['STEWARD_QUOTA_PROCESSES', integer(0), 256],
+  revisionRetention: ['STEWARD_REVISION_RETENTION', integer(0), 100],
 };
 
 /** Settings whose values an error message must not repeat. */

@@ -15,6 +15,7 @@ import { createLogReader } from './core/logs.js';
 import { loadModulesFromPaths } from './core/module-loader.js';
 import type { Store } from './core/ports.js';
 import { createQueries } from './core/queries.js';
+import { resolveQuotas } from './core/quotas.js';
 import { createRegistry, type Registry } from './core/registry.js';
 import { createResourceCommands } from './core/resource-commands.js';
 import { createSecretBox } from './core/secret-box.js';
@@ -65,7 +66,7 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
   const store: Store = await createStore({ db: config.db, busyTimeoutMs: config.dbBusyTimeoutMs, poolSize: config.dbPoolSize });
   const wakeup = createWakeup();
   const limits = resolveLimits(config);
-  const commands = withRequestLimits(createResourceCommands({ store, registry, wakeup, clock }), limits);
+  const commands = withRequestLimits(createResourceCommands({ store, registry, wakeup, clock, quotas: resolveQuotas(config) }), limits);
   const queries = createQueries({ store, registry, clock });
   const events = createEventFeed({ store, options: { pollIntervalMs: EVENTS_POLL_MS, batchSize: 500 } });
   const pruner = createEventPruner({ store, logger, options: { keep: config.eventRetention, intervalMs: EVENTS_PRUNE_INTERVAL_MS } });

@@ -50,6 +50,8 @@ export function createJobModule(options: JobModuleOptions): ModuleDefinition {
       delete: { description: 'Stop a run still going and remove the run directory (logs included).' },
       rerun: { description: 'Run the command again with the same configs.' },
     },
+    // One program per run, counted while the resource exists: usage sees the spec, not whether a run is going.
+    usage: () => ({ processes: 1 }),
     plan: (input) => planJob(allowList, envAllowList, input),
     sync: (input, ctx) => syncJob(deps, input, ctx),
     logs: (input, ctx) => jobLogs(runDir, logPollMs, input, ctx),

@@ -52,6 +52,8 @@ export function createProcessModule(options: ProcessModuleOptions): ModuleDefini
       stop: { description: 'Stop every replica and keep them stopped (configs.stopped = true); replicas is kept.' },
       start: { description: 'Undo stop (configs.stopped = false), and start replicas the restart policy kept down.' },
     },
+    // Replicas that run: none while stopped (the start action counts them again).
+    usage: ({ configs }) => ({ processes: configs.stopped === true ? 0 : Number(configs.replicas ?? 1) }),
     plan: (input) => planProcess(allowList, envAllowList, input),
     sync: (input, ctx) => syncProcess(deps, input, ctx),
     logs: (input, ctx) => processLogs(runDir, logPollMs, input, ctx),

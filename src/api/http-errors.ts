@@ -14,6 +14,8 @@ export const HTTP_STATUS: Readonly<Record<ErrorCode, number>> = Object.freeze({
   payload_too_large: 413,
   unsupported_media_type: 415,
   rate_limited: 429,
+  // As Kubernetes answers a create past a ResourceQuota: the request is understood and allowed, the budget is spent.
+  quota_exceeded: 403,
   expired: 410,
   internal: 500,
   unavailable: 503,

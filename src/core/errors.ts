@@ -13,6 +13,7 @@ export type ErrorCode =
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'rate_limited'
+  | 'quota_exceeded'
   | 'expired'
   | 'internal'
   | 'unavailable';
@@ -62,6 +63,13 @@ export class PreconditionFailedError extends StewardError {
 export class ExpiredError extends StewardError {
   constructor(message: string, details?: unknown) {
     super('expired', message, details);
+  }
+}
+
+/** A request would take a project, or the whole Steward, past one of the operator's quotas (quotas.ts). */
+export class QuotaExceededError extends StewardError {
+  constructor(message: string, details?: unknown) {
+    super('quota_exceeded', message, details);
   }
 }
 

@@ -30,7 +30,9 @@ export interface Store {
 
   /**
    * Writes an accepted request (create, update, action, delete, retry) in one transaction.
-   * A claim key another resource holds writes nothing and answers who holds it.
+   * A claim key another resource holds writes nothing and answers who holds it. With
+   * `change.quota`, the resource's footprint is counted in the same transaction and the
+   * write is rolled back, answering the refusal, when it would take a quota past its max.
    */
   commitAccepted(change: AcceptedChange): Promise<AcceptOutcome>;
   /** The resource holding `key` among resources of `kind` (the dry run's look; the commit checks again). */
@@ -83,13 +85,45 @@ export interface Store {
 }
 
 export type CommitOutcome = 'committed' | 'conflict';
-/** `claimHeldBy`: the change's claim key is held by another resource; nothing was written. */
-export type AcceptOutcome = CommitOutcome | { claimHeldBy: ClaimHolder };
+/**
+ * `claimHeldBy`: the change's claim key is held by another resource; a `QuotaRefusal`: the
+ * change would take a quota past its max. Either way nothing was written.
+ */
+export type AcceptOutcome = CommitOutcome | { claimHeldBy: ClaimHolder } | QuotaRefusal;
 
 /** The resource that holds a claim key. */
 export interface ClaimHolder {
   urn: string;
   project: string;
+}
+
+/** What a resource counts against the quotas (quotas.ts says what each means). */
+export interface Footprint {
+  specBytes: number;
+  processes: number;
+}
+
+export type QuotaName = 'resources' | 'bytes' | 'processes';
+
+/** Each quota's max; 0 is no quota. */
+export type QuotaMaxes = Readonly<Record<QuotaName, number>>;
+
+export interface QuotaLimits {
+  project: QuotaMaxes;
+  global: QuotaMaxes;
+}
+
+/** The first quota a change would go past: nothing was written. */
+export interface QuotaRefusal {
+  refused: {
+    quota: QuotaName;
+    scope: 'project' | 'global';
+    max: number;
+    /** What was counted before this change. */
+    used: number;
+    /** What this change adds. */
+    requested: number;
+  };
 }
 
 /** What the resource must still look like for a write to apply. */
@@ -136,6 +170,14 @@ export interface AcceptedChange {
    */
   claimKey?: string | null;
   events: EventInput[];
+  /**
+   * The resource's footprint after this change, and the quotas it must fit in. Absent when the
+   * change keeps the stored footprint (delete, retry). Only growth is refused: a change that
+   * adds nothing to a quota passes even when the quota is already over (it was lowered).
+   */
+  quota?: { footprint: Footprint; limits: QuotaLimits };
+  /** Newest revisions kept for this resource when `revision` is added; 0 keeps all. */
+  keepRevisions?: number;
 }
 
 export interface CancelChange {

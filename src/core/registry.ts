@@ -93,6 +93,7 @@ function register(raw: unknown, origin: string, compiler: ReturnType<typeof crea
   if (typeof def.sync !== 'function') failKind('sync must be a function');
   if (def.logs !== undefined && typeof def.logs !== 'function') failKind('logs must be a function when given');
   if (def.claimKey !== undefined && typeof def.claimKey !== 'function') failKind('claimKey must be a function when given');
+  if (def.usage !== undefined && typeof def.usage !== 'function') failKind('usage must be a function when given');
   if (typeof def.actions !== 'object' || def.actions === null) failKind('actions must be an object');
   for (const action of REQUIRED_ACTIONS) if (!def.actions[action]) failKind(`actions must include "${action}"`);
   if (def.resyncIntervalMs !== undefined && !(Number.isFinite(def.resyncIntervalMs) && def.resyncIntervalMs > 0)) {

@@ -6,6 +6,7 @@ import { newOperationId } from './ids.js';
 import { diffJson } from './json.js';
 import type { EventInput, Operation, Resource } from './model.js';
 import { formatUrn, parseUrn } from './names.js';
+import { footprintOf, NO_QUOTAS, quotaExceeded, type Quotas } from './quotas.js';
 import { applyPlan, keepOmittedSecrets, runPlan, validatedConfigs, validatedParams } from './planning.js';
 import { refuseMovedSecrets } from './secret-bindings.js';
 import type { AcceptedChange, Store } from './ports.js';
@@ -49,6 +50,8 @@ export interface CommandDeps {
   registry: Registry;
   wakeup: Wakeup;
   clock: () => Date;
+  /** STEWARD_QUOTA_* and STEWARD_REVISION_RETENTION. @default NO_QUOTAS */
+  quotas?: Quotas;
 }
 
 /** A compare-and-set that loses to a concurrent write is retried this often before giving up. */
@@ -58,7 +61,7 @@ const MAX_CONFLICT_RETRIES = 5;
  * The write side of the API: validate, check the transition, plan, and commit
  * resource, revision, operation and events in one transaction.
  */
-export function createResourceCommands({ store, registry, wakeup, clock }: CommandDeps) {
+export function createResourceCommands({ store, registry, wakeup, clock, quotas = NO_QUOTAS }: CommandDeps) {
   /** The dependencies as plan sees them: their secret outputs opened (one that does not open is left out). */
   async function resolveForPlan(module: RegisteredModule, project: string, requested: Record<string, string>) {
     const resolved = await resolveDependencies(store, module, project, requested);
@@ -89,8 +92,9 @@ export function createResourceCommands({ store, registry, wakeup, clock }: Comma
     const resource = applyPlan(module, null, desired, plan);
     const operation = newOperation(resource, 'create', {}, options.actor, now);
     const events = [eventFor(resource, 'resource.created', operation.id, { version: 1 }), eventFor(resource, 'operation.created', operation.id, { action: 'create' })];
+    const revision = revisionOf(null, resource, operation);
     const change = { resource, expected: null, nextSyncAtMs: now.getTime(), operation, reindex: true, claimKey: claimKeyOf(module, resource), events };
-    return commit(module, { ...change, revision: revisionOf(null, resource, operation) }, options);
+    return commit(module, { ...change, revision, quota: quotaOf(module, resource) }, options);
   }
 
   /** PATCH: each part given replaces the stored one. */
@@ -196,6 +200,8 @@ export function createResourceCommands({ store, registry, wakeup, clock }: Comma
         claimKey: action === 'delete' ? undefined : claimKeyOf(module, resource),
         events,
         revision: changedSpec ? revisionOf(current, resource, operation) : undefined,
+        // A delete is never refused: it keeps the stored footprint until the row is gone.
+        quota: changedSpec && action !== 'delete' ? quotaOf(module, resource) : undefined,
       },
       options,
       carried,
@@ -213,8 +219,12 @@ export function createResourceCommands({ store, registry, wakeup, clock }: Comma
       if (holder && holder.urn !== change.resource.urn) throw claimHeldError(change.resource, change.claimKey!, holder);
       return result;
     }
-    const outcome = await store.commitAccepted({ ...change, resource: registry.secrets.seal(change.resource, carried) });
-    if (typeof outcome === 'object') throw claimHeldError(change.resource, change.claimKey!, outcome.claimHeldBy);
+    const keepRevisions = change.revision ? quotas.keepRevisions : undefined;
+    const outcome = await store.commitAccepted({ ...change, keepRevisions, resource: registry.secrets.seal(change.resource, carried) });
+    if (typeof outcome === 'object') {
+      if ('claimHeldBy' in outcome) throw claimHeldError(change.resource, change.claimKey!, outcome.claimHeldBy);
+      throw quotaExceeded(change.resource.project, outcome);
+    }
     if (outcome === 'conflict') {
       if (change.expected === null && (await store.findResource(change.resource.urn))) {
         throw new AlreadyExistsError(`resource ${change.resource.urn} already exists`, { urn: change.resource.urn });
@@ -250,6 +260,11 @@ export function createResourceCommands({ store, registry, wakeup, clock }: Comma
         if (!(err instanceof ConflictSignal) || i >= MAX_CONFLICT_RETRIES) throw err instanceof ConflictSignal ? conflictError(urn) : err;
       }
     }
+  }
+
+  /** The footprint counted in the accept transaction (the store refuses what would go past a quota). */
+  function quotaOf(module: RegisteredModule, resource: Resource): AcceptedChange['quota'] {
+    return { footprint: footprintOf(module, resource), limits: quotas.limits };
   }
 
   function revisionOf(current: Resource | null, resource: Resource, operation: Operation): AcceptedChange['revision'] {

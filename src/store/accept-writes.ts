@@ -3,14 +3,16 @@ import type { AcceptOutcome, AcceptedChange, CancelChange, ClaimHolder, CommitOu
 import type { Resource } from '../core/model.js';
 import { RollbackConflict, type StoreDriver } from './driver.js';
 import { appendEvents } from './events.js';
+import { countFootprint, pruneRevisions, QuotaRollback } from './quota-writes.js';
 import { claimColumn, operationToRow, resourceToRow, revisionToRow } from './rows.js';
 import type { Database } from './schema.js';
 
 /** Writes of accepted requests: each one transaction, each status change a compare-and-set. */
 export function createAcceptWrites(driver: StoreDriver) {
   async function commitAccepted(change: AcceptedChange): Promise<AcceptOutcome> {
-    const { resource } = change;
+    const { resource, quota } = change;
     const claim = change.claimKey === undefined ? undefined : claimColumn(resource.kind, change.claimKey);
+    const footprint = quota ? { spec_bytes: quota.footprint.specBytes, processes: quota.footprint.processes } : {};
     try {
       return await driver.writeTransaction(async (trx): Promise<AcceptOutcome> => {
         const row = resourceToRow(resource, change.nextSyncAtMs);
@@ -24,16 +26,23 @@ export function createAcceptWrites(driver: StoreDriver) {
           if (existing) return 'conflict';
           await trx
             .insertInto('resources')
-            .values({ ...row, claim_key: claim ?? null, lease_owner: null, lease_expires_at: null, lease_token: firstLeaseToken(resource) })
+            .values({ ...row, ...footprint, claim_key: claim ?? null, lease_owner: null, lease_expires_at: null, lease_token: firstLeaseToken(resource) })
             .execute();
+          if (quota) await countFootprint(trx, resource.project, null, quota);
         } else {
           const { urn, kind, project, name, created_at, created_by, next_sync_at, ...changed } = row;
           void [kind, project, name, created_at, created_by];
+          // The footprint the row counts now; read before the compare-and-set, which fails if the row changed since.
+          const before = quota
+            ? await trx.selectFrom('resources').select(['spec_bytes', 'processes']).where('urn', '=', urn).executeTakeFirst()
+            : undefined;
           // A worker may still hold the lease (a delete superseding a sync): the row becomes due when that lease ends.
           const due = sql<number>`case when lease_expires_at > ${next_sync_at} then lease_expires_at else ${next_sync_at} end`;
           const moved = claim === undefined ? {} : { claim_key: claim };
-          const result = await guarded(trx.updateTable('resources').set({ ...changed, ...moved, next_sync_at: due }), urn, change.expected).executeTakeFirst();
+          const result = await guarded(trx.updateTable('resources').set({ ...changed, ...footprint, ...moved, next_sync_at: due }), urn, change.expected).executeTakeFirst();
           if (Number(result.numUpdatedRows) !== 1) return 'conflict';
+          if (quota && !before) throw new RollbackConflict();
+          if (quota && before) await countFootprint(trx, resource.project, { specBytes: Number(before.spec_bytes), processes: Number(before.processes) }, quota);
         }
         if (change.operation.action === 'delete') await assertNoDependents(trx, resource.urn);
         if (change.reindex) await reindex(trx, resource);
@@ -46,13 +55,17 @@ export function createAcceptWrites(driver: StoreDriver) {
             .execute();
         }
         await trx.insertInto('operations').values(operationToRow(change.operation)).execute();
-        if (change.revision) await trx.insertInto('revisions').values(revisionToRow(resource.urn, change.revision)).execute();
+        if (change.revision) {
+          await trx.insertInto('revisions').values(revisionToRow(resource.urn, change.revision)).execute();
+          if (change.keepRevisions) await pruneRevisions(trx, resource.urn, change.keepRevisions);
+        }
         await driver.notifyWork(trx);
         await appendEvents(driver, trx, change.events, change.operation.created_at);
         return 'committed';
       });
     } catch (err) {
       if (err instanceof RollbackConflict) return 'conflict';
+      if (err instanceof QuotaRollback) return err.refusal;
       if (claim && isClaimViolation(err)) {
         // Another transaction took the key between our look and our write: name it, or look again if it is gone already.
         const holder = await claimHolder(driver.db, claim, resource.urn);

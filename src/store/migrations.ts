@@ -126,6 +126,32 @@ export function migrations(dialect: 'sqlite' | 'postgres'): Record<string, Migra
         await sql`create unique index resources_claim_key on resources (claim_key) where claim_key is not null`.execute(db);
       },
     },
+    // Quotas: each row's footprint, and per project their sums, so an accept checks a quota by one
+    // keyed row (and the global quota by one row per project) instead of summing resources.
+    '0004_quotas': {
+      async up(db: Kysely<unknown>) {
+        await db.schema.alterTable('resources').addColumn('spec_bytes', 'bigint', (c) => c.notNull().defaultTo(0)).execute();
+        await db.schema.alterTable('resources').addColumn('processes', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+        await db.schema
+          .createTable('quota_usage')
+          .addColumn('project', 'text', (c) => c.primaryKey())
+          .addColumn('resources', 'bigint', (c) => c.notNull())
+          .addColumn('bytes', 'bigint', (c) => c.notNull())
+          .addColumn('processes', 'bigint', (c) => c.notNull())
+          .execute();
+        // Existing rows: their stored spec's bytes (secrets as stored), and the processes the built-in
+        // kinds declare (core/quotas.ts counts the same from then on; other kinds count at their next change).
+        const bytes = dialect === 'sqlite' ? (column: string) => sql`length(cast(${sql.ref(column)} as blob))` : (column: string) => sql`octet_length(${sql.ref(column)})`;
+        const replicas =
+          dialect === 'sqlite'
+            ? sql`case when json_extract(configs, '$.stopped') then 0 else coalesce(json_extract(configs, '$.replicas'), 1) end`
+            : sql`case when (configs::jsonb->>'stopped')::boolean then 0 else coalesce((configs::jsonb->>'replicas')::int, 1) end`;
+        await sql`update resources set spec_bytes = ${bytes('configs')} + ${bytes('dependencies')} + ${bytes('labels')},
+          processes = case kind when 'process' then ${replicas} when 'job' then 1 else 0 end`.execute(db);
+        await sql`insert into quota_usage (project, resources, bytes, processes)
+          select project, count(*), coalesce(sum(spec_bytes), 0), coalesce(sum(processes), 0) from resources group by project`.execute(db);
+      },
+    },
   };
 }
 

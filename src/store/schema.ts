@@ -30,6 +30,9 @@ export interface ResourcesTable {
   lease_token: number;
   /** `<kind>:<key>` of the backend object the resource holds (the module's claimKey); unique. */
   claim_key: string | null;
+  /** What the row counts against the quotas (core/quotas.ts footprintOf); summed per project in quota_usage. */
+  spec_bytes: Generated<number>;
+  processes: Generated<number>;
 }
 
 export interface ResourceLabelsTable {
@@ -84,6 +87,14 @@ export interface EventsTable {
   created_at: string;
 }
 
+/** Per project, the sum of its resources' footprints: kept in the transactions that insert, change and delete rows. */
+export interface QuotaUsageTable {
+  project: string;
+  resources: number;
+  bytes: number;
+  processes: number;
+}
+
 export interface Database {
   resources: ResourcesTable;
   resource_labels: ResourceLabelsTable;
@@ -91,4 +102,5 @@ export interface Database {
   revisions: RevisionsTable;
   operations: OperationsTable;
   events: EventsTable;
+  quota_usage: QuotaUsageTable;
 }

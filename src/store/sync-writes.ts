@@ -3,6 +3,7 @@ import type { EventInput } from '../core/model.js';
 import type { ClaimRequest, ClaimedWork, LeaseRef, SyncWriteBack } from '../core/ports.js';
 import type { StoreDriver } from './driver.js';
 import { appendEvents } from './events.js';
+import { uncountFootprints } from './quota-writes.js';
 import { claimDuePostgres, saveSyncResultsPostgres } from './postgres-sync-writes.js';
 import { rowToResource } from './rows.js';
 import type { Database } from './schema.js';
@@ -82,15 +83,18 @@ export function createSyncWrites(driver: StoreDriver) {
     return driver.writeTransaction(async (trx) => {
       const applied = results.map(() => false);
       const events: EventInput[] = [];
+      const removed: RemovedRow[] = [];
       for (const i of urnOrder(results)) {
         const writeBack = results[i]!;
-        const ok = await applyWriteBack(trx, writeBack, nowMs, nowIso);
+        const ok = await applyWriteBack(trx, writeBack, nowMs, nowIso, removed);
         applied[i] = ok;
         if (ok) events.push(...writeBack.events);
         else await release(trx, writeBack, nowMs);
       }
       const completed = results.filter((wb, i) => applied[i] && wb.wakeDependents).map((wb) => wb.urn);
       await wakeDependents(trx, completed, nowMs);
+      // After every resource row, as an accept locks its resource row before its project's count.
+      await uncountFootprints(trx, removed);
       // Released leases and woken dependents are work for any process.
       if (applied.includes(false) || completed.length > 0) await driver.notifyWork(trx);
       await appendEvents(driver, trx, events, nowIso);
@@ -136,15 +140,19 @@ function fenced<Q>(query: Q, lease: LeaseRef): Q {
   return (query as unknown as ResourceWhere).where('urn', '=', lease.urn).where('lease_token', '=', lease.leaseToken) as unknown as Q;
 }
 
-async function applyWriteBack(trx: Kysely<Database>, wb: SyncWriteBack, nowMs: number, nowIso: string): Promise<boolean> {
+type RemovedRow = { project: string; spec_bytes: number; processes: number };
+
+async function applyWriteBack(trx: Kysely<Database>, wb: SyncWriteBack, nowMs: number, nowIso: string, removed: RemovedRow[]): Promise<boolean> {
   if (wb.outcome === 'deleted') {
     // The row's claim_key goes with it: the backend object is free for another resource once its delete completed.
-    const result = await fenced(trx.deleteFrom('resources'), wb)
+    const gone = await fenced(trx.deleteFrom('resources'), wb)
       .where('operation_id', '=', wb.operationId)
       .where('status', '=', 'PENDING')
       .where('action', '=', 'delete')
+      .returning(['project', 'spec_bytes', 'processes'])
       .executeTakeFirst();
-    if (Number(result.numDeletedRows) !== 1) return false;
+    if (!gone) return false;
+    removed.push(gone);
     await trx.deleteFrom('resource_labels').where('urn', '=', wb.urn).execute();
     await trx.deleteFrom('resource_dependencies').where('urn', '=', wb.urn).execute();
   } else {

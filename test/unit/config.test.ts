@@ -36,4 +36,33 @@ describe('loadConfig', () => {
       /STEWARD_ALLOWED_ENV=.* has bad entries: "\*" would allow every variable.*; "node:\*" would allow every variable.*; ":X" has nothing before ':'.*; "A-B": "A-B" is not a variable name.*; "\/bin\/x:": "" is not a variable name/,
     );
   });
+
+  it('has quotas and revision retention with their documented defaults; 0 turns one off; a bad value is reported', () => {
+    expect(loadConfig({})).toMatchObject({
+      quotaProjectResources: 10_000,
+      quotaResources: 1_000_000,
+      quotaProjectBytes: 256 * 1024 * 1024,
+      quotaBytes: 4 * 1024 * 1024 * 1024,
+      quotaProjectProcesses: 64,
+      quotaProcesses: 256,
+      revisionRetention: 100,
+    });
+    expect(loadConfig({ STEWARD_QUOTA_PROJECT_PROCESSES: '0', STEWARD_REVISION_RETENTION: '0' })).toMatchObject({ quotaProjectProcesses: 0, revisionRetention: 0 });
+    const bad = {
+      STEWARD_QUOTA_PROJECT_RESOURCES: '-1',
+      STEWARD_QUOTA_RESOURCES: 'lots',
+      STEWARD_QUOTA_PROJECT_BYTES: '1.5',
+      STEWARD_QUOTA_BYTES: '4GiB',
+      STEWARD_QUOTA_PROJECT_PROCESSES: '',
+      STEWARD_QUOTA_PROCESSES: '1e3',
+      STEWARD_REVISION_RETENTION: 'all',
+    };
+    let message = '';
+    try {
+      loadConfig(bad);
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    for (const [variable, value] of Object.entries(bad)) expect(message).toContain(`${variable}=${JSON.stringify(value)} must be a whole number from 0`);
+  });
 });

@@ -13,7 +13,7 @@ export const SECURITY_SCHEMES = {
   },
 };
 
-/** 401, 403 and 429, each with the Error body and the headers they carry. */
+/** 401, 403 (permission_denied, quota_exceeded) and 429, each with the Error body and the headers they carry. */
 export function accessResponseComponents(): Record<string, object> {
   const error = { 'application/json': { schema: componentRef('Error') } };
   return {
@@ -23,7 +23,10 @@ export function accessResponseComponents(): Record<string, object> {
       content: error,
     },
     PermissionDenied: {
-      description: "permission_denied: the token's role may not do this (a `metrics` token reads only /metrics), or a create names a project not granted to it",
+      description:
+        "permission_denied: the token's role may not do this (a `metrics` token reads only /metrics), or a create names a project not granted to it; " +
+        'or quota_exceeded: a create, update or module action would take its project or all of Steward past a quota ' +
+        '(details: quota, scope, setting, max, used, requested; docs/security.md#quotas)',
       content: error,
     },
     RateLimited: {
