@@ -20,6 +20,7 @@ const STORE_SUITES = [
   'events',
   'metrics',
   'access-control',
+  'http-hardening',
 ];
 
 // The reliability suites (test/reliability) that also run on PostgreSQL.
