@@ -53,6 +53,17 @@ describe('idle and slow connections', () => {
     expect((await call('GET', `${s.h.url}/healthz`)).status).toBe(200);
   });
 
+  it('idle sockets are closed while requests are served on other connections meanwhile', async () => {
+    const port = portOf(s);
+    const idle = Array.from({ length: 3 }, () => exchange(port));
+    await new Promise<void>((resolve) => idle[2]!.socket.once('connect', () => resolve()));
+    expect((await call('GET', `${s.h.url}/healthz`)).status).toBe(200);
+    for (const answer of await Promise.all(idle.map((x) => x.closed))) {
+      expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+      expect(bodyOf(answer).error.message).toBe('the request did not arrive in time');
+    }
+  });
+
   it('a request head sent in part and never finished (slowloris) is answered 400 and closed', async () => {
     const answer = await exchange(portOf(s), 'GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: 1\r\n').closed;
     expect(answer).toMatch(/^HTTP\/1\.1 400 /);
