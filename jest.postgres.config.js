@@ -26,6 +26,7 @@ const STORE_SUITES = [
   'resource-claims',
   'file-confinement',
   'quotas',
+  'http-hardening',
 ];
 
 // The reliability suites (test/reliability) that also run on PostgreSQL.

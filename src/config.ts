@@ -114,6 +114,21 @@ export interface Config {
   quotaProcesses: number;
   /** STEWARD_REVISION_RETENTION: newest revisions kept per resource (older ones are deleted when one is added); 0 keeps all. @default 100 */
   revisionRetention: number;
+  /**
+   * STEWARD_HEADERS_TIMEOUT_MS: a connection must send a whole request head this soon after it opens (or after its
+   * previous answer), else it is answered 400 and closed. @default 10000
+   */
+  headersTimeoutMs: number;
+  /** STEWARD_REQUEST_TIMEOUT_MS: a request, head and body, must arrive this soon, else 400 and closed. @default 60000 */
+  requestTimeoutMs: number;
+  /**
+   * STEWARD_MAX_CONNECTIONS: open HTTP connections at once; more are closed as they arrive. It is never more than the
+   * soft open-files limit (ulimit -n) less a reserve of 256 descriptors for the worker, modules and the database.
+   * @default 0: the open-files limit less the reserve (1024 less the reserve where the limit cannot be read)
+   */
+  maxConnections: number;
+  /** STEWARD_MAX_PAGE_BYTES: a list page ends before the item that would take its JSON past this (at least one item). @default 4194304 */
+  maxPageBytes: number;
 }
 
 type Parser = (raw: string) => unknown;
@@ -230,6 +245,10 @@ const SETTINGS: { [K in keyof Config]: [variable: string, parse: Parser, fallbac
   quotaProjectProcesses: ['STEWARD_QUOTA_PROJECT_PROCESSES', integer(0), 64],
   quotaProcesses: ['STEWARD_QUOTA_PROCESSES', integer(0), 256],
   revisionRetention: ['STEWARD_REVISION_RETENTION', integer(0), 100],
+  headersTimeoutMs: ['STEWARD_HEADERS_TIMEOUT_MS', integer(100, 3_600_000), 10_000],
+  requestTimeoutMs: ['STEWARD_REQUEST_TIMEOUT_MS', integer(100, 3_600_000), 60_000],
+  maxConnections: ['STEWARD_MAX_CONNECTIONS', integer(0, 10_000_000), 0],
+  maxPageBytes: ['STEWARD_MAX_PAGE_BYTES', integer(1024, 1024 * 1024 * 1024), 4 * 1024 * 1024],
 };
 
 /** Settings whose values an error message must not repeat. */

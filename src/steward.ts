@@ -2,7 +2,7 @@ import type { Server } from 'node:http';
 import { builtinModules } from '../modules/index.js';
 import { createApp } from './api/app.js';
 import { createAccessControl, isLoopback } from './api/auth/access-control.js';
-import { answerClientErrors } from './api/client-errors.js';
+import { createHttpServer } from './api/http-server.js';
 import { loadBodySchemas } from './api/schemas.js';
 import { trackConnections } from './api/server-connections.js';
 import type { Config } from './config.js';
@@ -67,7 +67,7 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
   const wakeup = createWakeup();
   const limits = resolveLimits(config);
   const commands = withRequestLimits(createResourceCommands({ store, registry, wakeup, clock, quotas: resolveQuotas(config) }), limits);
-  const queries = createQueries({ store, registry, clock });
+  const queries = createQueries({ store, registry, clock, maxPageBytes: config.maxPageBytes });
   const events = createEventFeed({ store, options: { pollIntervalMs: EVENTS_POLL_MS, batchSize: 500 } });
   const pruner = createEventPruner({ store, logger, options: { keep: config.eventRetention, intervalMs: EVENTS_PRUNE_INTERVAL_MS } });
   const metrics = createMetrics({
@@ -122,13 +122,22 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
     pruner,
     metrics,
     app,
+    /** The HTTP server, once started. */
+    get server(): Server | undefined {
+      return server;
+    },
     /** Listens on the configured host and port (port 0: any free port), and starts the worker when enabled. */
     async start(): Promise<{ port: number }> {
-      server = await new Promise<Server>((resolve, reject) => {
-        const listening = app.listen(config.port, config.host, (err?: Error) => (err ? reject(err) : resolve(listening)));
+      const listening = createHttpServer(app, config, logger);
+      await new Promise<void>((resolve, reject) => {
+        listening.once('error', reject);
+        listening.listen(config.port, config.host, () => {
+          listening.off('error', reject);
+          resolve();
+        });
       });
+      server = listening;
       connections = trackConnections(server);
-      answerClientErrors(server);
       if (config.worker) {
         // Another process's accepted request wakes this worker at once (PostgreSQL LISTEN/NOTIFY; a no-op on SQLite).
         stopListening = await store.listenForWork(() => wakeup.notify());
@@ -137,7 +146,7 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
       }
       const address = server.address();
       const port = typeof address === 'object' && address ? address.port : config.port;
-      logger.info('steward started', { host: config.host, port, db: redactUrl(config.db), worker: config.worker, kinds: registry.kinds(), access: access.mode });
+      logger.info('steward started', { host: config.host, port, max_connections: listening.maxConnections, db: redactUrl(config.db), worker: config.worker, kinds: registry.kinds(), access: access.mode });
       if (access.mode === 'open' && overrides.serveApi !== false) warnOpen(logger, config.host);
       reportSecretsAtRest(logger, registry);
       return { port };

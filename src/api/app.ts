@@ -67,7 +67,7 @@ export function createApp({ commands, queries, secrets, registry, schemas, readi
       API_PREFIX,
       access.guard,
       jsonBody(limits),
-      resourceRoutes(commands, queries, schemas),
+      resourceRoutes(commands, queries, schemas, limits),
       secretRoutes(secrets),
       logRoutes(openLogs),
       operationRoutes(queries),

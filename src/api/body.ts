@@ -2,19 +2,37 @@ import express, { type RequestHandler } from 'express';
 import { InvalidRequestError, StewardError } from '../core/errors.js';
 import { findForbiddenKey } from '../core/json.js';
 import { LIMIT_SETTINGS, type Limits } from '../core/limits.js';
+import { nestsDeeperThan } from './json-depth.js';
 
 const JSON_TYPE = /^application\/([\w.+-]+\+)?json\s*(;|$)/i;
 
+/** The methods whose routes take a body; on the others a body is never read, let alone parsed. */
+const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
+
 /**
- * JSON bodies only: a body with another content type → 415, over `limits.bodyBytes`
- * (STEWARD_MAX_BODY_BYTES, counted after any Content-Encoding is undone) → 413,
- * unparsable → 400, a `__proto__`/`constructor`/`prototype` key anywhere → 400,
- * nested deeper than `limits.bodyDepth` → 400. (1 MiB of `[` parses, but walking or
- * storing it would overflow the stack.)
+ * JSON bodies only, and only on POST, PUT and PATCH (no other route takes one: a body
+ * sent with a GET or DELETE is ignored, whatever it holds). A body with another
+ * content type → 415, over `limits.bodyBytes` (STEWARD_MAX_BODY_BYTES, counted after
+ * any Content-Encoding is undone) → 413, nested deeper than `limits.bodyDepth` → 400
+ * (counted on the raw bytes before parsing: 1 MiB of `[` would hold the event loop
+ * in JSON.parse, and walking or storing it would overflow the stack), unparsable →
+ * 400, a `__proto__`/`constructor`/`prototype` key anywhere → 400.
  */
 export function jsonBody(limits: Pick<Limits, 'bodyBytes' | 'bodyDepth'>): RequestHandler[] {
-  const parse = express.json({ limit: limits.bodyBytes, strict: true, type: () => true });
+  const tooDeep = () => new InvalidRequestError(`the request body is nested deeper than ${limits.bodyDepth} levels`, { limit: 'body_depth', max: limits.bodyDepth });
+  const parse = express.json({
+    limit: limits.bodyBytes,
+    strict: true,
+    type: () => true,
+    verify: (_req, _res, raw, encoding) => {
+      if (nestsDeeperThan(utf8Of(raw, encoding), limits.bodyDepth)) throw tooDeep();
+    },
+  });
   const requireJson: RequestHandler = (req, _res, next) => {
+    if (!METHODS_WITH_BODY.has(req.method)) {
+      next();
+      return;
+    }
     const hasBody = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
     if (hasBody && !JSON_TYPE.test(req.headers['content-type'] ?? '')) {
       next(new StewardError('unsupported_media_type', `request bodies must be application/json, not ${req.headers['content-type'] ?? 'untyped'}`));
@@ -24,7 +42,7 @@ export function jsonBody(limits: Pick<Limits, 'bodyBytes' | 'bodyDepth'>): Reque
   };
   const refuseForbiddenKeys: RequestHandler = (req, _res, next) => {
     if (nestedDeeperThan(req.body, limits.bodyDepth)) {
-      next(new InvalidRequestError(`the request body is nested deeper than ${limits.bodyDepth} levels`, { limit: 'body_depth', max: limits.bodyDepth }));
+      next(tooDeep());
       return;
     }
     const key = findForbiddenKey(req.body);
@@ -32,12 +50,23 @@ export function jsonBody(limits: Pick<Limits, 'bodyBytes' | 'bodyDepth'>): Reque
   };
   // body-parser reads `Content-Length: 0` (what fetch sends on a bodiless POST/PATCH) as `{}`; no bytes is no body.
   const parseNonEmpty: RequestHandler = (req, res, next) => {
-    if (req.headers['content-length'] === '0' && req.headers['transfer-encoding'] === undefined) next();
+    if (!METHODS_WITH_BODY.has(req.method) || (req.headers['content-length'] === '0' && req.headers['transfer-encoding'] === undefined)) next();
     else void parse(req, res, (err?: unknown) => next(isTooLarge(err) ? tooLarge(limits.bodyBytes, err) : err));
   };
   return [requireJson, parseNonEmpty, refuseForbiddenKeys];
 }
 
+/** body-parser hands `verify` the bytes as sent (after Content-Encoding); JSON in UTF-16 or UTF-32 is re-encoded first. */
+function utf8Of(raw: Buffer, encoding: string): Uint8Array {
+  if (/^utf-?8$/i.test(encoding)) return raw;
+  try {
+    return Buffer.from(new TextDecoder(encoding).decode(raw));
+  } catch {
+    return raw; // a charset TextDecoder does not know: body-parser refuses it with 415 next
+  }
+}
+
+/** A second look after parsing, cheap (it walks at most `levels` deep): the parsed value is what is stored. */
 function nestedDeeperThan(value: unknown, levels: number): boolean {
   if (typeof value !== 'object' || value === null) return false;
   return levels === 0 || Object.values(value).some((child) => nestedDeeperThan(child, levels - 1));

@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
 import type { Socket } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { errorBody } from './http-errors.js';
@@ -22,11 +22,19 @@ export function answerClientErrors(server: Server): void {
         : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
           ? 'the request did not arrive in time'
           : `the request is not valid HTTP/1.1 (${err.code ?? 'unparsable'})`;
-    const body = JSON.stringify(errorBody('invalid_request', message));
     // An answer to HEAD has no body (the client would read one as garbage); the packet that failed starts with the method.
-    const head = Buffer.isBuffer(err.rawPacket) && err.rawPacket.toString('latin1', 0, 5) === 'HEAD ';
-    socket.end(
-      `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${randomUUID()}\r\nConnection: close\r\n\r\n${head ? '' : body}`,
-    );
+    answerBadRequest(socket, message, Buffer.isBuffer(err.rawPacket) && err.rawPacket.toString('latin1', 0, 5) === 'HEAD ');
   });
+}
+
+/** A request line of HTTP/0.9 (`GET /`, no version) or 2.0 and up, which node's parser lets through: 400, then close. */
+export function refuseHttpVersion(req: IncomingMessage): void {
+  answerBadRequest(req.socket, `HTTP/${req.httpVersion} is not supported; send HTTP/1.1`, req.method === 'HEAD');
+}
+
+function answerBadRequest(socket: Socket, message: string, head: boolean): void {
+  const body = JSON.stringify(errorBody('invalid_request', message));
+  socket.end(
+    `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${randomUUID()}\r\nConnection: close\r\n\r\n${head ? '' : body}`,
+  );
 }

@@ -1,6 +1,6 @@
 import type { Request } from 'express';
 import { InvalidRequestError } from '../core/errors.js';
-import { FIXED_LIMITS } from '../core/limits.js';
+import { FIXED_LIMITS, LIMIT_SETTINGS } from '../core/limits.js';
 import type { ResourceStatus } from '../core/model.js';
 import type { CreateRequest, RequestOptions, UpdateRequest } from '../core/resource-commands.js';
 import type { Caller } from './auth/caller.js';
@@ -80,11 +80,21 @@ export function parseStatus(raw: string | undefined): ResourceStatus | undefined
   throw new InvalidRequestError('status must be one of PENDING, COMPLETED, ERROR');
 }
 
-/** `labels=k=v,k2=v2` */
-export function parseLabelFilter(raw: string | undefined): Record<string, string> | undefined {
+/**
+ * `labels=k=v,k2=v2`: at most `maxPairs` pairs (STEWARD_MAX_LABELS: no resource has more labels, so a longer filter
+ * could match nothing, and each pair is a condition in the query).
+ */
+export function parseLabelFilter(raw: string | undefined, maxPairs: number): Record<string, string> | undefined {
   if (raw === undefined) return undefined;
+  const pairs = raw.split(',');
+  if (pairs.length > maxPairs) {
+    throw new InvalidRequestError(`labels names ${pairs.length} pairs, more than the ${maxPairs} allowed (${LIMIT_SETTINGS.labels})`, {
+      limit: LIMIT_SETTINGS.labels,
+      max: maxPairs,
+    });
+  }
   const labels: Record<string, string> = Object.create(null) as Record<string, string>;
-  for (const pair of raw.split(',')) {
+  for (const pair of pairs) {
     const at = pair.indexOf('=');
     if (at <= 0) throw new InvalidRequestError(`labels must be k=v pairs separated by commas; "${pair}" is not`);
     labels[pair.slice(0, at)] = pair.slice(at + 1);
@@ -92,13 +102,14 @@ export function parseLabelFilter(raw: string | undefined): Record<string, string
   return labels;
 }
 
-/** `If-Match: "3"` (or W/"3", 3, *). A value that names no version matches nothing. */
+/** `If-Match: "3"` (or W/"3", 3, *). Anything else names no version the API ever gave out: 400, not a silent 412. */
 export function parseIfMatch(header: string | undefined): RequestOptions['ifMatch'] {
   if (header === undefined) return undefined;
   const value = header.trim();
   if (value === '*') return '*';
   const match = /^(?:W\/)?"?(\d{1,15})"?$/.exec(value);
-  return match ? Number(match[1]) : -1;
+  if (!match) throw new InvalidRequestError('If-Match must be a version as the ETag gives it ("3", W/"3" or 3), or *', { header: 'If-Match' });
+  return Number(match[1]);
 }
 
 /** The actor is the authenticated caller's token name (`anonymous` in open mode), never a header the caller sets. */

@@ -27,6 +27,13 @@ export interface Store {
   listOperations(filter: OperationFilter, limit: number, before?: string): Promise<Operation[]>;
   /** Newest first; `before` is the last revision id of the previous page. */
   listRevisions(urn: string, limit: number, before?: number): Promise<Revision[]>;
+  /**
+   * The sizes of what each list above would return, in its order: the characters of the
+   * row's large text columns, read without loading the rows (the page byte bound).
+   */
+  listResourceSizes(filter: ResourceFilter, limit: number, after?: string): Promise<number[]>;
+  listOperationSizes(filter: OperationFilter, limit: number, before?: string): Promise<number[]>;
+  listRevisionSizes(urn: string, limit: number, before?: number): Promise<number[]>;
 
   /**
    * Writes an accepted request (create, update, action, delete, retry) in one transaction.

@@ -1,6 +1,7 @@
 import { InvalidStateError, NotFoundError } from './errors.js';
 import { eventFor } from './documents.js';
-import { FINAL_OPERATION_STATUSES, type Operation, type OperationStatus, type Page, type Resource, type ResourceFilter, type Revision } from './model.js';
+import { boundedPage, DEFAULT_MAX_PAGE_BYTES, rowsToLoad, type EncodedPage } from './bounded-page.js';
+import { FINAL_OPERATION_STATUSES, type Operation, type OperationStatus, type Resource, type ResourceFilter, type Revision } from './model.js';
 import { parseUrn } from './names.js';
 import { decodePageToken, encodePageToken } from './page-token.js';
 import type { Store } from './ports.js';
@@ -13,6 +14,8 @@ export interface QueryDeps {
   store: Store;
   registry: Registry;
   clock: () => Date;
+  /** STEWARD_MAX_PAGE_BYTES: a list page's JSON ends before the item that would take it past this. @default 4 MiB */
+  maxPageBytes?: number;
 }
 
 /**
@@ -20,7 +23,7 @@ export interface QueryDeps {
  * takes the caller's project scope (default: every project): what lies outside it
  * is filtered out in the query, or answers exactly as a missing thing does.
  */
-export function createQueries({ store, registry, clock }: QueryDeps) {
+export function createQueries({ store, registry, clock, maxPageBytes = DEFAULT_MAX_PAGE_BYTES }: QueryDeps) {
   async function getResource(urn: string, scope: ProjectScope = ALL_PROJECTS): Promise<Resource> {
     assertResourceInScope(scope, urn);
     const resource = await store.findResource(urn);
@@ -28,19 +31,25 @@ export function createQueries({ store, registry, clock }: QueryDeps) {
     return resourceView(resource, registry);
   }
 
-  async function listResources(filter: ResourceFilter, pageSize: number, pageToken?: string, scope: ProjectScope = ALL_PROJECTS): Promise<Page<Resource>> {
+  /** Pages are bounded by count and by bytes: the sizes are read first, then only the rows that fit are loaded. */
+  async function listResources(filter: ResourceFilter, pageSize: number, pageToken?: string, scope: ProjectScope = ALL_PROJECTS): Promise<EncodedPage<Resource>> {
     const after = decodePageToken<string>('resources', pageToken, 'string');
-    const rows = await store.listResources({ ...filter, projects: projectsOf(scope) }, pageSize + 1, after);
-    return page(rows.map((row) => resourceView(row, registry)), pageSize, (last) => encodePageToken('resources', last.urn));
+    const scoped = { ...filter, projects: projectsOf(scope) };
+    const sizes = await store.listResourceSizes(scoped, pageSize + 1, after);
+    const count = rowsToLoad(sizes, pageSize, maxPageBytes);
+    const rows = await store.listResources(scoped, count, after);
+    return boundedPage(rows.map((row) => resourceView(row, registry)), sizes.length > count, maxPageBytes, (last) => encodePageToken('resources', last.urn));
   }
 
-  async function listRevisions(urn: string, pageSize: number, pageToken?: string, scope: ProjectScope = ALL_PROJECTS): Promise<Page<Revision>> {
+  async function listRevisions(urn: string, pageSize: number, pageToken?: string, scope: ProjectScope = ALL_PROJECTS): Promise<EncodedPage<Revision>> {
     const { project } = parseUrn(urn);
     if (!inScope(scope, project)) throw new OutOfScopeError(`resource ${urn} has no history`, { urn });
     const before = decodePageToken<number>(`revisions:${urn}`, pageToken, 'number');
-    const rows = await store.listRevisions(urn, pageSize + 1, before);
-    if (rows.length === 0 && before === undefined && !(await store.findResource(urn))) throw new NotFoundError(`resource ${urn} has no history`, { urn });
-    return page(rows, pageSize, (last) => encodePageToken(`revisions:${urn}`, last.id));
+    const sizes = await store.listRevisionSizes(urn, pageSize + 1, before);
+    if (sizes.length === 0 && before === undefined && !(await store.findResource(urn))) throw new NotFoundError(`resource ${urn} has no history`, { urn });
+    const count = rowsToLoad(sizes, pageSize, maxPageBytes);
+    const rows = sizes.length === 0 ? [] : await store.listRevisions(urn, count, before);
+    return boundedPage(rows, sizes.length > count, maxPageBytes, (last) => encodePageToken(`revisions:${urn}`, last.id));
   }
 
   /** The operation as stored, when it exists and lies in scope; else the one not-found of both. */
@@ -60,11 +69,14 @@ export function createQueries({ store, registry, clock }: QueryDeps) {
     pageSize: number,
     pageToken?: string,
     scope: ProjectScope = ALL_PROJECTS,
-  ): Promise<Page<Operation>> {
+  ): Promise<EncodedPage<Operation>> {
     if (filter.urn !== undefined) parseUrn(filter.urn);
     const before = decodePageToken<string>('operations', pageToken, 'string');
-    const rows = await store.listOperations({ ...filter, projects: projectsOf(scope) }, pageSize + 1, before);
-    return page(rows.map((row) => operationView(row, registry)), pageSize, (last) => encodePageToken('operations', last.id));
+    const scoped = { ...filter, projects: projectsOf(scope) };
+    const sizes = await store.listOperationSizes(scoped, pageSize + 1, before);
+    const count = rowsToLoad(sizes, pageSize, maxPageBytes);
+    const rows = await store.listOperations(scoped, count, before);
+    return boundedPage(rows.map((row) => operationView(row, registry)), sizes.length > count, maxPageBytes, (last) => encodePageToken('operations', last.id));
   }
 
   /** Queued or running → cancelled; the resource goes to ERROR ("cancelled"). */
@@ -97,9 +109,3 @@ export function createQueries({ store, registry, clock }: QueryDeps) {
 }
 
 export type Queries = ReturnType<typeof createQueries>;
-
-function page<T>(rows: T[], pageSize: number, tokenOf: (last: T) => string): Page<T> {
-  if (rows.length <= pageSize) return { items: rows };
-  const items = rows.slice(0, pageSize);
-  return { items, next: tokenOf(items[items.length - 1]!) };
-}

@@ -1,4 +1,4 @@
-import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
+import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool } from 'kysely';
 import type { Operation, Resource, ResourceFilter, ResourceStatus, Revision } from '../core/model.js';
 import type { OperationFilter } from '../core/ports.js';
 import type { StoreDriver } from './driver.js';
@@ -20,20 +20,18 @@ export function createReadQueries({ db }: StoreDriver) {
     },
 
     async listResources(filter: ResourceFilter, limit: number, after?: string): Promise<Resource[]> {
-      let query = db.selectFrom('resources').selectAll();
-      if (filter.projects !== undefined) {
-        if (filter.projects.length === 0) return [];
-        query = query.where('project', 'in', [...filter.projects]);
-      }
-      if (filter.project !== undefined) query = query.where('project', '=', filter.project);
-      if (filter.kind !== undefined) query = query.where('kind', '=', filter.kind);
-      if (filter.status !== undefined) query = query.where('status', '=', filter.status);
-      for (const [key, value] of Object.entries(filter.labels ?? {})) {
-        query = query.where('urn', 'in', db.selectFrom('resource_labels').select('urn').where('key', '=', key).where('value', '=', value));
-      }
-      if (after !== undefined) query = query.where('urn', '>', after);
-      const rows = await query.orderBy('urn').limit(limit).execute();
+      const query = resourcesMatching(db, filter, after);
+      if (!query) return [];
+      const rows = await query.selectAll().orderBy('urn').limit(limit).execute();
       return rows.map(rowToResource);
+    },
+
+    /** What listResources would return, as the characters of each row's text (the page byte bound reads these, not the rows). */
+    async listResourceSizes(filter: ResourceFilter, limit: number, after?: string): Promise<number[]> {
+      const query = resourcesMatching(db, filter, after);
+      if (!query) return [];
+      const rows = await query.select(textLength(RESOURCE_TEXT)).orderBy('urn').limit(limit).execute();
+      return rows.map((row) => Number(row.size));
     },
 
     async findDependents(urn: string): Promise<string[]> {
@@ -47,24 +45,27 @@ export function createReadQueries({ db }: StoreDriver) {
     },
 
     async listOperations(filter: OperationFilter, limit: number, before?: string): Promise<Operation[]> {
-      let query = db.selectFrom('operations').selectAll();
-      if (filter.projects !== undefined) {
-        const projects = filter.projects;
-        if (projects.length === 0) return [];
-        query = query.where((eb) => eb.or(projects.map((project) => urnInProject(eb, project))));
-      }
-      if (filter.urn !== undefined) query = query.where('urn', '=', filter.urn);
-      if (filter.status !== undefined) query = query.where('status', '=', filter.status);
-      if (before !== undefined) query = query.where('id', '<', before);
-      const rows = await query.orderBy('id', 'desc').limit(limit).execute();
+      const query = operationsMatching(db, filter, before);
+      if (!query) return [];
+      const rows = await query.selectAll().orderBy('id', 'desc').limit(limit).execute();
       return rows.map(rowToOperation);
     },
 
+    async listOperationSizes(filter: OperationFilter, limit: number, before?: string): Promise<number[]> {
+      const query = operationsMatching(db, filter, before);
+      if (!query) return [];
+      const rows = await query.select(textLength(OPERATION_TEXT)).orderBy('id', 'desc').limit(limit).execute();
+      return rows.map((row) => Number(row.size));
+    },
+
     async listRevisions(urn: string, limit: number, before?: number): Promise<Revision[]> {
-      let query = db.selectFrom('revisions').selectAll().where('urn', '=', urn);
-      if (before !== undefined) query = query.where('id', '<', before);
-      const rows = await query.orderBy('id', 'desc').limit(limit).execute();
+      const rows = await revisionsOf(db, urn, before).selectAll().orderBy('id', 'desc').limit(limit).execute();
       return rows.map(rowToRevision);
+    },
+
+    async listRevisionSizes(urn: string, limit: number, before?: number): Promise<number[]> {
+      const rows = await revisionsOf(db, urn, before).select(textLength(REVISION_TEXT)).orderBy('id', 'desc').limit(limit).execute();
+      return rows.map((row) => Number(row.size));
     },
 
     /** A scan of the covering index resources_kind_status (migration 0002), never of the table. */
@@ -92,6 +93,51 @@ export function createReadQueries({ db }: StoreDriver) {
       await sql`select 1`.execute(db);
     },
   };
+}
+
+/** The columns that can be large, summed by listXSizes: the rest of a row is small and bounded. */
+const RESOURCE_TEXT = ['labels', 'configs', 'dependencies', 'output', 'data', 'last_error', 'waiting_on'] as const;
+const OPERATION_TEXT = ['params', 'error'] as const;
+const REVISION_TEXT = ['labels', 'configs', 'dependencies', 'changes'] as const;
+
+/** `length(a) + length(b) + …` as `size`: characters on both databases (a null counts 0). */
+function textLength(columns: readonly string[]) {
+  return sql<number>`${sql.join(
+    columns.map((column) => sql`coalesce(length(${sql.ref(column)}), 0)`),
+    sql` + `,
+  )}`.as('size');
+}
+
+function resourcesMatching(db: Kysely<Database>, filter: ResourceFilter, after: string | undefined) {
+  let query = db.selectFrom('resources');
+  if (filter.projects !== undefined) {
+    if (filter.projects.length === 0) return undefined;
+    query = query.where('project', 'in', [...filter.projects]);
+  }
+  if (filter.project !== undefined) query = query.where('project', '=', filter.project);
+  if (filter.kind !== undefined) query = query.where('kind', '=', filter.kind);
+  if (filter.status !== undefined) query = query.where('status', '=', filter.status);
+  for (const [key, value] of Object.entries(filter.labels ?? {})) {
+    query = query.where('urn', 'in', db.selectFrom('resource_labels').select('urn').where('key', '=', key).where('value', '=', value));
+  }
+  return after === undefined ? query : query.where('urn', '>', after);
+}
+
+function operationsMatching(db: Kysely<Database>, filter: OperationFilter, before: string | undefined) {
+  let query = db.selectFrom('operations');
+  if (filter.projects !== undefined) {
+    const projects = filter.projects;
+    if (projects.length === 0) return undefined;
+    query = query.where((eb) => eb.or(projects.map((project) => urnInProject(eb, project))));
+  }
+  if (filter.urn !== undefined) query = query.where('urn', '=', filter.urn);
+  if (filter.status !== undefined) query = query.where('status', '=', filter.status);
+  return before === undefined ? query : query.where('id', '<', before);
+}
+
+function revisionsOf(db: Kysely<Database>, urn: string, before: number | undefined) {
+  const query = db.selectFrom('revisions').where('urn', '=', urn);
+  return before === undefined ? query : query.where('id', '<', before);
 }
 
 /**

@@ -101,7 +101,7 @@ describe('bad input', () => {
     'PATCH with both spec and flat configs': { method: 'PATCH', path: E, body: { spec: { configs: {} }, configs: {} }, status: 400, code: 'invalid_request' },
     'PATCH with no body': { method: 'PATCH', path: E, status: 400, code: 'invalid_request' },
     'PATCH with a stale If-Match': { method: 'PATCH', path: E, body: { configs: { value: 2 } }, headers: { 'if-match': '"9"' }, status: 412, code: 'precondition_failed' },
-    'PATCH with an If-Match that names no version': { method: 'PATCH', path: E, body: { configs: { value: 2 } }, headers: { 'if-match': '"abc"' }, status: 412, code: 'precondition_failed' },
+    'PATCH with an If-Match that names no version': { method: 'PATCH', path: E, body: { configs: { value: 2 } }, headers: { 'if-match': '"abc"' }, status: 400, code: 'invalid_request' },
     'an unknown action': {
       method: 'POST', path: `${E}/actions/explode`, body: {}, status: 400, code: 'invalid_request',
       check: (res) => {

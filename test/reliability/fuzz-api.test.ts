@@ -132,7 +132,8 @@ describe(`fuzzed API input (${TEST_STORE})`, () => {
   const regressions: Array<[string, RawRequest, number, RegExp | undefined]> = [
     [
       'a body nested 20,000 levels deep (the forbidden-key walk overflowed the stack: 500)',
-      { method: 'DELETE', path: `/api/v1beta1/resources/${SEEDS.existing}`, headers: { 'content-type': 'application/json' }, body: `${'['.repeat(20_000)}${']'.repeat(20_000)}` },
+      // (A DELETE's body is no longer read at all: the depth is refused on a route that takes a body.)
+      { method: 'POST', path: `/api/v1beta1/resources/${SEEDS.existing}/execute`, headers: { 'content-type': 'application/json' }, body: `${'['.repeat(20_000)}${']'.repeat(20_000)}` },
       400,
       /nested deeper than 100 levels/,
     ],

@@ -37,7 +37,7 @@ export function resourcePaths({ createBody, actionParams, kinds }: ModuleParts):
           query('project', componentRef('Name')),
           query('kind', { type: 'string', enum: kinds }),
           query('status', { type: 'string', enum: ['PENDING', 'COMPLETED', 'ERROR'] }),
-          query('labels', { type: 'string' }, 'k=v,k2=v2: every pair must match'),
+          query('labels', { type: 'string' }, 'k=v,k2=v2: every pair must match; at most STEWARD_MAX_LABELS pairs (default 64), more is a 400'),
           param('pageSize'),
           param('pageToken'),
         ],
@@ -66,7 +66,7 @@ export function resourcePaths({ createBody, actionParams, kinds }: ModuleParts):
         tags,
         summary: 'Delete a resource (allowed from any status)',
         parameters: [param('dryRun'), param('ifMatch')],
-        responses: { ...accepted('accepted: PENDING with action delete'), ...errorResponses([400, 404, 409, 412, 413, 415, 500, 503]) },
+        responses: { ...accepted('accepted: PENDING with action delete'), ...errorResponses([400, 404, 409, 412, 500, 503]) },
       },
     },
     [`${p}/{urn}/execute`]: {

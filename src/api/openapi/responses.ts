@@ -38,7 +38,11 @@ export function pageOf(key: string, item: Schema): Schema {
   return {
     type: 'object',
     required: [key, 'next_page_token'],
-    properties: { [key]: { type: 'array', items: item }, next_page_token: { type: ['string', 'null'], description: 'pass as page_token for the next page; null at the end' } },
+    properties: { [key]: { type: 'array', items: item }, next_page_token: {
+        type: ['string', 'null'],
+        description: 'pass as page_token for the next page; null at the end. A page ends early, with a token, before the item that would take its JSON past STEWARD_MAX_PAGE_BYTES (default 4 MiB); it always holds at least one item',
+      },
+    },
   };
 }
 
@@ -53,7 +57,7 @@ export const PARAMETERS: Record<string, object> = {
   urn: { name: 'urn', in: 'path', required: true, description: 'orn:steward:{kind}:{project}:{name}, colons as they are', schema: componentRef('Urn') },
   operationId: { name: 'id', in: 'path', required: true, schema: { type: 'string', pattern: '^op_' } },
   dryRun: { name: 'dry_run', in: 'query', description: 'run every check and the plan; store nothing and answer 200', schema: { type: 'string', enum: ['true', 'false', ''] } },
-  ifMatch: { name: 'If-Match', in: 'header', description: 'apply only at this version: "3", W/"3", 3 or *', schema: { type: 'string' } },
+  ifMatch: { name: 'If-Match', in: 'header', description: 'apply only at this version: "3", W/"3", 3 or *; anything else is a 400', schema: { type: 'string' } },
   pageSize: { name: 'page_size', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 500, default: 50 } },
   pageToken: { name: 'page_token', in: 'query', description: 'next_page_token of the previous page (opaque)', schema: { type: 'string' } },
 };

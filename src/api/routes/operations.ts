@@ -6,6 +6,7 @@ import { noteAudit } from '../auth/audit.js';
 import { NEEDS, requireRole } from '../auth/authorize.js';
 import { callerOf } from '../auth/caller.js';
 import { parsePageSize, queryOf } from '../request-parsing.js';
+import { sendPage } from '../send-page.js';
 
 const STATUSES: readonly OperationStatus[] = ['queued', 'running', 'succeeded', 'failed', 'cancelled'];
 
@@ -23,7 +24,7 @@ export function operationRoutes(queries: Queries): Router {
       q.page_token,
       callerOf(res).scope,
     );
-    res.json({ operations: page.items, next_page_token: page.next ?? null });
+    sendPage(res, 'operations', page);
   });
 
   router.get('/operations/:id', async (req, res) => {

@@ -1,11 +1,13 @@
 import { Router, type Response } from 'express';
 import { formatUrn } from '../../core/names.js';
 import type { Accepted, ResourceCommands } from '../../core/resource-commands.js';
+import type { Limits } from '../../core/limits.js';
 import type { Queries } from '../../core/queries.js';
 import { noteAudit } from '../auth/audit.js';
 import { authorizeCreate, authorizeResource, NEEDS, requireRole } from '../auth/authorize.js';
 import { callerOf } from '../auth/caller.js';
 import { API_PREFIX } from '../prefix.js';
+import { sendPage } from '../send-page.js';
 import {
   parseCreateBody,
   parseDryRun,
@@ -18,7 +20,7 @@ import {
 } from '../request-parsing.js';
 import type { BodyValidator } from '../schemas.js';
 
-export function resourceRoutes(commands: ResourceCommands, queries: Queries, schemas: BodyValidator): Router {
+export function resourceRoutes(commands: ResourceCommands, queries: Queries, schemas: BodyValidator, limits: Pick<Limits, 'labels'>): Router {
   const router = Router();
 
   router.post('/resources', async (req, res) => {
@@ -34,12 +36,12 @@ export function resourceRoutes(commands: ResourceCommands, queries: Queries, sch
   router.get('/resources', async (req, res) => {
     const q = queryOf(req, ['project', 'kind', 'status', 'labels', 'page_size', 'page_token']);
     const page = await queries.listResources(
-      { project: q.project, kind: q.kind, status: parseStatus(q.status), labels: parseLabelFilter(q.labels) },
+      { project: q.project, kind: q.kind, status: parseStatus(q.status), labels: parseLabelFilter(q.labels, limits.labels) },
       parsePageSize(q.page_size),
       q.page_token,
       callerOf(res).scope,
     );
-    res.json({ resources: page.items, next_page_token: page.next ?? null });
+    sendPage(res, 'resources', page);
   });
 
   router.get('/resources/:urn', async (req, res) => {
@@ -87,7 +89,7 @@ export function resourceRoutes(commands: ResourceCommands, queries: Queries, sch
   router.get('/resources/:urn/revisions', async (req, res) => {
     const q = queryOf(req, ['page_size', 'page_token']);
     const page = await queries.listRevisions(req.params.urn, parsePageSize(q.page_size), q.page_token, callerOf(res).scope);
-    res.json({ revisions: page.items, next_page_token: page.next ?? null });
+    sendPage(res, 'revisions', page);
   });
 
   return router;
