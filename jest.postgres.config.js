@@ -20,6 +20,7 @@ const STORE_SUITES = [
   'events',
   'metrics',
   'access-control',
+  'fair-claims',
 ];
 
 // The reliability suites (test/reliability) that also run on PostgreSQL.

@@ -86,6 +86,14 @@ export interface Config {
   secretKey: string | undefined;
   /** STEWARD_SECRET_KEYS_PREVIOUS: ','-separated older keys, still accepted to open sealed values (key rotation). @default none */
   secretKeysPrevious: string[];
+
+  // Fair claims across projects (issue 11).
+  /**
+   * STEWARD_PROJECT_SLOT_SHARE: the share of a worker's slots (STEWARD_WORKER_CONCURRENCY) one project may
+   * hold while another project has work due; at least one slot. A project alone uses every slot. 1 turns it off.
+   * @default 0.5
+   */
+  projectSlotShare: number;
 }
 
 type Parser = (raw: string) => unknown;
@@ -100,6 +108,11 @@ const integer =
 const number = (min: number): Parser => (raw) => {
   const value = Number(raw);
   if (raw.trim() === '' || !Number.isFinite(value) || value < min) throw new Error(`must be a number of at least ${min}`);
+  return value;
+};
+const share: Parser = (raw) => {
+  const value = Number(raw);
+  if (raw.trim() === '' || !Number.isFinite(value) || value <= 0 || value > 1) throw new Error('must be a number above 0 and at most 1');
   return value;
 };
 const text: Parser = (raw) => {
@@ -175,6 +188,7 @@ const SETTINGS: { [K in keyof Config]: [variable: string, parse: Parser, fallbac
   rateLimitBurst: ['STEWARD_RATE_LIMIT_BURST', integer(0, 1_000_000), 100],
   secretKey: ['STEWARD_SECRET_KEY', secretKey, undefined],
   secretKeysPrevious: ['STEWARD_SECRET_KEYS_PREVIOUS', secretKeyList, []],
+  projectSlotShare: ['STEWARD_PROJECT_SLOT_SHARE', share, 0.5],
 };
 
 /** Settings whose values an error message must not repeat. */

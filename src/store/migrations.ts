@@ -118,6 +118,12 @@ export function migrations(dialect: 'sqlite' | 'postgres'): Record<string, Migra
         await db.schema.createIndex('resources_kind_status').on('resources').columns(['kind', 'status']).execute();
       },
     },
+    // Fair claims (fair-claim.ts): each project's oldest due rows, and the projects with scheduled work, by index.
+    '0003_resources_project_due': {
+      async up(db: Kysely<unknown>) {
+        await sql`create index resources_project_due on resources (project, next_sync_at) where next_sync_at is not null`.execute(db);
+      },
+    },
   };
 }
 
