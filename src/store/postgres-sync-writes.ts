@@ -76,8 +76,9 @@ const CLAIM = `
   ), claimed as (
     update resources r
     set lease_owner = $2::text, lease_expires_at = $3::bigint, next_sync_at = $3::bigint, lease_token = r.lease_token + 1
-    from due where r.urn = due.urn
-    returning r.*, due.due_at
+    -- By primary key from an array: the planner cannot count the rows \`due\` picks, and would hash-join the table.
+    where r.urn = any(array(select urn from due))
+    returning r.*
   ), started as (
     -- By primary key from the claimed ids: after a burst of creates, stale statistics would
     -- otherwise have the planner scan every queued operation (the status index, or the table).
@@ -93,7 +94,7 @@ const CLAIM = `
     order by s.urn
     returning id
   )
-  select c.*, (select count(*) from logged) as logged from claimed c
+  select c.*, d.due_at, (select count(*) from logged) as logged from claimed c join due d on d.urn = c.urn
 `;
 
 export async function claimDuePostgres(driver: StoreDriver, { owner, limit, nowMs, leaseMs, shares }: ClaimRequest): Promise<ClaimedWork[]> {
