@@ -27,6 +27,7 @@ const STORE_SUITES = [
   'file-confinement',
   'quotas',
   'http-hardening',
+  'fair-claims',
 ];
 
 // The reliability suites (test/reliability) that also run on PostgreSQL.

@@ -129,6 +129,14 @@ export interface Config {
   maxConnections: number;
   /** STEWARD_MAX_PAGE_BYTES: a list page ends before the item that would take its JSON past this (at least one item). @default 4194304 */
   maxPageBytes: number;
+
+  // Fair claims across projects (issue 11).
+  /**
+   * STEWARD_PROJECT_SLOT_SHARE: the share of a worker's slots (STEWARD_WORKER_CONCURRENCY) one project may
+   * hold while another project has work due; at least one slot. A project alone uses every slot. 1 turns it off.
+   * @default 0.5
+   */
+  projectSlotShare: number;
 }
 
 type Parser = (raw: string) => unknown;
@@ -143,6 +151,11 @@ const integer =
 const number = (min: number): Parser => (raw) => {
   const value = Number(raw);
   if (raw.trim() === '' || !Number.isFinite(value) || value < min) throw new Error(`must be a number of at least ${min}`);
+  return value;
+};
+const share: Parser = (raw) => {
+  const value = Number(raw);
+  if (raw.trim() === '' || !Number.isFinite(value) || value <= 0 || value > 1) throw new Error('must be a number above 0 and at most 1');
   return value;
 };
 const text: Parser = (raw) => {
@@ -249,6 +262,7 @@ const SETTINGS: { [K in keyof Config]: [variable: string, parse: Parser, fallbac
   requestTimeoutMs: ['STEWARD_REQUEST_TIMEOUT_MS', integer(100, 3_600_000), 60_000],
   maxConnections: ['STEWARD_MAX_CONNECTIONS', integer(0, 10_000_000), 0],
   maxPageBytes: ['STEWARD_MAX_PAGE_BYTES', integer(1024, 1024 * 1024 * 1024), 4 * 1024 * 1024],
+  projectSlotShare: ['STEWARD_PROJECT_SLOT_SHARE', share, 0.5],
 };
 
 /** Settings whose values an error message must not repeat. */

@@ -14,5 +14,6 @@ export function engineOptionsFrom(config: Readonly<Config>, owner: string): Sync
     dependencyPollMs: config.dependencyPollMs,
     shutdownGraceMs: config.shutdownGraceMs,
     maxStateBytes: config.maxStateBytes,
+    projectSlotShare: config.projectSlotShare,
   };
 }

@@ -1,3 +1,4 @@
+import type { ProjectShares } from './fair-claim.js';
 import type {
   EventInput,
   EventRecord,
@@ -201,6 +202,8 @@ export interface ClaimRequest {
   limit: number;
   nowMs: number;
   leaseMs: number;
+  /** Each project's share of this worker's slots (fair-claim.ts); absent: the oldest due rows, whatever their project. */
+  shares?: ProjectShares;
 }
 
 export interface ClaimedWork {

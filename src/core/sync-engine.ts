@@ -2,6 +2,7 @@ import PQueue from 'p-queue';
 import type { BackoffOptions } from './backoff.js';
 import { backoffDelayMs } from './backoff.js';
 import { createClaimWindow } from './claim-window.js';
+import { createProjectSlots, launchOrder, projectSlotCap } from './fair-claim.js';
 import { createHeldLeases, type HeldLease } from './held-leases.js';
 import type { CoreLogger } from './logging.js';
 import type { Resource } from './model.js';
@@ -34,6 +35,8 @@ export interface SyncEngineOptions {
   shutdownGraceMs: number;
   /** Largest output + data a sync may return, as UTF-8 bytes of JSON. @default 1048576 */
   maxStateBytes: number;
+  /** The share of the slots one project may hold while another has work due (fair-claim.ts). @default 0.5 */
+  projectSlotShare: number;
 }
 
 export interface SyncEngineDeps {
@@ -63,6 +66,8 @@ export function createSyncEngine({ store, registry, wakeup, clock, logger, optio
   const held = createHeldLeases({ store, clock, leaseMs: options.leaseMs, log });
   const batcher = createWriteBackBatcher(store, () => clock().getTime());
   const claimWindow = createClaimWindow({ concurrency: options.concurrency });
+  /** Syncs running or waiting for a slot, per project: a project at its share gets more only when nothing else is due. */
+  const projectSlots = createProjectSlots(projectSlotCap(options.concurrency, options.projectSlotShare));
   let running = false;
   let loopDone: Promise<void> = Promise.resolve();
   let wakeLoop: (() => void) | undefined;
@@ -94,7 +99,7 @@ export function createSyncEngine({ store, registry, wakeup, clock, logger, optio
   async function claim(limit: number): Promise<ClaimedWork[]> {
     try {
       const nowMs = clock().getTime();
-      const claimed = await store.claimDue({ owner: options.owner, limit, nowMs, leaseMs: options.leaseMs });
+      const claimed = await store.claimDue({ owner: options.owner, limit, nowMs, leaseMs: options.leaseMs, shares: projectSlots.shares(limit, options.concurrency - queue.pending - queue.size) });
       dbFailures = 0;
       if (claimed.length) observer.claimed(claimed.map((work) => Math.max(0, nowMs - work.dueAtMs)));
       return claimed;
@@ -135,7 +140,7 @@ export function createSyncEngine({ store, registry, wakeup, clock, logger, optio
       const free = claimWindow.claimable(queue.pending + queue.size, held.size());
       if (free > 0) {
         const claimed = await claim(free);
-        for (const work of claimed) void launch(work);
+        for (const { item, priority } of inLaunchOrder(claimed)) void launch(item, priority);
         if (claimed.length === free && claimed.length > 0) continue;
       }
       if (!woken && running) {
@@ -151,24 +156,32 @@ export function createSyncEngine({ store, registry, wakeup, clock, logger, optio
     }
   }
 
-  function launch(work: ClaimedWork): Promise<void> {
+  function inLaunchOrder(claimed: readonly ClaimedWork[]) {
+    return launchOrder(claimed, (work) => work.resource.project, projectSlots.shares());
+  }
+
+  /** `priority` 1: within its project's share, so it takes the next free slot before work over a share. */
+  function launch(work: ClaimedWork, priority = 1): Promise<void> {
     const claimedStatus = work.resource.state.status === 'COMPLETED' ? 'COMPLETED' : 'PENDING';
     const lease: LeaseRef = { urn: work.resource.urn, leaseToken: work.leaseToken, operationId: work.resource.state.operation_id, claimedStatus };
-    return held.hold(lease, (entry) => runOne(work.resource, entry)).finally(signal);
+    return held.hold(lease, (entry) => runOne(work.resource, entry, priority)).finally(signal);
   }
 
   /** `entry` is read, not copied: the heartbeat moves its lease end on. */
-  async function runOne(resource: Resource, entry: HeldLease): Promise<void> {
+  async function runOne(resource: Resource, entry: HeldLease, priority: number): Promise<void> {
     const { lease, controller } = entry;
     const syncLog = log.child({ urn: resource.urn, operation_id: lease.operationId, action: resource.state.action });
-    const step = await queue.add(async () => {
-      const startedMs = clock().getTime();
-      // This process was frozen between claim and call: the claim may belong to another worker by now.
-      if (startedMs >= entry.leaseEndsMs) return undefined;
-      const observation = await observe(resource, controller, syncLog);
-      claimWindow.record(clock().getTime() - startedMs);
-      return { startedMs, observation };
-    });
+    projectSlots.take(resource.project);
+    const step = await queue
+      .add(async () => {
+        const startedMs = clock().getTime();
+        // This process was frozen between claim and call: the claim may belong to another worker by now.
+        if (startedMs >= entry.leaseEndsMs) return undefined;
+        const observation = await observe(resource, controller, syncLog);
+        claimWindow.record(clock().getTime() - startedMs);
+        return { startedMs, observation };
+      }, { priority })
+      .finally(() => projectSlots.give(resource.project));
     signal(); // the slot is free: claim more while this write-back is in flight
     if (!step) {
       syncLog.warn('lease lapsed before the sync started; skipping it');
@@ -191,6 +204,9 @@ export function createSyncEngine({ store, registry, wakeup, clock, logger, optio
       clock().getTime(),
       random,
     );
+    // The resource's next step is due at once: keep its slot from a project over its share until the write-back lands.
+    const returning = writeBack.nextSyncAtMs !== null && writeBack.nextSyncAtMs <= clock().getTime();
+    if (returning) projectSlots.returning(resource.project);
     let applied: boolean;
     try {
       applied = await batcher.save(writeBack);
@@ -198,6 +214,8 @@ export function createSyncEngine({ store, registry, wakeup, clock, logger, optio
       done('write_failed');
       syncLog.warn('sync write-back failed; the lease will expire and the step run again', { error: describeError(err) });
       return;
+    } finally {
+      if (returning) projectSlots.returned(resource.project);
     }
     const durationMs = clock().getTime() - startedMs;
     done(!applied ? 'lost' : writeBack.outcome === 'resync' && writeBack.lastError ? 'resync_failed' : writeBack.outcome);
@@ -252,7 +270,7 @@ export function createSyncEngine({ store, registry, wakeup, clock, logger, optio
     /** Claims once and runs what it got to the end; for tests that step the loop by hand. */
     async runOnce(limit: number = options.concurrency): Promise<number> {
       const claimed = await claim(limit);
-      await Promise.all(claimed.map((work) => launch(work)));
+      await Promise.all(inLaunchOrder(claimed).map(({ item, priority }) => launch(item, priority)));
       await batcher.drain();
       return claimed.length;
     },

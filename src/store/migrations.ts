@@ -152,6 +152,18 @@ export function migrations(dialect: 'sqlite' | 'postgres'): Record<string, Migra
           select project, count(*), coalesce(sum(spec_bytes), 0), coalesce(sum(processes), 0) from resources group by project`.execute(db);
       },
     },
+    // Fair claims (fair-claim.ts): each project's oldest due rows, and the projects with scheduled work, by index.
+    '0005_resources_project_due': {
+      async up(db: Kysely<unknown>) {
+        await sql`create index resources_project_due on resources (project, next_sync_at) where next_sync_at is not null`.execute(db);
+      },
+    },
+    // A watch held to some projects opens at its projects' newest and oldest event ids (event-feed.ts): one index step each.
+    '0006_events_project_id': {
+      async up(db: Kysely<unknown>) {
+        await db.schema.createIndex('events_project_id').on('events').columns(['project', 'id']).execute();
+      },
+    },
   };
 }
 

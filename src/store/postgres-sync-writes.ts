@@ -22,19 +22,63 @@ import type { ResourcesTable } from './schema.js';
  * - Event ids follow the advisory lock: the events insert joins the CTE that took it.
  */
 
-/** Claims up to $5 due rows (FOR UPDATE SKIP LOCKED), starts their queued operations, logs `operation.started`. */
+/**
+ * Claims up to $5 due rows (FOR UPDATE SKIP LOCKED), starts their queued operations, logs `operation.started`.
+ * Fair across projects (fair-claim.ts says how; the SQLite form in sync-writes.ts does the same in steps):
+ * $7/$8 the projects this worker holds slots for and how many, $9 the slots one project may hold (null: no
+ * fairness), $10 the slots kept from rows over a share. The head is the oldest $5 due rows. Only when it would give a project more than its share does
+ * the statement look at every project: a skip scan of the (project, next_sync_at) index finds the projects
+ * with scheduled work (one probe each), and each one's oldest due rows up to its allowance are locked; rows
+ * within a share go first, round-robin, then the head fills the free slots.
+ */
 const CLAIM = `
-  with due as (
-    select urn, next_sync_at as due_at from resources
+  with recursive head as (
+    select urn, project, next_sync_at from resources
     where next_sync_at <= $1::bigint and (lease_expires_at is null or lease_expires_at <= $1::bigint)
     order by next_sync_at
     limit $5::int
     for update skip locked
+  ), held as (
+    select h.project, h.n from unnest($7::text[], $8::int[]) as h(project, n)
+  ), over_share as (
+    select $9::int is not null and ((select count(*) from head) >= $5::int or $10::int > 0) and exists (
+      select 1 from head g group by g.project
+      having count(*) > $9::int - coalesce((select h.n from held h where h.project = g.project), 0)
+    ) as yes
+  ), projects(project) as (
+    (select project from resources where next_sync_at is not null and (select yes from over_share) order by project limit 1)
+    union all
+    select (select r.project from resources r where r.next_sync_at is not null and r.project > p.project order by r.project limit 1)
+    from projects p where p.project is not null
+  ), shared as (
+    select s.urn, s.project, s.next_sync_at from projects p
+    cross join lateral (
+      select r.urn, r.project, r.next_sync_at from resources r
+      where r.project = p.project and r.next_sync_at is not null and r.next_sync_at <= $1::bigint
+        and (r.lease_expires_at is null or r.lease_expires_at <= $1::bigint)
+      order by r.next_sync_at
+      limit greatest(0, $9::int - coalesce((select h.n from held h where h.project = p.project), 0))
+      for update skip locked
+    ) s
+    where p.project is not null
+  ), candidates as (
+    select c.urn, min(c.next_sync_at) as due_at, min(c.tier) as tier,
+      row_number() over (order by min(c.tier), min(c.rank), min(c.next_sync_at), c.urn) as pos
+    from (
+      select urn, next_sync_at, 0 as tier, row_number() over (partition by project order by next_sync_at, urn) as rank from shared
+      union all
+      select urn, next_sync_at, 1, null from head
+    ) c
+    group by c.urn
+  ), due as (
+    select urn, due_at from candidates
+    where pos <= $5::int and (tier = 0 or pos <= $5::int - $10::int or not (select yes from over_share))
   ), claimed as (
     update resources r
     set lease_owner = $2::text, lease_expires_at = $3::bigint, next_sync_at = $3::bigint, lease_token = r.lease_token + 1
-    from due where r.urn = due.urn
-    returning r.*, due.due_at
+    -- By primary key from an array: the planner cannot count the rows \`due\` picks, and would hash-join the table.
+    where r.urn = any(array(select urn from due))
+    returning r.*
   ), started as (
     -- By primary key from the claimed ids: after a burst of creates, stale statistics would
     -- otherwise have the planner scan every queued operation (the status index, or the table).
@@ -50,10 +94,11 @@ const CLAIM = `
     order by s.urn
     returning id
   )
-  select c.*, (select count(*) from logged) as logged from claimed c
+  select c.*, d.due_at, (select count(*) from logged) as logged from claimed c join due d on d.urn = c.urn
 `;
 
-export async function claimDuePostgres(driver: StoreDriver, { owner, limit, nowMs, leaseMs }: ClaimRequest): Promise<ClaimedWork[]> {
+export async function claimDuePostgres(driver: StoreDriver, { owner, limit, nowMs, leaseMs, shares }: ClaimRequest): Promise<ClaimedWork[]> {
+  const held = Object.entries(shares?.held ?? {});
   const rows = await named(driver)<Selectable<ResourcesTable> & { due_at: number }>('steward_claim', CLAIM, [
     nowMs,
     owner,
@@ -61,6 +106,10 @@ export async function claimDuePostgres(driver: StoreDriver, { owner, limit, nowM
     new Date(nowMs).toISOString(),
     limit,
     EVENT_ORDER_LOCK,
+    held.map(([project]) => project),
+    held.map(([, n]) => n),
+    shares?.cap ?? null,
+    shares?.reserved ?? 0,
   ]);
   return rows.map((row) => ({ resource: rowToResource(row), leaseToken: Number(row.lease_token), dueAtMs: Number(row.due_at) }));
 }

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { allowance, headOverShare, pickFair, withinShare, type DueRow, type ProjectShares } from '../core/fair-claim.js';
 import type { EventInput } from '../core/model.js';
 import type { ClaimRequest, ClaimedWork, LeaseRef, SyncWriteBack } from '../core/ports.js';
 import type { StoreDriver } from './driver.js';
@@ -19,18 +20,16 @@ export function createSyncWrites(driver: StoreDriver) {
    */
   async function claimDue(request: ClaimRequest): Promise<ClaimedWork[]> {
     if (driver.dialect === 'postgres') return claimDuePostgres(driver, request);
-    const { owner, limit, nowMs, leaseMs } = request;
+    const { owner, limit, nowMs, leaseMs, shares } = request;
     const until = nowMs + leaseMs;
     return driver.writeTransaction(async (trx) => {
-      const due = await trx
-        .selectFrom('resources')
-        .select(['urn', 'next_sync_at'])
-        .where('next_sync_at', '<=', nowMs)
-        .where((eb) => eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<=', nowMs)]))
-        .orderBy('next_sync_at')
-        .limit(limit)
-        .execute();
-      const dueAt = new Map(due.map((row) => [row.urn, Number(row.next_sync_at)]));
+      const head = await dueRows(trx, nowMs, limit);
+      let due = head;
+      if (shares && headOverShare(head, shares, limit)) {
+        const shared = head.length < limit ? withinShare(head, shares) : await sharedRows(trx, nowMs, shares);
+        due = pickFair(shared, head, limit, shares.reserved);
+      }
+      const dueAt = new Map(due.map((row) => [row.urn, row.dueAtMs]));
       if (dueAt.size === 0) return [];
       const rows = await trx
         .updateTable('resources')
@@ -123,6 +122,38 @@ export function createSyncWrites(driver: StoreDriver) {
   }
 
   return { claimDue, renewLeases, saveSyncResults, scheduleResync, releaseLeases };
+}
+
+/** The oldest due rows, through the due index; of one project only when `project` is given. */
+async function dueRows(trx: Kysely<Database>, nowMs: number, limit: number, project?: string): Promise<DueRow[]> {
+  let query = trx
+    .selectFrom('resources')
+    .select(['urn', 'project', 'next_sync_at'])
+    .where('next_sync_at', 'is not', null)
+    .where('next_sync_at', '<=', nowMs)
+    .where((eb) => eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<=', nowMs)]));
+  if (project !== undefined) query = query.where('project', '=', project);
+  const rows = await query.orderBy('next_sync_at').limit(limit).execute();
+  return rows.map((row) => ({ urn: row.urn, project: row.project, dueAtMs: Number(row.next_sync_at) }));
+}
+
+/**
+ * Each project's oldest due rows, up to its allowance. The projects come from a skip scan of
+ * the (project, next_sync_at) index: one probe per project with scheduled work, never a scan
+ * of its rows.
+ */
+async function sharedRows(trx: Kysely<Database>, nowMs: number, shares: ProjectShares): Promise<DueRow[]> {
+  const rows: DueRow[] = [];
+  let after: string | undefined;
+  for (;;) {
+    let next = trx.selectFrom('resources').select('project').where('next_sync_at', 'is not', null);
+    if (after !== undefined) next = next.where('project', '>', after);
+    const found = await next.orderBy('project').limit(1).executeTakeFirst();
+    if (!found) return rows;
+    after = found.project;
+    const n = allowance(shares, after);
+    if (n > 0) rows.push(...(await dueRows(trx, nowMs, n, after)));
+  }
 }
 
 /**
