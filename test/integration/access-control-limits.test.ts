@@ -17,13 +17,15 @@ import { watch } from '../helpers/sse.js';
 
 const EDITOR = generateToken();
 const OTHER = generateToken();
+const METRICS = generateToken();
 
-function tokensFileIn(dir: string, tokens: Array<[name: string, secret: string]>): string {
+/** Editors of project `a`, and a `metrics` token (which reads /metrics, granted on every project) when one is named. */
+function tokensFileIn(dir: string, tokens: Array<[name: string, secret: string]>, metricsToken?: string): string {
   const file = join(dir, 'tokens.json');
-  writeTokensFile(
-    file,
-    tokens.map(([name, secret]) => ({ name, role: 'editor' as const, projects: ['a'], sha256: hashToken(secret) })),
-  );
+  writeTokensFile(file, [
+    ...tokens.map(([name, secret]) => ({ name, role: 'editor' as const, projects: ['a'], sha256: hashToken(secret) })),
+    ...(metricsToken ? [{ name: 'prometheus', role: 'metrics' as const, projects: ['*'], sha256: hashToken(metricsToken) }] : []),
+  ]);
   return file;
 }
 
@@ -78,7 +80,7 @@ describe('the per-token rate limit', () => {
     expect((await get(`${h.api}/modules`, EDITOR)).status).toBe(429);
     // A long pause refills the bucket to the burst, not beyond.
     nowMs += 3_600_000;
-    const after = await Promise.all(Array.from({ length: 7 }, () => get(`${h.url}/metrics`, EDITOR)));
+    const after = await Promise.all(Array.from({ length: 7 }, () => get(`${h.api}/modules`, EDITOR)));
     expect(after.map((res) => res.status).sort()).toEqual([200, 200, 200, 200, 200, 429, 429]);
   });
 
@@ -130,7 +132,7 @@ describe('the audit log', () => {
     const h = await startSteward({
       dir,
       captureLogs: true,
-      config: { worker: false, tokensFile: tokensFileIn(dir, [['editor-a', EDITOR]]) },
+      config: { worker: false, tokensFile: tokensFileIn(dir, [['editor-a', EDITOR]], METRICS) },
       overrides: { extraModules: [{ definition: slow, origin: 'test' }] },
     });
     try {
@@ -145,7 +147,7 @@ describe('the audit log', () => {
       client.abort();
       expect(await request).toMatchObject({ name: 'AbortError' });
       // The server has seen the client go (its request metric records 499) before the change commits.
-      await waitFor(async () => (await (await get(`${h.url}/metrics`, EDITOR)).text()).includes('code="499"'), 'the server to see the client leave');
+      await waitFor(async () => (await (await get(`${h.url}/metrics`, METRICS)).text()).includes('code="499"'), 'the server to see the client leave');
       release();
       await waitFor(async () => (await get(`${h.api}/resources/orn:steward:slow:a:gone`, EDITOR)).status === 200, 'the change to commit');
       const line = await waitFor(
@@ -215,7 +217,7 @@ describe('the tokens file', () => {
     [
       'a bad entry',
       (file: string) => (writeFileSync(file, JSON.stringify({ tokens: [{ name: 'ci', role: 'owner', projects: [], sha256: 'abc' }] })), file),
-      /tokens\[0\]: role must be one of viewer, editor, admin; tokens\[0\]: projects must be a non-empty list/,
+      /tokens\[0\]: role must be one of viewer, editor, admin, metrics; tokens\[0\]: projects must be a non-empty list/,
     ],
     [
       'two tokens of one name',

@@ -231,6 +231,10 @@ describe('quotas', () => {
     await raw.run('alter table resources drop column spec_bytes');
     await raw.run('alter table resources drop column processes');
     await raw.run("delete from kysely_migration where name = '0004_quotas'");
+    // ...and before the migrations after it, which kysely runs in order after 0004 again.
+    await raw.run('drop index resources_project_due');
+    await raw.run('drop index events_project_id');
+    await raw.run("delete from kysely_migration where name > '0004_quotas'");
     const store = await createStore({ db, busyTimeoutMs: 1000 });
     await store.close();
     expect(await raw.query('select project, resources, bytes, processes from quota_usage order by project')).toEqual(counted);
