@@ -1,4 +1,4 @@
-// Lint what bites in async code, and the layering of DESIGN §2:
+// Lint what bites in async code, and the layering of docs/design.md §2:
 // api → core ← store; modules → sdk only; sdk imports nothing from the rest of src.
 import js from '@eslint/js';
 import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';

@@ -4,7 +4,7 @@ import { isAbsolute, posix, resolve, sep } from 'node:path';
 const MAX_SEGMENT_BYTES = 255;
 /** Kept from the time temporary files were named `<name>.steward-tmp`: a file name leaves this much room still. */
 export const TEMPORARY_SUFFIX = '.steward-tmp';
-/** A project name (DESIGN §3): one path segment, never "." or "..". */
+/** A project name (docs/design.md §3): one path segment, never "." or "..". */
 const PROJECT_PATTERN = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 
 /**

@@ -48,7 +48,7 @@ export interface AppDeps {
   serveApi?: boolean;
 }
 
-/** The HTTP API of DESIGN §8 as an express app (no listening; the caller decides where). */
+/** The HTTP API of docs/design.md §8 as an express app (no listening; the caller decides where). */
 export function createApp({ commands, queries, secrets, registry, schemas, readiness, logger, openLogs, events, metrics, access, limits, serveApi = true }: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');

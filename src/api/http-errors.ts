@@ -21,7 +21,7 @@ export const HTTP_STATUS: Readonly<Record<ErrorCode, number>> = Object.freeze({
   unavailable: 503,
 });
 
-/** The error JSON of DESIGN §8; `details` only when there are any. */
+/** The error JSON of docs/design.md §8; `details` only when there are any. */
 export function errorBody(code: ErrorCode, message: string, details?: unknown): { error: { code: ErrorCode; message: string; details?: unknown } } {
   return { error: { code, message, ...(details === undefined ? {} : { details }) } };
 }

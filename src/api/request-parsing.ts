@@ -58,7 +58,7 @@ export function queryOf(req: Request, allowed: readonly string[]): Record<string
   return result;
 }
 
-/** DESIGN §8: default 50, at most 500; past the bound is a 400 rather than a silently shorter page. */
+/** docs/design.md §8: default 50, at most 500; past the bound is a 400 rather than a silently shorter page. */
 export function parsePageSize(raw: string | undefined): number {
   const { pageSizeDefault, pageSizeMax } = FIXED_LIMITS;
   if (raw === undefined) return pageSizeDefault;

@@ -4,13 +4,13 @@ import type { ResourceCommands } from './resource-commands.js';
 import type { Problem } from './validation.js';
 
 /**
- * Bounds every client can rely on, the same on every Steward: DESIGN §3 (names,
+ * Bounds every client can rely on, the same on every Steward: docs/design.md §3 (names,
  * labels) and §8 (page size), and the nesting a body may have.
  */
 export const FIXED_LIMITS = Object.freeze({
   /** `page_size` when none is given. */
   pageSizeDefault: 50,
-  /** The largest `page_size`; a larger one is a 400 (DESIGN §8: "at most 500"). */
+  /** The largest `page_size`; a larger one is a 400 (docs/design.md §8: "at most 500"). */
   pageSizeMax: 500,
   /** `kind`, `project` and `name`: at most 63 characters (the patterns of names.ts). */
   nameChars: NAME_MAX_CHARS,

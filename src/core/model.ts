@@ -2,7 +2,7 @@ import type { Resource, ResourceStatus } from '../sdk/index.js';
 
 export type { Resource, ResourceStatus };
 
-/** DESIGN §3: queued → running → succeeded | failed | cancelled. */
+/** docs/design.md §3: queued → running → succeeded | failed | cancelled. */
 export type OperationStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
 
 export const FINAL_OPERATION_STATUSES: readonly OperationStatus[] = ['succeeded', 'failed', 'cancelled'];

@@ -1,6 +1,6 @@
 import { InvalidRequestError } from './errors.js';
 
-/** DESIGN §3: kind, project and name patterns; they make every URN parse. Each allows at most NAME_MAX_CHARS. */
+/** docs/design.md §3: kind, project and name patterns; they make every URN parse. Each allows at most NAME_MAX_CHARS. */
 export const KIND_PATTERN = /^[a-z][a-z0-9_]{1,62}$/;
 export const NAME_PATTERN = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 export const NAME_MAX_CHARS = 63;

@@ -48,7 +48,7 @@ export interface Store {
   /** Cancels an operation and puts its resource in ERROR, in one transaction. */
   commitCancel(cancel: CancelChange): Promise<CommitOutcome>;
 
-  /** Claims up to `limit` due resources for `owner` (see DESIGN §6). */
+  /** Claims up to `limit` due resources for `owner` (see docs/design.md §6). */
   claimDue(claim: ClaimRequest): Promise<ClaimedWork[]>;
   /** Extends the leases still held; returns the URNs whose lease or operation was lost. */
   renewLeases(leases: readonly LeaseRef[], nowMs: number, leaseMs: number): Promise<string[]>;

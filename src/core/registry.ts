@@ -41,7 +41,7 @@ export class ModuleDefinitionError extends Error {
 }
 
 /**
- * Checks every module against the contract of DESIGN §5 and compiles its schemas.
+ * Checks every module against the contract of docs/design.md §5 and compiles its schemas.
  * `origins` names where each module came from, for the error messages.
  */
 export function createRegistry(

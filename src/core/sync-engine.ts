@@ -56,7 +56,7 @@ class ShutdownAbort extends Error {
 }
 
 /**
- * The sync loop (DESIGN §6): claim due resources with a fenced lease, run their
+ * The sync loop (docs/design.md §6): claim due resources with a fenced lease, run their
  * module's `sync` in p-queue slots, write outcomes back in batches.
  */
 export function createSyncEngine({ store, registry, wakeup, clock, logger, options, random = Math.random, observer = NO_SYNC_OBSERVER }: SyncEngineDeps) {

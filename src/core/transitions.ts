@@ -1,7 +1,7 @@
 import { InvalidStateError, NotFoundError } from './errors.js';
 import type { ResourceStatus } from './model.js';
 
-/** The requests a user can make of a resource (DESIGN §4). */
+/** The requests a user can make of a resource (docs/design.md §4). */
 export type UserRequest = 'create' | 'update' | 'action' | 'delete' | 'retry' | 'cancel';
 
 /** Where a resource can be when the request arrives; ABSENT means the URN is free. */

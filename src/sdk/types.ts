@@ -7,7 +7,7 @@
 /** A JSON Schema (draft-07 as understood by ajv 8). `"writeOnly": true` marks a secret. */
 export type JSONSchema = Record<string, unknown>;
 
-/** The three statuses of a resource (DESIGN §4). */
+/** The three statuses of a resource (docs/design.md §4). */
 export type ResourceStatus = 'PENDING' | 'COMPLETED' | 'ERROR';
 
 /** Bookkeeping of the sync loop, as published in `state.sync`. */
@@ -22,7 +22,7 @@ export interface SyncState {
 }
 
 /**
- * The resource document, exactly as the API returns it (DESIGN §3), except that a
+ * The resource document, exactly as the API returns it (docs/design.md §3), except that a
  * module sees secrets (`writeOnly` configs and outputs) that the API never returns.
  *
  * @example

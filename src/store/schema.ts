@@ -1,6 +1,6 @@
 import type { Generated } from 'kysely';
 
-/** The tables of DESIGN §7, as kysely sees them. JSON columns hold text. Times for the due index are epoch ms. */
+/** The tables of docs/design.md §7, as kysely sees them. JSON columns hold text. Times for the due index are epoch ms. */
 export interface ResourcesTable {
   urn: string;
   kind: string;

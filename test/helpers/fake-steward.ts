@@ -80,7 +80,7 @@ export function syncCalled(s: FakeSteward, urn: string, action: string, kind = '
   return waitFor(() => s.modules[kind]!.ledger.calls.some((c) => c.urn === urn && c.action === action), `a ${action} sync of ${urn}`);
 }
 
-/** Asserts the error answer of DESIGN §8: a status, `{"error": {"code", "message", "details"?}}`. */
+/** Asserts the error answer of docs/design.md §8: a status, `{"error": {"code", "message", "details"?}}`. */
 export function expectError(res: JsonResponse, status: number, code: string): void {
   expect({ status: res.status, code: res.body?.error?.code }).toEqual({ status, code });
   expect(res.headers.get('content-type')).toMatch(/^application\/json/);

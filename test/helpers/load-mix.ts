@@ -183,7 +183,7 @@ export function createLoadMix(options: LoadMixOptions) {
     if (status !== expected) {
       note(unexpected, `${type} ${String(ctx.urn ?? '')}: ${status} ${text.slice(0, 300)}`);
       if (target) {
-        // A refused write changed nothing (DESIGN §8); the resource is left alone from now on.
+        // A refused write changed nothing (docs/design.md §8); the resource is left alone from now on.
         target.phase = 'failed';
         target.unanswered = undefined;
       }

@@ -1,5 +1,5 @@
 /**
- * A small model of DESIGN §4 — statuses, transitions, versions and operations —
+ * A small model of docs/design.md §4 — statuses, transitions, versions and operations —
  * written from the design and docs/decisions.md, not from src/. The state machine
  * test (test/reliability/state-machine.test.ts) sends the same random requests to
  * it and to a real Steward, and checks they agree after each one.
@@ -13,7 +13,7 @@
 
 export type Status = 'PENDING' | 'COMPLETED' | 'ERROR';
 
-/** DESIGN §3: queued (accepted, no sync yet), running, then final: succeeded, failed, cancelled. */
+/** docs/design.md §3: queued (accepted, no sync yet), running, then final: succeeded, failed, cancelled. */
 export type OperationStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
 
 /** The fake module's configs after schema defaults: `steps` (sync calls a create or update takes) defaults to 1. */
@@ -120,7 +120,7 @@ const INVALID_REQUEST = deny(400, 'invalid_request');
 
 export const withDefaults = (configs: Partial<Configs>): Configs => ({ steps: 1, ...configs });
 
-// ---- requests (DESIGN §4, first table) ----
+// ---- requests (docs/design.md §4, first table) ----
 
 /** create: allowed when the URN is free → PENDING, action create, version 1 (a reused URN starts again at 1). */
 export function create(model: Model, urn: string, configs: Partial<Configs>, labels: Record<string, string> = {}): Answer {

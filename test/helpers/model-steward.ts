@@ -34,7 +34,7 @@ export interface ModelSteward {
    * Starts a round whose syncs do not finish, waits until `expectedCalls` of them are in
    * the module, then leaves this incarnation and starts the next on the same database.
    * `killed`: from that moment the process writes nothing, as after kill -9 (its leases stay
-   * until they expire); `stopped`: the graceful shutdown of DESIGN §6 (the syncs are aborted
+   * until they expire); `stopped`: the graceful shutdown of docs/design.md §6 (the syncs are aborted
    * after the grace period and their leases released); `frozen`: it stays as it is, as
    * under SIGSTOP, until `thaw`.
    */

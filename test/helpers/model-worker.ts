@@ -1,7 +1,7 @@
 import { finish, type Model, type ModelResource, type Outcome } from './model-design.js';
 
 /**
- * The sync loop in the model of DESIGN §4 (model-design.ts): which resources a worker
+ * The sync loop in the model of docs/design.md §4 (model-design.ts): which resources a worker
  * claims (§6 due work), what each sync outcome writes (§5, and decisions.md on the two
  * attempt counters), and which write-backs of interrupted or frozen workers count
  * (§6 fencing).
@@ -94,7 +94,7 @@ export function interruptedStep(model: Model, how: 'killed' | 'stopped' | 'froze
 
 /**
  * The frozen worker carries on, its syncs end with ok. Each write-back is fenced by the
- * claim it holds (DESIGN §6): if another worker claimed the resource since, nothing is
+ * claim it holds (docs/design.md §6): if another worker claimed the resource since, nothing is
  * written, not even the lease; otherwise the result is written if the resource is still
  * PENDING with the same operation, or discarded and the lease given back.
  */

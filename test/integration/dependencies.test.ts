@@ -2,7 +2,7 @@ import { call } from '../helpers/harness.js';
 import { createGate, expectError, startFakeSteward, syncCalled, urnOf, type FakeSteward } from '../helpers/fake-steward.js';
 
 /**
- * Dependencies (DESIGN §4, §5): a dependent waits without spending attempts until its
+ * Dependencies (docs/design.md §4, §5): a dependent waits without spending attempts until its
  * dependency is COMPLETED, is woken by that completion (the dependency poll is set
  * to a minute, so only the wake-up can make it due), and blocks the dependency's
  * delete; a dependency of the wrong kind, another project or a missing URN is a 400.

@@ -112,7 +112,7 @@ describe('limits', () => {
     });
   });
 
-  it('takes page_size 500 and refuses 501 with 400 naming the bound (DESIGN §8 "at most 500": refused, not capped)', async () => {
+  it('takes page_size 500 and refuses 501 with 400 naming the bound (docs/design.md §8 "at most 500": refused, not capped)', async () => {
     const at = await call('GET', `${s.api}/resources?page_size=500`);
     expect(at.status).toBe(200);
     expect(at.body.resources.length).toBeGreaterThan(0);
@@ -163,7 +163,7 @@ describe('limits', () => {
     });
   });
 
-  describe('names (DESIGN §3: at most 63 characters)', () => {
+  describe('names (docs/design.md §3: at most 63 characters)', () => {
     const tooLong = (res: JsonResponse, path: string) => {
       expectError(res, 400, 'invalid_request');
       expect(res.body.error.details.problems).toEqual(expect.arrayContaining([{ path, message: 'must NOT have more than 63 characters' }]));

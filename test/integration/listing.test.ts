@@ -1,7 +1,7 @@
 import { call } from '../helpers/harness.js';
 import { startFakeSteward, urnOf, type FakeSteward } from '../helpers/fake-steward.js';
 
-/** GET /resources (DESIGN §8): URN order, opaque page tokens, and the project, kind, status and label filters. */
+/** GET /resources (docs/design.md §8): URN order, opaque page tokens, and the project, kind, status and label filters. */
 describe('listing resources', () => {
   let s: FakeSteward;
   // Created out of order, in two projects and two kinds; zeta fails, beta is still PENDING.

@@ -1,7 +1,7 @@
 import { call } from '../helpers/harness.js';
 import { expectError, startFakeSteward, urnOf, type FakeSteward } from '../helpers/fake-steward.js';
 
-/** ETag / If-Match (DESIGN §3) and `?dry_run=true` (DESIGN §8), over real HTTP. */
+/** ETag / If-Match (docs/design.md §3) and `?dry_run=true` (docs/design.md §8), over real HTTP. */
 describe('preconditions and dry runs', () => {
   let s: FakeSteward;
   const urn = urnOf('web');

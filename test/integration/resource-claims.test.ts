@@ -4,7 +4,7 @@ import { call, startSteward, type Harness } from '../helpers/harness.js';
 import { TEST_STORE } from '../helpers/test-database.js';
 
 /**
- * Claims (ModuleDefinition.claimKey, DESIGN §11 "two resources naming one backend
+ * Claims (ModuleDefinition.claimKey, issue 13, "two resources naming one backend
  * object: the second fails"), through the real API and store, on SQLite and on
  * PostgreSQL: one holder per key, 409 with nothing stored for the second, the key
  * moving with an update and freed only when the holder's delete completes. The

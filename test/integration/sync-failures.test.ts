@@ -3,7 +3,7 @@ import { call, waitFor } from '../helpers/harness.js';
 import { startFakeSteward, urnOf, type FakeSteward } from '../helpers/fake-steward.js';
 
 /**
- * The sync side of DESIGN §4–§6 over HTTP: failures are retried up to
+ * The sync side of docs/design.md §4–§6 over HTTP: failures are retried up to
  * STEWARD_MAX_ATTEMPTS, a TerminalError is not, contract breaches and hangs fail
  * with a message that says so, and a bad resource never stops a good one of the
  * same kind. The loop is stepped by hand; failed syncs are due again at once.

@@ -2,7 +2,7 @@ import { call } from '../helpers/harness.js';
 import { createGate, expectError, startFakeSteward, syncCalled, urnOf, type FakeSteward } from '../helpers/fake-steward.js';
 
 /**
- * Every row of the transition table of DESIGN §4, allowed and denied, over real HTTP.
+ * Every row of the transition table of docs/design.md §4, allowed and denied, over real HTTP.
  * The worker is off: each test steps the sync loop by hand.
  */
 describe('the transition table over HTTP', () => {

@@ -6,7 +6,7 @@ import { startModelSteward } from '../helpers/model-steward.js';
 import { soak } from '../helpers/soak.js';
 
 /**
- * DESIGN §4 as a model-checked state machine. Random sequences of requests (create,
+ * docs/design.md §4 as a model-checked state machine. Random sequences of requests (create,
  * PATCH with and without If-Match, a module action, delete, retry, cancel), worker
  * rounds (also with requests arriving mid-sync), scripted sync outcomes, the passing
  * of time, restarts, and Stewards stopped, killed or frozen mid-sync on one database.
@@ -31,7 +31,7 @@ async function runCommands(commands: Iterable<Command>): Promise<void> {
   counts.runs += 1;
 }
 
-describe('the state machine of DESIGN §4', () => {
+describe('the state machine of docs/design.md §4', () => {
   it('agrees with the model after every command', async () => {
     await fc.assert(
       fc.asyncProperty(cmd.PRELUDE, fc.commands(cmd.COMMANDS, { maxCommands: MAX_COMMANDS, size: 'max' }), (creates, commands) =>
@@ -47,7 +47,7 @@ describe('the state machine of DESIGN §4', () => {
     );
   }, soak(300_000, 3 * 3_600_000));
 
-  // Found by this model (DESIGN §6: a worker that lost its lease writes nothing; no two syncs of one
+  // Found by this model (docs/design.md §6: a worker that lost its lease writes nothing; no two syncs of one
   // resource at once). Lease tokens used to start again at 0 when a URN was created again, and a
   // discarded write-back gives its lease back by URN and token: the frozen Steward, coming back, freed
   // the lease the killed one held on the new `a`, which the next worker step then claimed before that

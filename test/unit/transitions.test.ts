@@ -4,7 +4,7 @@ import { allowedRequests, assertTransition, TRANSITIONS, type RequestSource, typ
 const SOURCES: RequestSource[] = ['ABSENT', 'PENDING', 'COMPLETED', 'ERROR'];
 const urn = 'orn:steward:fake:p:n';
 
-/** DESIGN §4, row by row: what is allowed from where, and what a denial says. */
+/** docs/design.md §4, row by row: what is allowed from where, and what a denial says. */
 const EXPECTED: Record<UserRequest, RequestSource[]> = {
   create: ['ABSENT'],
   update: ['COMPLETED', 'ERROR'],
