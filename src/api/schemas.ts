@@ -4,6 +4,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { InvalidRequestError } from '../core/errors.js';
+import { problemOf } from '../core/validation.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
@@ -37,11 +38,7 @@ export function loadBodySchemas(dir: string = findSchemasDir()): BodyValidator {
       }
       if (body === undefined) throw new InvalidRequestError('the request needs a JSON body', { problems: [{ path: '/', message: 'is required' }] });
       if (validate(body)) return body as T;
-      const problems = (validate.errors ?? []).map((error) => {
-        const params = error.params as Record<string, unknown>;
-        const suffix = typeof params.additionalProperty === 'string' ? `/${params.additionalProperty}` : typeof params.missingProperty === 'string' ? `/${params.missingProperty}` : '';
-        return { path: `${error.instancePath}${suffix}` || '/', message: error.message ?? 'is invalid' };
-      });
+      const problems = (validate.errors ?? []).map(problemOf);
       throw new InvalidRequestError(`the request body is invalid: ${problems.map((p) => `${p.path} ${p.message}`).join('; ')}`, { problems });
     },
     documents: () => documents,

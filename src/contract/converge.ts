@@ -2,7 +2,7 @@ import { jsonEqual } from '../core/json.js';
 import type { Resource } from '../core/model.js';
 import type { RegisteredModule } from '../core/registry.js';
 import { callSync } from '../core/sync-call.js';
-import type { SyncInput, SyncResult } from '../sdk/index.js';
+import { isTerminalError, type SyncInput, type SyncResult } from '../sdk/index.js';
 import type { ContractSteward } from './contract-steward.js';
 import type { SyncCall } from './recording-module.js';
 import type { RuleBook } from './rules.js';
@@ -98,7 +98,7 @@ async function replay(ctx: ConvergeContext, call: SyncCall, label: string): Prom
     try {
       second = await syncOnce(ctx, structuredClone(call.input));
     } catch (err) {
-      if (attempt < REPLAY_ATTEMPTS && (err as Error | undefined)?.name !== 'TerminalError') continue;
+      if (attempt < REPLAY_ATTEMPTS && !isTerminalError(err)) continue;
       const times = attempt === 1 ? '' : ` ${attempt} times`;
       ctx.book.fail('sync-idempotent', `${label}: run again with the same input, sync threw${times}: ${message(err)}`);
       return true;

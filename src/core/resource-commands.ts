@@ -68,15 +68,9 @@ export function createResourceCommands({ store, registry, wakeup, clock, quotas 
     return Object.fromEntries(Object.entries(resolved).map(([name, dependency]) => [name, registry.secrets.openDependency(dependency).dependency]));
   }
 
-  async function create(request: CreateRequest, options: RequestOptions): Promise<Accepted> {
-    for (let i = 0; ; i += 1) {
-      try {
-        return await createOnce(request, options);
-      } catch (err) {
-        // Lost a race with a concurrent change of a dependency: look again (and answer what it is now).
-        if (!(err instanceof ConflictSignal) || i >= MAX_CONFLICT_RETRIES) throw err instanceof ConflictSignal ? conflictError(formatUrn(request)) : err;
-      }
-    }
+  /** A create lost a race with a concurrent change of a dependency: look again (and answer what it is now). */
+  function create(request: CreateRequest, options: RequestOptions): Promise<Accepted> {
+    return retryOnConflict(formatUrn(request), () => createOnce(request, options));
   }
 
   async function createOnce(request: CreateRequest, options: RequestOptions): Promise<Accepted> {
@@ -94,7 +88,7 @@ export function createResourceCommands({ store, registry, wakeup, clock, quotas 
     const events = [eventFor(resource, 'resource.created', operation.id, { version: 1 }), eventFor(resource, 'operation.created', operation.id, { action: 'create' })];
     const revision = revisionOf(null, resource, operation);
     const change = { resource, expected: null, nextSyncAtMs: now.getTime(), operation, reindex: true, claimKey: claimKeyOf(module, resource), events };
-    return commit(module, { ...change, revision, quota: quotaOf(module, resource) }, options);
+    return commit({ ...change, revision, quota: quotaOf(module, resource) }, options);
   }
 
   /** PATCH: each part given replaces the stored one. */
@@ -160,7 +154,7 @@ export function createResourceCommands({ store, registry, wakeup, clock, quotas 
         eventFor(resource, 'resource.status_changed', operation.id, { from: current.state.status, to: 'PENDING', action: operation.action }),
         eventFor(resource, 'operation.created', operation.id, { action: operation.action, retry_of: current.state.operation_id }),
       ];
-      return commit(module, { resource, expected: expectedOf(current), nextSyncAtMs: now.getTime(), operation, reindex: false, events }, options, carried);
+      return commit({ resource, expected: expectedOf(current), nextSyncAtMs: now.getTime(), operation, reindex: false, events }, options, carried);
     });
   }
 
@@ -187,9 +181,7 @@ export function createResourceCommands({ store, registry, wakeup, clock, quotas 
     const superseded =
       current.state.status === 'PENDING' ? { id: current.state.operation_id, error: `superseded by ${action} (${operation.id})` } : undefined;
     if (superseded) events.push(eventFor(resource, 'operation.cancelled', superseded.id, { reason: superseded.error }));
-    return commit(
-      module,
-      {
+    return commit({
         resource,
         expected: expectedOf(current),
         nextSyncAtMs: now.getTime(),
@@ -212,7 +204,7 @@ export function createResourceCommands({ store, registry, wakeup, clock, quotas 
    * `change.resource` holds the secrets opened; the store gets them sealed, with each
    * stored value that did not open (`carried`) put back unless the request replaced it.
    */
-  async function commit(_module: RegisteredModule, change: AcceptedChange, options: RequestOptions, carried: readonly UnreadableSecret[] = []): Promise<Accepted> {
+  async function commit(change: AcceptedChange, options: RequestOptions, carried: readonly UnreadableSecret[] = []): Promise<Accepted> {
     const result = { resource: resourceView(change.resource, registry), operation: operationView(change.operation, registry), dryRun: Boolean(options.dryRun) };
     if (options.dryRun) {
       const holder = change.claimKey ? await store.findClaimHolder(change.resource.kind, change.claimKey) : undefined;
@@ -248,18 +240,14 @@ export function createResourceCommands({ store, registry, wakeup, clock, quotas 
     attempt: (current: Resource, module: RegisteredModule, carried: readonly UnreadableSecret[]) => Promise<Accepted>,
   ): Promise<Accepted> {
     parseUrn(urn);
-    for (let i = 0; ; i += 1) {
+    return retryOnConflict(urn, async () => {
       const stored = await store.findResource(urn);
       if (!stored) throw new NotFoundError(`resource ${urn} does not exist`, { urn });
       const { resource: current, unreadable } = registry.secrets.open(stored);
       checkIfMatch(current, options.ifMatch);
       if (!(request === 'delete' && current.state.action === 'delete')) assertTransition(request, current.state.status, urn);
-      try {
-        return await attempt(current, registry.get(current.kind), unreadable);
-      } catch (err) {
-        if (!(err instanceof ConflictSignal) || i >= MAX_CONFLICT_RETRIES) throw err instanceof ConflictSignal ? conflictError(urn) : err;
-      }
-    }
+      return attempt(current, registry.get(current.kind), unreadable);
+    });
   }
 
   /** The footprint counted in the accept transaction (the store refuses what would go past a quota). */
@@ -292,6 +280,18 @@ export type ResourceCommands = ReturnType<typeof createResourceCommands>;
 
 /** Internal: the compare-and-set lost to a concurrent write. */
 class ConflictSignal extends Error {}
+
+/** Runs `once` again while its compare-and-set loses to concurrent writes, at most MAX_CONFLICT_RETRIES more times. */
+async function retryOnConflict<T>(urn: string, once: () => Promise<T>): Promise<T> {
+  for (let i = 0; ; i += 1) {
+    try {
+      return await once();
+    } catch (err) {
+      if (!(err instanceof ConflictSignal)) throw err;
+      if (i >= MAX_CONFLICT_RETRIES) throw conflictError(urn);
+    }
+  }
+}
 
 function conflictError(urn: string): InvalidStateError {
   return new InvalidStateError(`resource ${urn} is changing under concurrent requests; try again`, { urn });

@@ -1,4 +1,4 @@
-import { TerminalError, type ResolvedDependency, type SyncInput } from '../sdk/index.js';
+import { isTerminalError, TerminalError, type ResolvedDependency, type SyncInput } from '../sdk/index.js';
 import { toResolved } from './dependencies.js';
 import type { CoreLogger } from './logging.js';
 import type { Resource } from './model.js';
@@ -59,11 +59,5 @@ function withoutSecrets(error: unknown, secrets: readonly string[]): unknown {
   const message = describeError(error);
   const scrubbed = scrubSecrets(message, secrets);
   if (scrubbed === message) return error;
-  let terminal = false;
-  try {
-    terminal = error instanceof TerminalError || (error as Error | undefined)?.name === 'TerminalError';
-  } catch {
-    // an error whose name cannot be read is retried, as sync-outcome treats it
-  }
-  return terminal ? new TerminalError(scrubbed) : new Error(scrubbed);
+  return isTerminalError(error) ? new TerminalError(scrubbed) : new Error(scrubbed);
 }

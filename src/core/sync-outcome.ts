@@ -1,4 +1,4 @@
-import { TerminalError, type SyncResult } from '../sdk/index.js';
+import { isTerminalError, type SyncResult } from '../sdk/index.js';
 import { backoffDelayMs, type BackoffOptions } from './backoff.js';
 import { eventFor } from './documents.js';
 import type { Resource } from './model.js';
@@ -86,7 +86,7 @@ export function decideWriteBack(
   }
   const message = describeError(observation.error);
   const failures = resource.state.sync.attempts + 1;
-  const terminal = isTerminal(observation.error);
+  const terminal = isTerminalError(observation.error);
   if (terminal || failures >= options.maxAttempts) {
     const lastError = terminal ? message : `${message} (gave up after ${failures} attempt${failures === 1 ? '' : 's'})`;
     return {
@@ -157,13 +157,6 @@ export function describeError(error: unknown): string {
   return text.length > 2000 ? `${text.slice(0, 2000)}…` : text;
 }
 
-function isTerminal(error: unknown): boolean {
-  try {
-    return error instanceof TerminalError || (error as Error | undefined)?.name === 'TerminalError';
-  } catch {
-    return false;
-  }
-}
 
 function safeJson(value: unknown): string {
   try {

@@ -28,12 +28,13 @@ export function createSchemaCompiler(): { compile(schema: JSONSchema, where: str
       } catch (err) {
         throw new Error(`${where}: invalid JSON Schema: ${(err as Error).message}`, { cause: err });
       }
-      return (value) => (validate(value) ? [] : (validate.errors ?? []).map(toProblem));
+      return (value) => (validate(value) ? [] : (validate.errors ?? []).map(problemOf));
     },
   };
 }
 
-function toProblem(error: ErrorObject): Problem {
+/** One ajv error as a problem: its JSON path (the missing or unknown property included) and message. */
+export function problemOf(error: ErrorObject): Problem {
   const params = error.params as Record<string, unknown>;
   const extra = typeof params.additionalProperty === 'string' ? `/${params.additionalProperty}` : '';
   const missing = typeof params.missingProperty === 'string' ? `/${params.missingProperty}` : '';

@@ -25,3 +25,16 @@ export class TerminalError extends Error {
     super(message, options);
   }
 }
+
+/**
+ * True for a `TerminalError`, also one made by another copy of the SDK (a module that bundles
+ * its own): such an error is not `instanceof` this class, so its name decides. An error whose
+ * name cannot even be read is not terminal (it is retried).
+ */
+export function isTerminalError(error: unknown): boolean {
+  try {
+    return error instanceof TerminalError || (error as Error | undefined)?.name === 'TerminalError';
+  } catch {
+    return false;
+  }
+}

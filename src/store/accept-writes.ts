@@ -30,8 +30,8 @@ export function createAcceptWrites(driver: StoreDriver) {
             .execute();
           if (quota) await countFootprint(trx, resource.project, null, quota);
         } else {
-          const { urn, kind, project, name, created_at, created_by, next_sync_at, ...changed } = row;
-          void [kind, project, name, created_at, created_by];
+          const { urn, next_sync_at } = row;
+          const changed = updatableColumns(row);
           // The footprint the row counts now; read before the compare-and-set, which fails if the row changed since.
           const before = quota
             ? await trx.selectFrom('resources').select(['spec_bytes', 'processes']).where('urn', '=', urn).executeTakeFirst()
@@ -162,4 +162,10 @@ async function reindex(trx: Kysely<Database>, resource: Resource): Promise<void>
  */
 function firstLeaseToken(resource: Resource): number {
   return Date.parse(resource.created_at) * 1024;
+}
+
+/** The columns an accepted change may rewrite: not the URN and its parts, the creation stamp or the due time (set apart). */
+function updatableColumns(row: ReturnType<typeof resourceToRow>) {
+  const { urn: _urn, kind: _kind, project: _project, name: _name, created_at: _createdAt, created_by: _createdBy, next_sync_at: _nextSyncAt, ...changed } = row;
+  return changed;
 }
