@@ -37,6 +37,6 @@ export default {
   ...base,
   testMatch: [
     ...STORE_SUITES.map((name) => `<rootDir>/test/integration/${name}.test.ts`),
-    ...RELIABILITY_SUITES.map((name) => `<rootDir>/test/reliability/${name}.test.ts`),
+    ...RELIABILITY_SUITES.map((name) => `<rootDir>/test/reliability/${name}/${name}.test.ts`),
   ],
 };

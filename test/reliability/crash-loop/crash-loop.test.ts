@@ -2,20 +2,20 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createCrashClient, type CrashClient } from '../helpers/crash-client.js';
-import { checkLedger } from '../helpers/crash-ledger.js';
-import { checkHistory, unacknowledgedApplied, type FinalResource, type OperationRow, type RevisionRow } from '../helpers/crash-model.js';
-import { crashSeed, seededRandom, type Random } from '../helpers/crash-random.js';
-import { findUnsettled, storeQuery } from '../helpers/crash-store.js';
-import { createCrashSupervisor, type CrashSupervisor } from '../helpers/crash-supervisor.js';
-import { call, waitFor } from '../helpers/harness.js';
-import { percentile, readLedger } from '../helpers/ledger.js';
-import { isAlive } from '../helpers/local-processes.js';
-import { soak } from '../helpers/soak.js';
-import { TEST_STORE, testDatabase } from '../helpers/test-database.js';
+import { createCrashClient, type CrashClient } from './client.js';
+import { checkLedger } from './ledger.js';
+import { checkHistory, unacknowledgedApplied, type FinalResource, type OperationRow, type RevisionRow } from './model.js';
+import { crashSeed, seededRandom, type Random } from './random.js';
+import { findUnsettled, storeQuery } from './store.js';
+import { createCrashSupervisor, type CrashSupervisor } from './supervisor.js';
+import { call, waitFor } from '../../helpers/harness.js';
+import { percentile, readLedger } from '../../helpers/ledger.js';
+import { isAlive } from '../../helpers/local-processes.js';
+import { soak } from '../../helpers/soak.js';
+import { TEST_STORE, testDatabase } from '../../helpers/test-database.js';
 
-const CLI = fileURLToPath(new URL('../../dist/src/cli.js', import.meta.url));
-const FIXTURE_MODULES = fileURLToPath(new URL('../fixtures/modules', import.meta.url));
+const CLI = fileURLToPath(new URL('../../../dist/src/cli.js', import.meta.url));
+const FIXTURE_MODULES = fileURLToPath(new URL('../../fixtures/modules', import.meta.url));
 /** Short, so the leases of a killed process (a restart has a new worker id) lapse soon. */
 const LEASE_MS = 1000;
 

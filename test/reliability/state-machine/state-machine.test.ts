@@ -1,9 +1,9 @@
 import fc from 'fast-check';
-import * as design from '../helpers/model-design.js';
-import * as cmd from '../helpers/model-commands.js';
-import { counts, LEASE_MS, MAX_ATTEMPTS, rowsSeen, type Command } from '../helpers/model-commands.js';
-import { startModelSteward } from '../helpers/model-steward.js';
-import { soak } from '../helpers/soak.js';
+import * as design from './design.js';
+import * as cmd from './commands.js';
+import { counts, LEASE_MS, MAX_ATTEMPTS, rowsSeen, type Command } from './commands.js';
+import { startModelSteward } from './steward.js';
+import { soak } from '../../helpers/soak.js';
 
 /**
  * docs/design.md §4 as a model-checked state machine. Random sequences of requests (create,
@@ -11,7 +11,7 @@ import { soak } from '../helpers/soak.js';
  * rounds (also with requests arriving mid-sync), scripted sync outcomes, the passing
  * of time, restarts, and Stewards stopped, killed or frozen mid-sync on one database.
  * After every command the real Steward, read over HTTP, must agree with the model
- * (test/helpers/model-design.ts and model-worker.ts): each resource's status, action,
+ * (design.ts and worker.ts beside this file): each resource's status, action,
  * version, attempts and error, each operation's status and attempts, each revision,
  * and the status code and error code of every answer.
  */

@@ -1,9 +1,9 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import type { Behaviour } from '../helpers/fake-module.js';
-import { startFakeSteward, urnOf, type FakeSteward } from '../helpers/fake-steward.js';
-import { call, waitFor, type JsonResponse } from '../helpers/harness.js';
-import { soak } from '../helpers/soak.js';
+import type { Behaviour } from '../../helpers/fake-module.js';
+import { startFakeSteward, urnOf, type FakeSteward } from '../../helpers/fake-steward.js';
+import { call, waitFor, type JsonResponse } from '../../helpers/harness.js';
+import { soak } from '../../helpers/soak.js';
 
 /**
  * Module faults (issue 6): a module whose `sync` throws, hangs past its abort,

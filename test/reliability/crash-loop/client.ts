@@ -1,5 +1,5 @@
-import type { Random } from './crash-random.js';
-import { SupervisorClosed, type CrashSupervisor } from './crash-supervisor.js';
+import type { Random } from './random.js';
+import { SupervisorClosed, type CrashSupervisor } from './supervisor.js';
 
 export type MutationKind = 'create' | 'update' | 'action' | 'delete';
 /** acked: a 2xx; rejected: a 4xx (not applied); unacked: no answer, or a 503 (may or may not have happened). */

@@ -1,13 +1,13 @@
 import fc from 'fast-check';
-import { expectError, urnOf } from './fake-steward.js';
-import type { SyncCall } from './fake-module.js';
-import { call, type JsonResponse } from './harness.js';
-import * as design from './model-design.js';
-import type { Configs, Model, Outcome } from './model-design.js';
-import * as worker from './model-worker.js';
-import type { ExpectedCall } from './model-worker.js';
-import { expectAgreement, expectedFacts, expectedOperation, factsOf, operationFactsOf } from './model-agreement.js';
-import type { ModelSteward } from './model-steward.js';
+import { expectError, urnOf } from '../../helpers/fake-steward.js';
+import type { SyncCall } from '../../helpers/fake-module.js';
+import { call, type JsonResponse } from '../../helpers/harness.js';
+import * as design from './design.js';
+import type { Configs, Model, Outcome } from './design.js';
+import * as worker from './worker.js';
+import type { ExpectedCall } from './worker.js';
+import { expectAgreement, expectedFacts, expectedOperation, factsOf, operationFactsOf } from './agreement.js';
+import type { ModelSteward } from './steward.js';
 
 /**
  * The commands of the state machine test: each one acts on the model (model-design.ts,

@@ -5,12 +5,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { fingerprint, runCli } from '../helpers/db-fault-cli.js';
-import { openFaultDb, type FaultPoint } from '../helpers/db-fault-switch.js';
-import { claimsBackOff, create, ledgerSyncs, logsSince, mutations, mutationsConverge, outputMark, stillUp, urnOf, useSteward } from '../helpers/db-fault-steward.js';
-import { expectError } from '../helpers/fake-steward.js';
-import { call, waitFor, waitForStatus } from '../helpers/harness.js';
-import { TEST_STORE } from '../helpers/test-database.js';
+import { fingerprint, runCli } from './cli.js';
+import { openFaultDb, type FaultPoint } from './switch.js';
+import { claimsBackOff, create, ledgerSyncs, logsSince, mutations, mutationsConverge, outputMark, stillUp, urnOf, useSteward } from './steward.js';
+import { expectError } from '../../helpers/fake-steward.js';
+import { call, waitFor, waitForStatus } from '../../helpers/harness.js';
+import { TEST_STORE } from '../../helpers/test-database.js';
 
 /**
  * Real faults in a real database, against `steward serve` running as a child
@@ -24,7 +24,7 @@ import { TEST_STORE } from '../helpers/test-database.js';
 const onSqlite = TEST_STORE === 'sqlite' ? describe : describe.skip;
 const onPostgres = TEST_STORE === 'postgres' ? describe : describe.skip;
 
-if (!existsSync(fileURLToPath(new URL('../../dist/src/cli.js', import.meta.url)))) {
+if (!existsSync(fileURLToPath(new URL('../../../dist/src/cli.js', import.meta.url)))) {
   throw new Error('dist/ is missing: run `npm run -s build` first (npm test does)');
 }
 

@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import type { Mutation, Tracked } from './crash-client.js';
+import type { Mutation, Tracked } from './client.js';
 
 /** A row of the revisions table: the spec after each accepted change of spec, version by version. */
 export interface RevisionRow {

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-const CLI = fileURLToPath(new URL('../../dist/src/cli.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../../../dist/src/cli.js', import.meta.url));
 
 /**
  * Who Steward runs as in the read-only tests. File modes do not bind root, so

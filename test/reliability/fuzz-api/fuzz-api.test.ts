@@ -1,11 +1,11 @@
 import fc from 'fast-check';
-import { HTTP_STATUS } from '../../src/api/http-errors.js';
-import { openSnapshots, type DatabaseSnapshots } from '../helpers/fuzz-db.js';
-import { endpointsOf, sendRaw, type Endpoint, type RawRequest, type RawResponse } from '../helpers/fuzz-http.js';
-import { requestFor } from '../helpers/fuzz-requests.js';
-import { SEEDS, startFuzzSteward, type FuzzSteward } from '../helpers/fuzz-steward.js';
-import { soak } from '../helpers/soak.js';
-import { TEST_STORE } from '../helpers/test-database.js';
+import { HTTP_STATUS } from '../../../src/api/http-errors.js';
+import { openSnapshots, type DatabaseSnapshots } from './db.js';
+import { endpointsOf, sendRaw, type Endpoint, type RawRequest, type RawResponse } from './http.js';
+import { requestFor } from './requests.js';
+import { SEEDS, startFuzzSteward, type FuzzSteward } from './steward.js';
+import { soak } from '../../helpers/soak.js';
+import { TEST_STORE } from '../../helpers/test-database.js';
 
 /**
  * Fuzzed API input (issue 6): arbitrary and near-valid bodies, query strings, URNs,

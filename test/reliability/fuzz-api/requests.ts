@@ -1,6 +1,6 @@
 import fc from 'fast-check';
-import type { Endpoint, RawRequest } from './fuzz-http.js';
-import { bodyText, deepValue, edgyKey, edgyValue, headerSafe, nameLike, pageTokenOf, rawEncode, sendable, STRANGE_STRINGS, wirePiece, wireUrn } from './fuzz-values.js';
+import type { Endpoint, RawRequest } from './http.js';
+import { bodyText, deepValue, edgyKey, edgyValue, headerSafe, nameLike, pageTokenOf, rawEncode, sendable, STRANGE_STRINGS, wirePiece, wireUrn } from './values.js';
 
 /** What the fuzzer knows of the running Steward: what it seeded and what the registry holds. */
 export interface FuzzWorld {

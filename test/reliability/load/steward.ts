@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const CLI = fileURLToPath(new URL('../../dist/src/cli.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../../../dist/src/cli.js', import.meta.url));
 
 export interface LoadSteward {
   url: string;

@@ -1,11 +1,11 @@
 import { readFileSync, statSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
-import { call, waitFor, type JsonResponse } from '../helpers/harness.js';
-import { runAutocannon } from '../helpers/load-autocannon.js';
-import { createLoadMix, fileCreateBody, type LoadMix, type RequestType } from '../helpers/load-mix.js';
-import { startLoadSteward, type LoadSteward } from '../helpers/load-steward.js';
-import { soak } from '../helpers/soak.js';
+import { call, waitFor, type JsonResponse } from '../../helpers/harness.js';
+import { runAutocannon } from './autocannon.js';
+import { createLoadMix, fileCreateBody, type LoadMix, type RequestType } from './mix.js';
+import { startLoadSteward, type LoadSteward } from './steward.js';
+import { soak } from '../../helpers/soak.js';
 
 /**
  * Load (issue 6): autocannon holds 200 connections of mixed reads and writes (GET,

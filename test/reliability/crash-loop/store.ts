@@ -1,5 +1,5 @@
 import BetterSqlite3 from 'better-sqlite3';
-import { query } from './ledger-resources.js';
+import { query } from '../../helpers/ledger-resources.js';
 
 /**
  * One read-only statement against the test's database, on either store: `db` is a

@@ -1,5 +1,5 @@
-import type { KilledProcess } from './crash-supervisor.js';
-import { findOverlaps, openSyncs, type LedgerLine } from './ledger.js';
+import type { KilledProcess } from './supervisor.js';
+import { findOverlaps, openSyncs, type LedgerLine } from '../../helpers/ledger.js';
 
 export interface LedgerCheck {
   /** Syncs whose process was killed before they ended: excused from the overlap check. */

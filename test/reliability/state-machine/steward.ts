@@ -1,11 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Store } from '../../src/core/ports.js';
-import { createGate } from './fake-steward.js';
-import { createFakeModule, type Behaviour, type FakeModule, type SyncCall } from './fake-module.js';
-import { startSteward, waitFor, type Harness } from './harness.js';
-import { testDatabase } from './test-database.js';
+import type { Store } from '../../../src/core/ports.js';
+import { createGate } from '../../helpers/fake-steward.js';
+import { createFakeModule, type Behaviour, type FakeModule, type SyncCall } from '../../helpers/fake-module.js';
+import { startSteward, waitFor, type Harness } from '../../helpers/harness.js';
+import { testDatabase } from '../../helpers/test-database.js';
 
 /**
  * The real side of the state machine test: one database that outlives a series of

@@ -1,7 +1,7 @@
 /**
  * A small model of docs/design.md §4 — statuses, transitions, versions and operations —
  * written from the design and docs/decisions.md, not from src/. The state machine
- * test (test/reliability/state-machine.test.ts) sends the same random requests to
+ * test (test/reliability/state-machine/state-machine.test.ts) sends the same random requests to
  * it and to a real Steward, and checks they agree after each one.
  *
  * This file holds the resources, operations and requests; model-worker.ts holds the

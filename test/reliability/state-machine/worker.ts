@@ -1,4 +1,4 @@
-import { finish, type Model, type ModelResource, type Outcome } from './model-design.js';
+import { finish, type Model, type ModelResource, type Outcome } from './design.js';
 
 /**
  * The sync loop in the model of docs/design.md §4 (model-design.ts): which resources a worker

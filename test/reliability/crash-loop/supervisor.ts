@@ -1,4 +1,4 @@
-import { spawnSteward, type ChildSteward } from './child-steward.js';
+import { spawnSteward, type ChildSteward } from '../../helpers/child-steward.js';
 
 export interface KilledProcess {
   pid: number;

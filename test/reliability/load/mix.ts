@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
-import type { CannonContext, CannonRequest } from './load-autocannon.js';
-import { percentile } from './ledger.js';
+import type { CannonContext, CannonRequest } from './autocannon.js';
+import { percentile } from '../../helpers/ledger.js';
 
 export const REQUEST_TYPES = ['get', 'list', 'create', 'patch', 'action'] as const;
 export type RequestType = (typeof REQUEST_TYPES)[number];

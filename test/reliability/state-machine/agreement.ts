@@ -1,7 +1,7 @@
-import { expectError } from './fake-steward.js';
-import { call } from './harness.js';
-import type { Model, ModelOperation, ModelResource } from './model-design.js';
-import type { ModelSteward } from './model-steward.js';
+import { expectError } from '../../helpers/fake-steward.js';
+import { call } from '../../helpers/harness.js';
+import type { Model, ModelOperation, ModelResource } from './design.js';
+import type { ModelSteward } from './steward.js';
 
 /**
  * The check after every command of the state machine test: the real Steward, read

@@ -2,16 +2,16 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { spawnSteward, type ChildSteward } from './child-steward.js';
-import { openFaultDb, type FaultDb } from './db-fault-switch.js';
-import { call, waitFor, waitForStatus, type JsonResponse } from './harness.js';
-import { testDatabase } from './test-database.js';
+import { spawnSteward, type ChildSteward } from '../../helpers/child-steward.js';
+import { openFaultDb, type FaultDb } from './switch.js';
+import { call, waitFor, waitForStatus, type JsonResponse } from '../../helpers/harness.js';
+import { testDatabase } from '../../helpers/test-database.js';
 
 /**
- * The child Steward of the database-fault suite (test/reliability/database-faults.test.ts)
+ * The child Steward of the database-fault suite (test/reliability/database-faults/database-faults.test.ts)
  * and what the suite reads from it: its writes, its log lines, its ledger.
  */
-const FIXTURE_MODULES = fileURLToPath(new URL('../fixtures/modules', import.meta.url));
+const FIXTURE_MODULES = fileURLToPath(new URL('../../fixtures/modules', import.meta.url));
 
 export const urnOf = (name: string, kind = 'ledger') => `orn:steward:${kind}:p:${name}`;
 

@@ -1,7 +1,7 @@
-import { defineModule } from '../../src/sdk/index.js';
-import { createFakeModule } from './fake-module.js';
-import { call, startSteward, type Harness } from './harness.js';
-import type { FuzzWorld } from './fuzz-requests.js';
+import { defineModule } from '../../../src/sdk/index.js';
+import { createFakeModule } from '../../helpers/fake-module.js';
+import { call, startSteward, type Harness } from '../../helpers/harness.js';
+import type { FuzzWorld } from './requests.js';
 
 /** A module with logs (so GET /logs can answer 200), an action of its own and an optional dependency on a fake. */
 const chatty = defineModule({
