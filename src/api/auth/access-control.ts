@@ -20,7 +20,6 @@ export interface AccessOptions {
 export interface AccessControl {
   /** `tokens` with a tokens file, `open` without one. */
   mode: 'tokens' | 'open';
-  /** How many tokens are in force now (0 in open mode). */
   /** In front of the API: audit (so even a 401 is logged), authenticate, rate limit, and no `metrics` token past it. */
   guard: RequestHandler[];
   /** In front of GET /metrics: the same, then only an admin on every project or a `metrics` token. */
