@@ -51,6 +51,41 @@ export function headOverShare(head: readonly DueRow[], shares: ProjectShares, li
   return false;
 }
 
+/**
+ * False when no claim of `limit` rows can give a project more than its share (every project's
+ * allowance is at least `limit`, and no slot is reserved): the oldest rows are then the fair pick,
+ * and the claim need not be the fair one.
+ */
+export function shareMayBind(shares: ProjectShares, limit: number): boolean {
+  return (shares.reserved ?? 0) > 0 || limit > shares.cap - Math.max(0, ...Object.values(shares.held));
+}
+
+/**
+ * How long the fast claim stands in for the fair one after a fair claim found one project
+ * alone with scheduled work (ClaimBatch.alone). Work of another project that arrives meanwhile
+ * announces itself (a wake-up from an accepted request, or on PostgreSQL from any process) and
+ * ends the period; work that does not, waits at most `recheckMs` more for its share.
+ */
+export function createAloneWindow(recheckMs: number) {
+  let untilMs = -Infinity;
+  let wakes = 0;
+  return {
+    /** Whether a claim at `nowMs` must be the fair one; `mark` goes to `claimed`. */
+    check(nowMs: number): { fair: boolean; mark: number } {
+      return { fair: nowMs >= untilMs, mark: wakes };
+    },
+    /** A fair claim made at `nowMs` found one project alone, or not. A wake-up since `mark` tells against it. */
+    claimed(alone: boolean, nowMs: number, mark: number): void {
+      untilMs = alone && mark === wakes ? nowMs + recheckMs : -Infinity;
+    },
+    /** New work was announced: the next claim is fair. */
+    woken(): void {
+      wakes += 1;
+      untilMs = -Infinity;
+    },
+  };
+}
+
 /** The rows of `head` within their project's allowance (the head is all there is when it is shorter than the limit). */
 export function withinShare(head: readonly DueRow[], shares: ProjectShares): DueRow[] {
   const counts = new Map<string, number>();

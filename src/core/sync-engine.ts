@@ -2,7 +2,7 @@ import PQueue from 'p-queue';
 import type { BackoffOptions } from './backoff.js';
 import { backoffDelayMs } from './backoff.js';
 import { createClaimWindow } from './claim-window.js';
-import { createProjectSlots, launchOrder, projectSlotCap } from './fair-claim.js';
+import { createAloneWindow, createProjectSlots, launchOrder, projectSlotCap, shareMayBind } from './fair-claim.js';
 import { createHeldLeases, type HeldLease } from './held-leases.js';
 import type { CoreLogger } from './logging.js';
 import type { Resource } from './model.js';
@@ -51,6 +51,12 @@ export interface SyncEngineDeps {
   observer?: SyncObserver;
 }
 
+/**
+ * How long after a fair claim found one project alone claims take the fast statement (fair-claim.ts,
+ * createAloneWindow): the longest extra wait of another project's work that arrives unannounced.
+ */
+const ALONE_RECHECK_MS = 250;
+
 class ShutdownAbort extends Error {
   override readonly name = 'ShutdownAbort';
 }
@@ -68,6 +74,7 @@ export function createSyncEngine({ store, registry, wakeup, clock, logger, optio
   const claimWindow = createClaimWindow({ concurrency: options.concurrency });
   /** Syncs running or waiting for a slot, per project: a project at its share gets more only when nothing else is due. */
   const projectSlots = createProjectSlots(projectSlotCap(options.concurrency, options.projectSlotShare));
+  const aloneWindow = createAloneWindow(Math.min(ALONE_RECHECK_MS, options.pollIntervalMs));
   let running = false;
   let loopDone: Promise<void> = Promise.resolve();
   let wakeLoop: (() => void) | undefined;
@@ -99,7 +106,13 @@ export function createSyncEngine({ store, registry, wakeup, clock, logger, optio
   async function claim(limit: number): Promise<ClaimedWork[]> {
     try {
       const nowMs = clock().getTime();
-      const claimed = await store.claimDue({ owner: options.owner, limit, nowMs, leaseMs: options.leaseMs, shares: projectSlots.shares(limit, options.concurrency - queue.pending - queue.size) });
+      const shares = projectSlots.shares(limit, options.concurrency - queue.pending - queue.size);
+      // The fair claim only where it can pick differently from the oldest rows (the fast claim).
+      const { fair, mark } = aloneWindow.check(nowMs);
+      const fairClaim = fair && shareMayBind(shares, limit);
+      const batch = await store.claimDue({ owner: options.owner, limit, nowMs, leaseMs: options.leaseMs, shares: fairClaim ? shares : undefined });
+      if (fairClaim) aloneWindow.claimed(batch.alone, nowMs, mark);
+      const claimed = batch.work;
       dbFailures = 0;
       if (claimed.length) observer.claimed(claimed.map((work) => Math.max(0, nowMs - work.dueAtMs)));
       return claimed;
@@ -130,6 +143,7 @@ export function createSyncEngine({ store, registry, wakeup, clock, logger, optio
   }
 
   function externalWake(): void {
+    aloneWindow.woken(); // the new work may be another project's
     endPause?.();
     signal();
   }

@@ -80,7 +80,7 @@ export function storeOver(driver: StoreDriver): Store {
     ...createValueRewrites(driver),
     commitAccepted: announcing(accept.commitAccepted, (outcome) => outcome === 'committed'),
     commitCancel: announcing(accept.commitCancel, (outcome) => outcome === 'committed'),
-    claimDue: announcing(sync.claimDue, (claimed) => claimed.length > 0),
+    claimDue: announcing(sync.claimDue, (claimed) => claimed.work.length > 0),
     saveSyncResults: announcing(sync.saveSyncResults, (applied) => applied.includes(true)),
     listenForWork: (listener) => driver.listenForWork(listener),
     close: () => driver.close(),

@@ -1,18 +1,15 @@
-import type { Selectable } from 'kysely';
-import type { ClaimRequest, ClaimedWork, SyncWriteBack } from '../core/ports.js';
+import type { SyncWriteBack } from '../core/ports.js';
 import { EVENT_ORDER_LOCK } from './events.js';
 import { WORK_CHANNEL } from './postgres-driver.js';
-import { rowToResource } from './rows.js';
-import type { StoreDriver } from './driver.js';
-import type { ResourcesTable } from './schema.js';
+import { namedQuery, type StoreDriver } from './driver.js';
 
 /**
- * The sync loop's two hot statements on PostgreSQL, each one round trip in its own implicit
- * transaction, each a named statement (parsed and planned once per connection): a claim and a batch write-back cost one statement apiece, not one per row and
+ * The sync loop's hot statements on PostgreSQL (the claims are in postgres-claim.ts), each one round trip in its own implicit
+ * transaction, each a named statement (parsed once per connection): a claim and a batch write-back cost one statement apiece, not one per row and
  * per table (sync-writes.ts keeps the portable form, used on SQLite, where a statement is a
  * function call, and here for the rare batches that delete).
  *
- * Both keep the portable form's rules on locks:
+ * The claims and the write-back keep the portable form's rules on locks:
  * - Rows of a batch are locked in URN order (the `locked` CTE runs to its end before either
  *   update touches a row), as a heartbeat renewing the same leases locks them.
  * - Row locks first, the event-order advisory lock last (events.ts says why the lock exists):
@@ -21,98 +18,6 @@ import type { ResourcesTable } from './schema.js';
  *   holds the lock.
  * - Event ids follow the advisory lock: the events insert joins the CTE that took it.
  */
-
-/**
- * Claims up to $5 due rows (FOR UPDATE SKIP LOCKED), starts their queued operations, logs `operation.started`.
- * Fair across projects (fair-claim.ts says how; the SQLite form in sync-writes.ts does the same in steps):
- * $7/$8 the projects this worker holds slots for and how many, $9 the slots one project may hold (null: no
- * fairness), $10 the slots kept from rows over a share. The head is the oldest $5 due rows. Only when it would give a project more than its share does
- * the statement look at every project: a skip scan of the (project, next_sync_at) index finds the projects
- * with scheduled work (one probe each), and each one's oldest due rows up to its allowance are locked; rows
- * within a share go first, round-robin, then the head fills the free slots.
- */
-const CLAIM = `
-  with recursive head as (
-    select urn, project, next_sync_at from resources
-    where next_sync_at <= $1::bigint and (lease_expires_at is null or lease_expires_at <= $1::bigint)
-    order by next_sync_at
-    limit $5::int
-    for update skip locked
-  ), held as (
-    select h.project, h.n from unnest($7::text[], $8::int[]) as h(project, n)
-  ), over_share as (
-    select $9::int is not null and ((select count(*) from head) >= $5::int or $10::int > 0) and exists (
-      select 1 from head g group by g.project
-      having count(*) > $9::int - coalesce((select h.n from held h where h.project = g.project), 0)
-    ) as yes
-  ), projects(project) as (
-    (select project from resources where next_sync_at is not null and (select yes from over_share) order by project limit 1)
-    union all
-    select (select r.project from resources r where r.next_sync_at is not null and r.project > p.project order by r.project limit 1)
-    from projects p where p.project is not null
-  ), shared as (
-    select s.urn, s.project, s.next_sync_at from projects p
-    cross join lateral (
-      select r.urn, r.project, r.next_sync_at from resources r
-      where r.project = p.project and r.next_sync_at is not null and r.next_sync_at <= $1::bigint
-        and (r.lease_expires_at is null or r.lease_expires_at <= $1::bigint)
-      order by r.next_sync_at
-      limit greatest(0, $9::int - coalesce((select h.n from held h where h.project = p.project), 0))
-      for update skip locked
-    ) s
-    where p.project is not null
-  ), candidates as (
-    select c.urn, min(c.next_sync_at) as due_at, min(c.tier) as tier,
-      row_number() over (order by min(c.tier), min(c.rank), min(c.next_sync_at), c.urn) as pos
-    from (
-      select urn, next_sync_at, 0 as tier, row_number() over (partition by project order by next_sync_at, urn) as rank from shared
-      union all
-      select urn, next_sync_at, 1, null from head
-    ) c
-    group by c.urn
-  ), due as (
-    select urn, due_at from candidates
-    where pos <= $5::int and (tier = 0 or pos <= $5::int - $10::int or not (select yes from over_share))
-  ), claimed as (
-    update resources r
-    set lease_owner = $2::text, lease_expires_at = $3::bigint, next_sync_at = $3::bigint, lease_token = r.lease_token + 1
-    -- By primary key from an array: the planner cannot count the rows \`due\` picks, and would hash-join the table.
-    where r.urn = any(array(select urn from due))
-    returning r.*
-  ), started as (
-    -- By primary key from the claimed ids: after a burst of creates, stale statistics would
-    -- otherwise have the planner scan every queued operation (the status index, or the table).
-    update operations o set status = 'running', started_at = $4::text
-    where o.id = any(array(select operation_id from claimed)) and o.status || '' = 'queued'
-    returning o.id, o.urn, o.action
-  ), event_lock as (
-    select pg_advisory_xact_lock($6::bigint + 0 * s.n) from (select count(*) as n from started) s where s.n > 0
-  ), logged as (
-    insert into events (type, urn, kind, project, operation_id, data, created_at)
-    select 'operation.started', s.urn, c.kind, c.project, s.id, jsonb_build_object('action', s.action)::text, $4::text
-    from started s join claimed c on c.urn = s.urn cross join event_lock
-    order by s.urn
-    returning id
-  )
-  select c.*, d.due_at, (select count(*) from logged) as logged from claimed c join due d on d.urn = c.urn
-`;
-
-export async function claimDuePostgres(driver: StoreDriver, { owner, limit, nowMs, leaseMs, shares }: ClaimRequest): Promise<ClaimedWork[]> {
-  const held = Object.entries(shares?.held ?? {});
-  const rows = await named(driver)<Selectable<ResourcesTable> & { due_at: number }>('steward_claim', CLAIM, [
-    nowMs,
-    owner,
-    nowMs + leaseMs,
-    new Date(nowMs).toISOString(),
-    limit,
-    EVENT_ORDER_LOCK,
-    held.map(([project]) => project),
-    held.map(([, n]) => n),
-    shares?.cap ?? null,
-    shares?.reserved ?? 0,
-  ]);
-  return rows.map((row) => ({ resource: rowToResource(row), leaseToken: Number(row.lease_token), dueAtMs: Number(row.due_at) }));
-}
 
 /**
  * $1 the writes, $2 their URNs, $3 their events, $4 now (epoch ms), $5 now (ISO), $6 the
@@ -215,7 +120,7 @@ export async function saveSyncResultsPostgres(driver: StoreDriver, results: read
   // The batch's keys as an array too: PostgreSQL estimates a recordset at 100 rows and would scan
   // the whole table to hash-join it; \`urn = any(array)\` is planned with the real count, by the primary key.
   const urns = results.map((wb) => wb.urn);
-  const rows = await named(driver)<{ applied: number[] | null }>('steward_write_back', WRITE_BACK, [
+  const rows = await namedQuery(driver)<{ applied: number[] | null }>('steward_write_back', WRITE_BACK, [
     JSON.stringify(writes),
     urns,
     JSON.stringify(ordered),
@@ -226,9 +131,4 @@ export async function saveSyncResultsPostgres(driver: StoreDriver, results: read
   ]);
   const applied = new Set(rows[0]?.applied ?? []);
   return results.map((_, i) => applied.has(i));
-}
-
-function named(driver: StoreDriver) {
-  if (!driver.namedQuery) throw new Error('postgres-sync-writes needs the PostgreSQL driver');
-  return driver.namedQuery.bind(driver);
 }

@@ -1,11 +1,12 @@
 import type { Kysely } from 'kysely';
 import { allowance, headOverShare, pickFair, withinShare, type DueRow, type ProjectShares } from '../core/fair-claim.js';
 import type { EventInput } from '../core/model.js';
-import type { ClaimRequest, ClaimedWork, LeaseRef, SyncWriteBack } from '../core/ports.js';
+import type { ClaimBatch, ClaimRequest, LeaseRef, SyncWriteBack } from '../core/ports.js';
 import type { StoreDriver } from './driver.js';
 import { appendEvents } from './events.js';
 import { uncountFootprints } from './quota-writes.js';
-import { claimDuePostgres, saveSyncResultsPostgres } from './postgres-sync-writes.js';
+import { claimDuePostgres } from './postgres-claim.js';
+import { saveSyncResultsPostgres } from './postgres-sync-writes.js';
 import { rowToResource } from './rows.js';
 import type { Database } from './schema.js';
 
@@ -16,28 +17,31 @@ export function createSyncWrites(driver: StoreDriver) {
    * when each became due (the work-queue wait metric); one statement claims them: this
    * owner, a lease, a new fencing token, and a due time equal to the lease's end (so a
    * lapsed lease is due again). PostgreSQL does all of it in one statement
-   * (postgres-sync-writes.ts).
+   * (postgres-claim.ts).
    */
-  async function claimDue(request: ClaimRequest): Promise<ClaimedWork[]> {
+  async function claimDue(request: ClaimRequest): Promise<ClaimBatch> {
     if (driver.dialect === 'postgres') return claimDuePostgres(driver, request);
     const { owner, limit, nowMs, leaseMs, shares } = request;
     const until = nowMs + leaseMs;
     return driver.writeTransaction(async (trx) => {
       const head = await dueRows(trx, nowMs, limit);
       let due = head;
+      let projects = 0;
       if (shares && headOverShare(head, shares, limit)) {
-        const shared = head.length < limit ? withinShare(head, shares) : await sharedRows(trx, nowMs, shares);
-        due = pickFair(shared, head, limit, shares.reserved);
+        const shared = head.length < limit ? { rows: withinShare(head, shares), projects } : await sharedRows(trx, nowMs, shares);
+        due = pickFair(shared.rows, head, limit, shares.reserved);
+        projects = shared.projects;
       }
       const dueAt = new Map(due.map((row) => [row.urn, row.dueAtMs]));
-      if (dueAt.size === 0) return [];
+      const alone = projects === 1;
+      if (dueAt.size === 0) return { work: [], alone };
       const rows = await trx
         .updateTable('resources')
         .set((eb) => ({ lease_owner: owner, lease_expires_at: until, next_sync_at: until, lease_token: eb('lease_token', '+', 1) }))
         .where('urn', 'in', [...dueAt.keys()])
         .returningAll()
         .execute();
-      if (rows.length === 0) return [];
+      if (rows.length === 0) return { work: [], alone };
       const nowIso = new Date(nowMs).toISOString();
       const started = await trx
         .updateTable('operations')
@@ -51,7 +55,7 @@ export function createSyncWrites(driver: StoreDriver) {
         .filter((row) => startedIds.has(row.operation_id))
         .map((row) => ({ type: 'operation.started', urn: row.urn, kind: row.kind, project: row.project, operation_id: row.operation_id, data: { action: row.action } }));
       await appendEvents(driver, trx, events, nowIso);
-      return rows.map((row) => ({ resource: rowToResource(row), leaseToken: Number(row.lease_token), dueAtMs: dueAt.get(row.urn) ?? nowMs }));
+      return { work: rows.map((row) => ({ resource: rowToResource(row), leaseToken: Number(row.lease_token), dueAtMs: dueAt.get(row.urn) ?? nowMs })), alone };
     });
   }
 
@@ -138,18 +142,20 @@ async function dueRows(trx: Kysely<Database>, nowMs: number, limit: number, proj
 }
 
 /**
- * Each project's oldest due rows, up to its allowance. The projects come from a skip scan of
- * the (project, next_sync_at) index: one probe per project with scheduled work, never a scan
- * of its rows.
+ * Each project's oldest due rows, up to its allowance, and how many projects have scheduled work.
+ * The projects come from a skip scan of the (project, next_sync_at) index: one probe per project
+ * with scheduled work, never a scan of its rows.
  */
-async function sharedRows(trx: Kysely<Database>, nowMs: number, shares: ProjectShares): Promise<DueRow[]> {
+async function sharedRows(trx: Kysely<Database>, nowMs: number, shares: ProjectShares): Promise<{ rows: DueRow[]; projects: number }> {
   const rows: DueRow[] = [];
+  let projects = 0;
   let after: string | undefined;
   for (;;) {
     let next = trx.selectFrom('resources').select('project').where('next_sync_at', 'is not', null);
     if (after !== undefined) next = next.where('project', '>', after);
     const found = await next.orderBy('project').limit(1).executeTakeFirst();
-    if (!found) return rows;
+    if (!found) return { rows, projects };
+    projects += 1;
     after = found.project;
     const n = allowance(shares, after);
     if (n > 0) rows.push(...(await dueRows(trx, nowMs, n, after)));

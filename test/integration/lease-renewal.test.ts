@@ -18,7 +18,7 @@ describe('lease renewal against write-backs', () => {
   afterEach(() => h.close());
 
   async function claimOne(store: Store, owner: string, nowMs: number): Promise<LeaseRef | undefined> {
-    const [work] = await store.claimDue({ owner, limit: 1, nowMs, leaseMs: LEASE_MS });
+    const [work] = (await store.claimDue({ owner, limit: 1, nowMs, leaseMs: LEASE_MS })).work;
     return work && { urn: work.resource.urn, leaseToken: work.leaseToken, operationId: work.resource.state.operation_id, claimedStatus: 'PENDING' };
   }
 
@@ -45,7 +45,7 @@ describe('lease renewal against write-backs', () => {
       const names = Array.from({ length: 8 }, (_, i) => `r${round}-${i}`);
       for (const name of names) expect((await call('POST', `${h.api}/resources`, { kind: 'fake', project: 'p', name, spec: { configs: { steps: 2 } } })).status).toBe(202);
       const nowMs = Date.now();
-      const claimed = await store.claimDue({ owner: 'w', limit: names.length, nowMs, leaseMs: LEASE_MS });
+      const claimed = (await store.claimDue({ owner: 'w', limit: names.length, nowMs, leaseMs: LEASE_MS })).work;
       const leases: LeaseRef[] = claimed.map((work) => ({ urn: work.resource.urn, leaseToken: work.leaseToken, operationId: work.resource.state.operation_id, claimedStatus: 'PENDING' }));
       const writeBacks = claimed.map((work, i) => decideWriteBack(work.resource, leases[i]!, { type: 'result', result: { status: 'PENDING', data: { remaining: 1 } } }, OUTCOME_OPTIONS, nowMs));
       // The heartbeat holds the leases in claim order, the batch in completion order: here the reverse.
@@ -55,7 +55,7 @@ describe('lease renewal against write-backs', () => {
       expect(lost.length).toBeLessThanOrEqual(leases.length);
       const rows = await store.findResources(leases.map((lease) => lease.urn));
       expect(rows.map((row) => row.state.status)).toEqual(leases.map(() => 'PENDING'));
-      expect((await store.claimDue({ owner: 'w2', limit: 100, nowMs: nowMs + 1, leaseMs: LEASE_MS })).length).toBe(names.length);
+      expect((await store.claimDue({ owner: 'w2', limit: 100, nowMs: nowMs + 1, leaseMs: LEASE_MS })).work.length).toBe(names.length);
     }
   });
 });

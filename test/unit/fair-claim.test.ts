@@ -1,4 +1,4 @@
-import { createProjectSlots, headOverShare, launchOrder, pickFair, projectSlotCap, withinShare, type DueRow } from '../../src/core/fair-claim.js';
+import { createAloneWindow, createProjectSlots, headOverShare, shareMayBind, launchOrder, pickFair, projectSlotCap, withinShare, type DueRow } from '../../src/core/fair-claim.js';
 
 const row = (project: string, n: number): DueRow => ({ urn: `orn:steward:k:${project}:r${n}`, project, dueAtMs: n });
 const names = (rows: readonly DueRow[]) => rows.map((r) => `${r.project}${r.dueAtMs}`);
@@ -63,5 +63,34 @@ describe('fair claims across projects', () => {
     slots.returned('fast');
     slots.returned('slow');
     expect(slots.shares(4, 2).reserved).toBe(0);
+  });
+
+  it('needs the fair claim only when a claim of that many rows could put a project over its share', () => {
+    expect(shareMayBind({ cap: 4, held: {} }, 4)).toBe(false);
+    expect(shareMayBind({ cap: 4, held: {} }, 5)).toBe(true);
+    expect(shareMayBind({ cap: 4, held: { a: 1, b: 3 } }, 1)).toBe(false);
+    expect(shareMayBind({ cap: 4, held: { a: 1, b: 3 } }, 2)).toBe(true);
+    expect(shareMayBind({ cap: 4, held: {}, reserved: 1 }, 1)).toBe(true);
+  });
+
+  it('takes the fast claim for a while after a fair claim found one project alone, until new work is announced', () => {
+    const window = createAloneWindow(250);
+    let { fair, mark } = window.check(1000);
+    expect(fair).toBe(true);
+    window.claimed(true, 1000, mark);
+    expect(window.check(1249).fair).toBe(false);
+    expect(window.check(1250).fair).toBe(true);
+    // Not alone: fair at once.
+    window.claimed(false, 1250, window.check(1250).mark);
+    expect(window.check(1251).fair).toBe(true);
+    // A wake-up ends the period…
+    window.claimed(true, 2000, window.check(2000).mark);
+    window.woken();
+    expect(window.check(2001).fair).toBe(true);
+    // …and a fair claim that was under way when it came does not start one.
+    ({ fair, mark } = window.check(3000));
+    window.woken();
+    window.claimed(true, 3000, mark);
+    expect(window.check(3001).fair).toBe(true);
   });
 });
