@@ -300,7 +300,6 @@ export function createSyncEngine({ store, registry, wakeup, clock, logger, optio
       return total;
     },
 
-    renewLeases: () => held.renew(),
     inFlight: () => held.size(),
     isRunning: () => running,
   };
