@@ -28,6 +28,7 @@ const STORE_SUITES = [
   'quotas',
   'http-hardening',
   'fair-claims',
+  'deleted-history',
 ];
 
 // The reliability suites (test/reliability) that also run on PostgreSQL.

@@ -137,6 +137,11 @@ export interface Config {
    * @default 0.5
    */
   projectSlotShare: number;
+  /**
+   * STEWARD_DELETED_HISTORY_RETENTION: the revisions and operations of at most this many deleted resources (URNs with no
+   * resource row) are kept, the latest deleted first; the worker process prunes the rest. 0 keeps all. @default 10000
+   */
+  deletedHistoryRetention: number;
 }
 
 type Parser = (raw: string) => unknown;
@@ -263,6 +268,7 @@ const SETTINGS: { [K in keyof Config]: [variable: string, parse: Parser, fallbac
   maxConnections: ['STEWARD_MAX_CONNECTIONS', integer(0, 10_000_000), 0],
   maxPageBytes: ['STEWARD_MAX_PAGE_BYTES', integer(1024, 1024 * 1024 * 1024), 4 * 1024 * 1024],
   projectSlotShare: ['STEWARD_PROJECT_SLOT_SHARE', share, 0.5],
+  deletedHistoryRetention: ['STEWARD_DELETED_HISTORY_RETENTION', integer(0), 10_000],
 };
 
 /** Settings whose values an error message must not repeat. */

@@ -8,6 +8,7 @@ import { trackConnections } from './api/server-connections.js';
 import type { Config } from './config.js';
 import { createEventFeed } from './core/event-feed.js';
 import { createEventPruner } from './core/event-pruner.js';
+import { createHistoryPruner } from './core/history-pruner.js';
 import { resolveLimits, withRequestLimits } from './core/limits.js';
 import { newWorkerId } from './core/ids.js';
 import type { CoreLogger } from './core/logging.js';
@@ -29,7 +30,7 @@ import { createStore, redactUrl } from './store/create-store.js';
 
 /** How often a watch looks for events committed by other processes (this process's own commits wake it at once). */
 const EVENTS_POLL_MS = 500;
-/** How often the worker process prunes events past STEWARD_EVENT_RETENTION. */
+/** How often the worker process prunes events past STEWARD_EVENT_RETENTION (and deleted history past STEWARD_DELETED_HISTORY_RETENTION). */
 const EVENTS_PRUNE_INTERVAL_MS = 60_000;
 
 export interface StewardOverrides {
@@ -70,6 +71,7 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
   const queries = createQueries({ store, registry, clock, maxPageBytes: config.maxPageBytes });
   const events = createEventFeed({ store, options: { pollIntervalMs: EVENTS_POLL_MS, batchSize: 500 } });
   const pruner = createEventPruner({ store, logger, options: { keep: config.eventRetention, intervalMs: EVENTS_PRUNE_INTERVAL_MS } });
+  const historyPruner = createHistoryPruner({ store, logger, options: { keep: config.deletedHistoryRetention, intervalMs: EVENTS_PRUNE_INTERVAL_MS } });
   const metrics = createMetrics({
     logger,
     sources: {
@@ -120,6 +122,7 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
     engine,
     events,
     pruner,
+    historyPruner,
     metrics,
     app,
     /** The HTTP server, once started. */
@@ -143,6 +146,7 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
         stopListening = await store.listenForWork(() => wakeup.notify());
         engine.start();
         pruner.start();
+        historyPruner.start();
       }
       const address = server.address();
       const port = typeof address === 'object' && address ? address.port : config.port;
@@ -158,6 +162,7 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
       await events.close();
       connections?.closeUnused();
       await pruner.stop();
+      await historyPruner.stop();
       await engine.stop();
       connections?.closeUnused();
       await stopListening?.();

@@ -77,6 +77,11 @@ export interface Store {
   findEventIdRange(projects?: readonly string[]): Promise<EventIdRange | undefined>;
   /** Deletes events whose id is more than `keep` below the newest, in short batches; returns how many. */
   pruneEvents(keep: number): Promise<number>;
+  /**
+   * Keeps the revisions and operations of the `keep` latest deleted URNs (those with no resource row, ordered by
+   * their newest operation) and deletes the rest, in short batches. A URN that exists keeps its whole history.
+   */
+  pruneDeletedHistory(keep: number): Promise<DeletedHistoryPruned>;
   /** Calls `listener` after this process commits a write that may have appended events; returns how to stop. */
   onEventsCommitted(listener: () => void): () => void;
 
@@ -90,6 +95,13 @@ export interface Store {
   /** Cheap round trip for /readyz. */
   ping(): Promise<void>;
   close(): Promise<void>;
+}
+
+/** What one prune of deleted resources' history removed. */
+export interface DeletedHistoryPruned {
+  urns: number;
+  revisions: number;
+  operations: number;
 }
 
 export type CommitOutcome = 'committed' | 'conflict';

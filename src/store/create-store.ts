@@ -2,6 +2,7 @@ import type { Store } from '../core/ports.js';
 import { createAcceptWrites } from './accept-writes.js';
 import type { StoreDriver } from './driver.js';
 import { createEventQueries } from './event-queries.js';
+import { createHistoryQueries } from './history-queries.js';
 import { migrateToLatest } from './migrations.js';
 import { createReadQueries } from './read-queries.js';
 import { openPostgres } from './postgres-driver.js';
@@ -75,6 +76,7 @@ export function storeOver(driver: StoreDriver): Store {
   const store: Omit<Store, 'onEventsCommitted'> = {
     ...createReadQueries(driver),
     ...createEventQueries(driver),
+    ...createHistoryQueries(driver),
     ...accept,
     ...sync,
     ...createValueRewrites(driver),
