@@ -30,8 +30,13 @@ import { createStore, redactUrl } from './store/create-store.js';
 
 /** How often a watch looks for events committed by other processes (this process's own commits wake it at once). */
 const EVENTS_POLL_MS = 500;
-/** How often the worker process prunes events past STEWARD_EVENT_RETENTION (and deleted history past STEWARD_DELETED_HISTORY_RETENTION). */
+/** How often the worker process prunes events past STEWARD_EVENT_RETENTION. */
 const EVENTS_PRUNE_INTERVAL_MS = 60_000;
+/**
+ * How often the worker process prunes the history of deleted resources: hourly, because finding the deleted
+ * URNs groups the whole operations index (store/history-queries.ts), a scan too costly for every minute.
+ */
+const HISTORY_PRUNE_INTERVAL_MS = 3_600_000;
 
 export interface StewardOverrides {
   logger?: CoreLogger;
@@ -71,7 +76,7 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
   const queries = createQueries({ store, registry, clock, maxPageBytes: config.maxPageBytes });
   const events = createEventFeed({ store, options: { pollIntervalMs: EVENTS_POLL_MS, batchSize: 500 } });
   const pruner = createEventPruner({ store, logger, options: { keep: config.eventRetention, intervalMs: EVENTS_PRUNE_INTERVAL_MS } });
-  const historyPruner = createHistoryPruner({ store, logger, options: { keep: config.deletedHistoryRetention, intervalMs: EVENTS_PRUNE_INTERVAL_MS } });
+  const historyPruner = createHistoryPruner({ store, logger, options: { keep: config.deletedHistoryRetention, intervalMs: HISTORY_PRUNE_INTERVAL_MS } });
   const metrics = createMetrics({
     logger,
     sources: {
