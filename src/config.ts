@@ -1,7 +1,19 @@
 import { readFileSync } from 'node:fs';
-import { envEntryProblem } from '../modules/process/env-allow-list.js';
-import { targetEntryProblem } from '../modules/postgres-server/targets.js';
-import { parseSecretKey } from './core/secret-box.js';
+import {
+  boolean,
+  commaList,
+  envAllowList,
+  integer,
+  number,
+  oneOf,
+  pathList,
+  postgresTargetList,
+  secretKey,
+  secretKeyList,
+  share,
+  text,
+  type Parser,
+} from './config-parsers.js';
 
 /**
  * The one place that reads the environment. Every setting has a default, every
@@ -143,79 +155,6 @@ export interface Config {
    */
   deletedHistoryRetention: number;
 }
-
-type Parser = (raw: string) => unknown;
-
-const integer =
-  (min: number, max = Number.MAX_SAFE_INTEGER): Parser =>
-  (raw) => {
-    const value = Number(raw);
-    if (!/^-?\d+$/.test(raw.trim()) || value < min || value > max) throw new Error(`must be a whole number from ${min} to ${max}`);
-    return value;
-  };
-const number = (min: number): Parser => (raw) => {
-  const value = Number(raw);
-  if (raw.trim() === '' || !Number.isFinite(value) || value < min) throw new Error(`must be a number of at least ${min}`);
-  return value;
-};
-const share: Parser = (raw) => {
-  const value = Number(raw);
-  if (raw.trim() === '' || !Number.isFinite(value) || value <= 0 || value > 1) throw new Error('must be a number above 0 and at most 1');
-  return value;
-};
-const text: Parser = (raw) => {
-  if (raw.trim() === '') throw new Error('must not be empty');
-  return raw;
-};
-const boolean: Parser = (raw) => {
-  if (/^(1|true|yes|on)$/i.test(raw)) return true;
-  if (/^(0|false|no|off)$/i.test(raw)) return false;
-  throw new Error('must be true or false');
-};
-const oneOf = (...values: string[]): Parser => (raw) => {
-  if (!values.includes(raw)) throw new Error(`must be one of ${values.join(', ')}`);
-  return raw;
-};
-/** A key is checked here, so a bad one stops start-up with the reason (never the value). */
-const secretKey: Parser = (raw) => {
-  parseSecretKey(raw);
-  return raw.trim();
-};
-const secretKeyList: Parser = (raw) => {
-  const keys = commaList(raw) as string[];
-  keys.forEach((key, i) => {
-    try {
-      parseSecretKey(key);
-    } catch (err) {
-      throw new Error(`key ${i + 1}: ${(err as Error).message}`);
-    }
-  });
-  return keys;
-};
-const pathList: Parser = (raw) => raw.split(':').filter((entry) => entry.trim() !== '');
-const commaList: Parser = (raw) =>
-  raw
-    .split(',')
-    .map((entry) => entry.trim())
-    .filter((entry) => entry !== '');
-/** Each entry is checked here, so a typo stops start-up instead of refusing every resource. */
-const envAllowList: Parser = (raw) => {
-  const entries = commaList(raw) as string[];
-  const problems = entries.map(envEntryProblem).filter((problem) => problem !== undefined);
-  if (problems.length) throw new Error(`has bad entries: ${problems.join('; ')}`);
-  return entries;
-};
-
-const postgresTargetList: Parser = (raw) => {
-  const entries = commaList(raw) as string[];
-  if (entries.length === 0) throw new Error('must name at least one target');
-  const problems = entries.flatMap((entry) => {
-    const problem = targetEntryProblem(entry);
-    return problem ? [`"${entry}" ${problem}`] : [];
-  });
-  if (problems.length) throw new Error(problems.join('; '));
-  return entries;
-};
 
 /** Each setting: its variable, its parser and its default. */
 const SETTINGS: { [K in keyof Config]: [variable: string, parse: Parser, fallback: Config[K]] } = {

@@ -1,6 +1,10 @@
+import { diffJson } from './json.js';
 import type { EventInput, EventType, Operation, Resource } from './model.js';
 import type { ResourceId } from './names.js';
 import { formatUrn } from './names.js';
+import type { RevisionInput } from './ports.js';
+import type { Registry } from './registry.js';
+import { publicConfigs } from './views.js';
 
 /** Builders for the documents an accepted request writes; pure. */
 
@@ -66,4 +70,23 @@ export function newOperation(resource: Resource, action: string, params: unknown
 
 export function eventFor(resource: Pick<Resource, 'urn' | 'kind' | 'project'>, type: EventType, operationId: string | null, data: Record<string, unknown>): EventInput {
   return { type, urn: resource.urn, kind: resource.kind, project: resource.project, operation_id: operationId, data };
+}
+
+/** The revision an accepted change of spec or labels writes: the public spec after it, and what changed (secrets redacted). */
+export function revisionOf(current: Resource | null, resource: Resource, operation: Operation, registry: Registry): RevisionInput {
+  const configs = publicConfigs(resource.spec.configs, registry, resource.kind);
+  const before = current
+    ? { configs: publicConfigs(current.spec.configs, registry, current.kind), dependencies: current.spec.dependencies, labels: current.labels }
+    : {};
+  return {
+    version: resource.version,
+    action: operation.action,
+    operation_id: operation.id,
+    labels: resource.labels,
+    configs,
+    dependencies: resource.spec.dependencies,
+    changes: diffJson(before, { configs, dependencies: resource.spec.dependencies, labels: resource.labels }),
+    created_at: operation.created_at,
+    created_by: operation.created_by,
+  };
 }

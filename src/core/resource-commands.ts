@@ -1,6 +1,6 @@
 import { claimHeldError, claimKeyOf } from './claims.js';
 import { resolveDependencies } from './dependencies.js';
-import { eventFor, newOperation, newResource, pendingFor } from './documents.js';
+import { eventFor, newOperation, newResource, pendingFor, revisionOf } from './documents.js';
 import { AlreadyExistsError, InvalidRequestError, InvalidStateError, NotFoundError, PreconditionFailedError } from './errors.js';
 import { newOperationId } from './ids.js';
 import { diffJson } from './json.js';
@@ -13,7 +13,7 @@ import type { AcceptedChange, Store } from './ports.js';
 import type { RegisteredModule, Registry } from './registry.js';
 import type { UnreadableSecret } from './sealed-resources.js';
 import { assertTransition, type UserRequest } from './transitions.js';
-import { operationView, publicConfigs, resourceView } from './views.js';
+import { operationView, resourceView } from './views.js';
 import type { Wakeup } from './wakeup.js';
 
 export interface CreateRequest {
@@ -86,7 +86,7 @@ export function createResourceCommands({ store, registry, wakeup, clock, quotas 
     const resource = applyPlan(module, null, desired, plan);
     const operation = newOperation(resource, 'create', {}, options.actor, now);
     const events = [eventFor(resource, 'resource.created', operation.id, { version: 1 }), eventFor(resource, 'operation.created', operation.id, { action: 'create' })];
-    const revision = revisionOf(null, resource, operation);
+    const revision = revisionOf(null, resource, operation, registry);
     const change = { resource, expected: null, nextSyncAtMs: now.getTime(), operation, reindex: true, claimKey: claimKeyOf(module, resource), events };
     return commit({ ...change, revision, quota: quotaOf(module, resource) }, options);
   }
@@ -191,7 +191,7 @@ export function createResourceCommands({ store, registry, wakeup, clock, quotas 
         // A delete keeps its key until the row is gone; every other plan may have moved it.
         claimKey: action === 'delete' ? undefined : claimKeyOf(module, resource),
         events,
-        revision: changedSpec ? revisionOf(current, resource, operation) : undefined,
+        revision: changedSpec ? revisionOf(current, resource, operation, registry) : undefined,
         // A delete is never refused: it keeps the stored footprint until the row is gone.
         quota: changedSpec && action !== 'delete' ? quotaOf(module, resource) : undefined,
       },
@@ -253,24 +253,6 @@ export function createResourceCommands({ store, registry, wakeup, clock, quotas 
   /** The footprint counted in the accept transaction (the store refuses what would go past a quota). */
   function quotaOf(module: RegisteredModule, resource: Resource): AcceptedChange['quota'] {
     return { footprint: footprintOf(module, resource), limits: quotas.limits };
-  }
-
-  function revisionOf(current: Resource | null, resource: Resource, operation: Operation): AcceptedChange['revision'] {
-    const configs = publicConfigs(resource.spec.configs, registry, resource.kind);
-    const before = current
-      ? { configs: publicConfigs(current.spec.configs, registry, current.kind), dependencies: current.spec.dependencies, labels: current.labels }
-      : {};
-    return {
-      version: resource.version,
-      action: operation.action,
-      operation_id: operation.id,
-      labels: resource.labels,
-      configs,
-      dependencies: resource.spec.dependencies,
-      changes: diffJson(before, { configs, dependencies: resource.spec.dependencies, labels: resource.labels }),
-      created_at: operation.created_at,
-      created_by: operation.created_by,
-    };
   }
 
   return { create, update, execute, remove, retry };

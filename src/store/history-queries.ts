@@ -57,21 +57,18 @@ function deletedUrns(db: Kysely<Database>) {
  * and deleted again) since the URNs were read keeps its history.
  */
 async function deleteHistoryOf(db: Kysely<Database>, urns: string[], cutoff: string): Promise<{ revisions: number; operations: number }> {
-  const revisions = await db
-    .deleteFrom('revisions')
+  return { revisions: await deleteStale(db, 'revisions', urns, cutoff), operations: await deleteStale(db, 'operations', urns, cutoff) };
+}
+
+/** Deletes `table`'s rows of `urns` whose URN has no resource and no operation after `cutoff`. */
+async function deleteStale(db: Kysely<Database>, table: 'revisions' | 'operations', urns: string[], cutoff: string): Promise<number> {
+  const result = await db
+    .deleteFrom(table)
     .where('urn', 'in', urns)
-    .where(({ not, exists, selectFrom }) => not(exists(selectFrom('resources as r').select('r.urn').whereRef('r.urn', '=', 'revisions.urn'))))
+    .where(({ not, exists, selectFrom }) => not(exists(selectFrom('resources as r').select('r.urn').whereRef('r.urn', '=', `${table}.urn`))))
     .where(({ not, exists, selectFrom }) =>
-      not(exists(selectFrom('operations as n').select('n.id').whereRef('n.urn', '=', 'revisions.urn').where('n.id', '>', cutoff))),
+      not(exists(selectFrom('operations as n').select('n.id').whereRef('n.urn', '=', `${table}.urn`).where('n.id', '>', cutoff))),
     )
     .executeTakeFirst();
-  const operations = await db
-    .deleteFrom('operations')
-    .where('urn', 'in', urns)
-    .where(({ not, exists, selectFrom }) => not(exists(selectFrom('resources as r').select('r.urn').whereRef('r.urn', '=', 'operations.urn'))))
-    .where(({ not, exists, selectFrom }) =>
-      not(exists(selectFrom('operations as n').select('n.id').whereRef('n.urn', '=', 'operations.urn').where('n.id', '>', cutoff))),
-    )
-    .executeTakeFirst();
-  return { revisions: Number(revisions.numDeletedRows), operations: Number(operations.numDeletedRows) };
+  return Number(result.numDeletedRows);
 }

@@ -1,0 +1,79 @@
+import { envEntryProblem } from '../modules/process/env-allow-list.js';
+import { targetEntryProblem } from '../modules/postgres-server/targets.js';
+import { parseSecretKey } from './core/secret-box.js';
+
+/** The value parsers of src/config.ts, one per kind of setting. */
+
+/** Reads one setting's raw text; throws an Error saying what the value must be (never repeating a secret). */
+export type Parser = (raw: string) => unknown;
+
+export const integer =
+  (min: number, max = Number.MAX_SAFE_INTEGER): Parser =>
+  (raw) => {
+    const value = Number(raw);
+    if (!/^-?\d+$/.test(raw.trim()) || value < min || value > max) throw new Error(`must be a whole number from ${min} to ${max}`);
+    return value;
+  };
+export const number = (min: number): Parser => (raw) => {
+  const value = Number(raw);
+  if (raw.trim() === '' || !Number.isFinite(value) || value < min) throw new Error(`must be a number of at least ${min}`);
+  return value;
+};
+export const share: Parser = (raw) => {
+  const value = Number(raw);
+  if (raw.trim() === '' || !Number.isFinite(value) || value <= 0 || value > 1) throw new Error('must be a number above 0 and at most 1');
+  return value;
+};
+export const text: Parser = (raw) => {
+  if (raw.trim() === '') throw new Error('must not be empty');
+  return raw;
+};
+export const boolean: Parser = (raw) => {
+  if (/^(1|true|yes|on)$/i.test(raw)) return true;
+  if (/^(0|false|no|off)$/i.test(raw)) return false;
+  throw new Error('must be true or false');
+};
+export const oneOf = (...values: string[]): Parser => (raw) => {
+  if (!values.includes(raw)) throw new Error(`must be one of ${values.join(', ')}`);
+  return raw;
+};
+/** A key is checked here, so a bad one stops start-up with the reason (never the value). */
+export const secretKey: Parser = (raw) => {
+  parseSecretKey(raw);
+  return raw.trim();
+};
+export const secretKeyList: Parser = (raw) => {
+  const keys = commaList(raw) as string[];
+  keys.forEach((key, i) => {
+    try {
+      parseSecretKey(key);
+    } catch (err) {
+      throw new Error(`key ${i + 1}: ${(err as Error).message}`);
+    }
+  });
+  return keys;
+};
+export const pathList: Parser = (raw) => raw.split(':').filter((entry) => entry.trim() !== '');
+export const commaList: Parser = (raw) =>
+  raw
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+/** Each entry is checked here, so a typo stops start-up instead of refusing every resource. */
+export const envAllowList: Parser = (raw) => {
+  const entries = commaList(raw) as string[];
+  const problems = entries.map(envEntryProblem).filter((problem) => problem !== undefined);
+  if (problems.length) throw new Error(`has bad entries: ${problems.join('; ')}`);
+  return entries;
+};
+
+export const postgresTargetList: Parser = (raw) => {
+  const entries = commaList(raw) as string[];
+  if (entries.length === 0) throw new Error('must name at least one target');
+  const problems = entries.flatMap((entry) => {
+    const problem = targetEntryProblem(entry);
+    return problem ? [`"${entry}" ${problem}`] : [];
+  });
+  if (problems.length) throw new Error(problems.join('; '));
+  return entries;
+};
