@@ -1,5 +1,6 @@
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
+import { WRITTEN_TABLES as TABLES } from '../../helpers/written-tables.js';
 
 /**
  * Where an injected fault strikes: `events` fails every event insert (the last
@@ -10,16 +11,6 @@ import pg from 'pg';
  * write-back).
  */
 export type FaultPoint = 'events' | `events:${string}` | 'operations:insert' | `operations:${string}`;
-
-/** The tables a write of Steward's touches, in a fixed order; a snapshot of them shows any partial write. */
-const TABLES = {
-  resources: 'urn',
-  resource_labels: 'urn, key',
-  resource_dependencies: 'urn, name',
-  revisions: 'id',
-  operations: 'id',
-  events: 'id',
-} as const;
 
 export type Row = Record<string, unknown>;
 

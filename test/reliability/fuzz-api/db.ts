@@ -1,15 +1,6 @@
 import Database from 'better-sqlite3';
 import pg from 'pg';
-
-/** Every table a request may write, each read in a fixed order. */
-const TABLES: Record<string, string> = {
-  resources: 'urn',
-  resource_labels: 'urn, key',
-  resource_dependencies: 'urn, name',
-  revisions: 'id',
-  operations: 'id',
-  events: 'id',
-};
+import { WRITTEN_TABLES as TABLES } from '../../helpers/written-tables.js';
 
 export interface DatabaseSnapshots {
   /** The rows of every table Steward writes, as one comparable string. */
