@@ -1,7 +1,9 @@
-import BetterSqlite3 from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+
+import BetterSqlite3 from 'better-sqlite3';
+
 import { createStore } from '../src/store/create-store.js';
 import { benchName, NOOP_KIND, noopUrn } from './noop-module.js';
 
@@ -41,8 +43,11 @@ export async function measureCeiling(total: number, batch: number): Promise<Ceil
         done += claimed.length;
       }
       const elapsedMs = Number(process.hrtime.bigint() - started) / 1e6;
-      const left = db.prepare("select count(*) as n from resources where status = 'PENDING'").get() as { n: number };
-      if (done !== total || left.n !== 0) throw new Error(`ceiling completed ${done} of ${total} rows`);
+      const left = db
+        .prepare("select count(*) as n from resources where status = 'PENDING'")
+        .get() as { n: number };
+      if (done !== total || left.n !== 0)
+        throw new Error(`ceiling completed ${done} of ${total} rows`);
       return { rows: total, batch, elapsedMs, rowsPerS: total / (elapsedMs / 1000) };
     } finally {
       db.close();
@@ -97,17 +102,23 @@ function createCycle(db: BetterSqlite3.Database, batch: number) {
      returning *`,
   );
   const startOperations = cachedBySize((n) =>
-    db.prepare(`update operations set status = 'running', started_at = ? where id in (${marks(n)}) and status = 'queued' returning id`),
+    db.prepare(
+      `update operations set status = 'running', started_at = ? where id in (${marks(n)}) and status = 'queued' returning id`,
+    ),
   );
   const insertEvents = cachedBySize((n) =>
-    db.prepare(`insert into events (type, urn, kind, project, operation_id, data, created_at) values ${Array(n).fill('(?, ?, ?, ?, ?, ?, ?)').join(', ')}`),
+    db.prepare(
+      `insert into events (type, urn, kind, project, operation_id, data, created_at) values ${Array(n).fill('(?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
+    ),
   );
   const completeResource = db.prepare(
     `update resources set status = ?, attempts = ?, last_error = ?, next_sync_at = ?, waiting_on = ?, lease_owner = null, lease_expires_at = null,
        last_synced_at = ?, observed_version = ?
      where urn = ? and lease_token = ? and operation_id = ? and status = 'PENDING'`,
   );
-  const finishOperation = db.prepare('update operations set attempts = attempts + 1, status = ?, error = ?, finished_at = ? where id = ?');
+  const finishOperation = db.prepare(
+    'update operations set attempts = attempts + 1, status = ?, error = ?, finished_at = ? where id = ?',
+  );
   const wakeDependents = db.prepare(
     `update resources set next_sync_at = ? where waiting_on is not null and (lease_expires_at is null or lease_expires_at <= ?)
      and urn in (select urn from resource_dependencies where depends_on = ?)`,
@@ -119,10 +130,22 @@ function createCycle(db: BetterSqlite3.Database, batch: number) {
       const rows = claimRows.all(owner, until, until, nowMs, nowMs, batch);
       if (rows.length === 0) return rows;
       const nowIso = new Date(nowMs).toISOString();
-      const started = new Set(startOperations(rows.length).all(nowIso, ...rows.map((row) => row.operation_id)).map((op) => (op as { id: string }).id));
+      const started = new Set(
+        startOperations(rows.length)
+          .all(nowIso, ...rows.map((row) => row.operation_id))
+          .map((op) => (op as { id: string }).id),
+      );
       const events = rows
         .filter((row) => started.has(row.operation_id))
-        .flatMap((row) => ['operation.started', row.urn, row.kind, row.project, row.operation_id, JSON.stringify({ action: row.action }), nowIso]);
+        .flatMap((row) => [
+          'operation.started',
+          row.urn,
+          row.kind,
+          row.project,
+          row.operation_id,
+          JSON.stringify({ action: row.action }),
+          nowIso,
+        ]);
       if (events.length) insertEvents(events.length / 7).run(...events);
       return rows;
     })
@@ -133,13 +156,36 @@ function createCycle(db: BetterSqlite3.Database, batch: number) {
       const nowIso = new Date(nowMs).toISOString();
       const events: unknown[] = [];
       for (const row of rows) {
-        const result = completeResource.run('COMPLETED', 0, null, null, null, nowIso, row.version, row.urn, row.lease_token, row.operation_id);
+        const result = completeResource.run(
+          'COMPLETED',
+          0,
+          null,
+          null,
+          null,
+          nowIso,
+          row.version,
+          row.urn,
+          row.lease_token,
+          row.operation_id,
+        );
         if (result.changes !== 1) throw new Error(`ceiling lost the lease of ${row.urn}`);
         finishOperation.run('succeeded', null, nowIso, row.operation_id);
         wakeDependents.run(nowMs, nowMs, row.urn);
         events.push(
-          'resource.status_changed', row.urn, row.kind, row.project, row.operation_id, JSON.stringify({ from: 'PENDING', to: 'COMPLETED', action: row.action }), nowIso,
-          'operation.succeeded', row.urn, row.kind, row.project, row.operation_id, JSON.stringify({ action: row.action }), nowIso,
+          'resource.status_changed',
+          row.urn,
+          row.kind,
+          row.project,
+          row.operation_id,
+          JSON.stringify({ from: 'PENDING', to: 'COMPLETED', action: row.action }),
+          nowIso,
+          'operation.succeeded',
+          row.urn,
+          row.kind,
+          row.project,
+          row.operation_id,
+          JSON.stringify({ action: row.action }),
+          nowIso,
         );
       }
       insertEvents(events.length / 7).run(...events);
@@ -156,7 +202,9 @@ function marks(n: number): string {
   return Array(n).fill('?').join(', ');
 }
 
-function cachedBySize(prepare: (n: number) => BetterSqlite3.Statement): (n: number) => BetterSqlite3.Statement {
+function cachedBySize(
+  prepare: (n: number) => BetterSqlite3.Statement,
+): (n: number) => BetterSqlite3.Statement {
   const cache = new Map<number, BetterSqlite3.Statement>();
   return (n) => {
     let statement = cache.get(n);

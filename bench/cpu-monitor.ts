@@ -31,7 +31,12 @@ export function startCpuMonitor(): () => CpuShare {
 
 function machineBusy(): { busy: number; total: number } | undefined {
   try {
-    const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+    const fields = readFileSync('/proc/stat', 'utf8')
+      .split('\n')[0]!
+      .trim()
+      .split(/\s+/)
+      .slice(1)
+      .map(Number);
     const total = fields.reduce((sum, x) => sum + x, 0);
     const idle = (fields[3] ?? 0) + (fields[4] ?? 0);
     return { busy: total - idle, total };

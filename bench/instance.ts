@@ -1,8 +1,10 @@
-import BetterSqlite3 from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig, type Config } from '../src/config.js';
+
+import BetterSqlite3 from 'better-sqlite3';
+
+import { type Config, loadConfig } from '../src/config.js';
 import { silentLogger } from '../src/core/logging.js';
 import { createSteward, type Steward } from '../src/steward.js';
 import { noopModule } from './noop-module.js';
@@ -20,7 +22,10 @@ export interface BenchInstance {
  * free loopback port; the worker runs only when `worker` is true. Every other
  * setting is the default an operator gets.
  */
-export async function startBenchSteward(options: { worker: boolean; config?: Partial<Config> }): Promise<BenchInstance> {
+export async function startBenchSteward(options: {
+  worker: boolean;
+  config?: Partial<Config>;
+}): Promise<BenchInstance> {
   const dir = mkdtempSync(join(tmpdir(), 'steward-bench-'));
   const config = Object.freeze({
     ...loadConfig({}),
@@ -32,7 +37,10 @@ export async function startBenchSteward(options: { worker: boolean; config?: Par
     workerConcurrency: 8,
     ...options.config,
   });
-  const steward = await createSteward(config, { extraModules: [{ definition: noopModule, origin: 'bench' }], logger: silentLogger });
+  const steward = await createSteward(config, {
+    extraModules: [{ definition: noopModule, origin: 'bench' }],
+    logger: silentLogger,
+  });
   const { port } = await steward.start();
   const probe = openProbe(config.db);
   return {
@@ -67,11 +75,25 @@ export interface Probe {
 function openProbe(file: string): Probe {
   const db = new BetterSqlite3(file, { readonly: true, fileMustExist: true });
   // URN ranges keep both reads on an index: (status, urn) and (urn, id).
-  const pending = db.prepare<[string, string], { n: number }>("select count(*) as n from resources where status = 'PENDING' and urn >= ? and urn < ?");
-  const operations = db.prepare<[string, string], { id: string; status: string; created_at: string; started_at: string | null; finished_at: string | null }>(
+  const pending = db.prepare<[string, string], { n: number }>(
+    "select count(*) as n from resources where status = 'PENDING' and urn >= ? and urn < ?",
+  );
+  const operations = db.prepare<
+    [string, string],
+    {
+      id: string;
+      status: string;
+      created_at: string;
+      started_at: string | null;
+      finished_at: string | null;
+    }
+  >(
     'select id, status, created_at, started_at, finished_at from operations where urn >= ? and urn < ?',
   );
-  const range = (project: string): [string, string] => [`orn:steward:noop:${project}:`, `orn:steward:noop:${project};`];
+  const range = (project: string): [string, string] => [
+    `orn:steward:noop:${project}:`,
+    `orn:steward:noop:${project};`,
+  ];
   return {
     pending: (project) => pending.get(...range(project))!.n,
     operations: (project) =>

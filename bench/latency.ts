@@ -1,7 +1,7 @@
 import { startBenchSteward } from './instance.js';
 import { runLoad } from './load.js';
 import { benchName, NOOP_KIND, noopUrn } from './noop-module.js';
-import { summarize, until, type Summary } from './stats.js';
+import { summarize, type Summary, until } from './stats.js';
 
 export interface LatencyPlan {
   createsPerS: number;
@@ -33,17 +33,30 @@ export async function measureLatency(plan: LatencyPlan): Promise<LatencyResult> 
     const { steward, probe, api } = bench;
     const getUrns: string[] = [];
     for (let i = 0; i < plan.readSet; i += 1) {
-      await steward.commands.create({ kind: NOOP_KIND, project: 'reads', name: benchName(i) }, { actor: 'bench' });
+      await steward.commands.create(
+        { kind: NOOP_KIND, project: 'reads', name: benchName(i) },
+        { actor: 'bench' },
+      );
       getUrns.push(noopUrn('reads', benchName(i)));
     }
     await until(() => probe.pending('reads') === 0, 'the read set to be COMPLETED');
 
-    const load = await runLoad({ mode: 'paced', api, project, createsPerS: plan.createsPerS, getsPerS: plan.getsPerS, durationMs: plan.durationMs, getUrns });
-    if (load.failures.length) throw new Error(`requests failed: ${load.failures.slice(0, 3).join('; ')}`);
+    const load = await runLoad({
+      mode: 'paced',
+      api,
+      project,
+      createsPerS: plan.createsPerS,
+      getsPerS: plan.getsPerS,
+      durationMs: plan.durationMs,
+      getUrns,
+    });
+    if (load.failures.length)
+      throw new Error(`requests failed: ${load.failures.slice(0, 3).join('; ')}`);
     await until(() => probe.pending(project) === 0, 'the paced creates to be COMPLETED');
     const operations = probe.operations(project);
     const failed = operations.filter((op) => op.status !== 'succeeded');
-    if (failed.length || operations.length !== load.operationIds.length) throw new Error(`${failed.length} operations did not succeed`);
+    if (failed.length || operations.length !== load.operationIds.length)
+      throw new Error(`${failed.length} operations did not succeed`);
     return {
       plan,
       createToCompleted: summarize(operations.map((op) => op.finishedMs - op.createdMs)),

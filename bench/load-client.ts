@@ -1,6 +1,7 @@
 import { Agent, request } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { parentPort, workerData } from 'node:worker_threads';
+
 import { benchName, noopCreateBody } from './noop-module.js';
 
 /**
@@ -9,7 +10,15 @@ import { benchName, noopCreateBody } from './noop-module.js';
  */
 export type LoadPlan =
   /** Open loop: creates and GETs at fixed rates, each request timed on its own. */
-  | { mode: 'paced'; api: string; project: string; createsPerS: number; getsPerS: number; durationMs: number; getUrns: string[] }
+  | {
+      mode: 'paced';
+      api: string;
+      project: string;
+      createsPerS: number;
+      getsPerS: number;
+      durationMs: number;
+      getUrns: string[];
+    }
   /** Closed loop: `total` creates, `concurrency` in flight at once, as fast as Steward accepts them. */
   | { mode: 'burst'; api: string; project: string; total: number; concurrency: number };
 
@@ -22,20 +31,44 @@ export interface LoadResult {
   lastAcceptedAtMs: number;
 }
 
-const result: LoadResult = { operationIds: [], postMs: [], getMs: [], failures: [], startedAtMs: Date.now(), lastAcceptedAtMs: 0 };
+const result: LoadResult = {
+  operationIds: [],
+  postMs: [],
+  getMs: [],
+  failures: [],
+  startedAtMs: Date.now(),
+  lastAcceptedAtMs: 0,
+};
 
 // node:http with a bounded keep-alive pool: lighter than fetch, and a stall does not open a connection per waiting request.
 // Idle sockets are closed after 2 s, before the server's 5 s keep-alive timeout, so a request never races the server's close (ECONNRESET).
 const agent = new Agent({ keepAlive: true, maxSockets: 32, timeout: 2000 });
 
-function send(method: string, url: string, body?: string): Promise<{ status: number; text: string }> {
+function send(
+  method: string,
+  url: string,
+  body?: string,
+): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method, agent, headers: body === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString() }));
-      res.on('error', reject);
-    });
+    const req = request(
+      url,
+      {
+        method,
+        agent,
+        headers:
+          body === undefined
+            ? {}
+            : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString() }),
+        );
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -43,7 +76,11 @@ function send(method: string, url: string, body?: string): Promise<{ status: num
 
 async function postCreate(api: string, project: string, i: number): Promise<void> {
   const started = performance.now();
-  const res = await send('POST', `${api}/resources`, JSON.stringify(noopCreateBody(project, benchName(i))));
+  const res = await send(
+    'POST',
+    `${api}/resources`,
+    JSON.stringify(noopCreateBody(project, benchName(i))),
+  );
   result.postMs.push(performance.now() - started);
   const body = JSON.parse(res.text) as { operation?: { id: string } };
   if (res.status !== 202 || !body.operation) {
@@ -62,7 +99,11 @@ async function getResource(api: string, urn: string): Promise<void> {
 }
 
 /** Fires `fire(i)` at `ratePerS` for `durationMs` without waiting for earlier calls (no coordinated omission). */
-async function paced(ratePerS: number, durationMs: number, fire: (i: number) => Promise<void>): Promise<void> {
+async function paced(
+  ratePerS: number,
+  durationMs: number,
+  fire: (i: number) => Promise<void>,
+): Promise<void> {
   const intervalMs = 1000 / ratePerS;
   const count = Math.floor((durationMs / 1000) * ratePerS);
   const t0 = performance.now();
@@ -89,7 +130,9 @@ async function run(plan: LoadPlan): Promise<LoadResult> {
       while (next < plan.total) {
         const i = next;
         next += 1;
-        await postCreate(plan.api, plan.project, i).catch((err: unknown) => void result.failures.push(String(err)));
+        await postCreate(plan.api, plan.project, i).catch(
+          (err: unknown) => void result.failures.push(String(err)),
+        );
       }
     };
     await Promise.all(Array.from({ length: plan.concurrency }, lane));
@@ -102,6 +145,10 @@ if (parentPort) {
   const port = parentPort;
   run(workerData as LoadPlan).then(
     (done) => port.postMessage(done),
-    (err: unknown) => port.postMessage({ ...result, failures: [...result.failures, `load client crashed: ${String(err)}`] }),
+    (err: unknown) =>
+      port.postMessage({
+        ...result,
+        failures: [...result.failures, `load client crashed: ${String(err)}`],
+      }),
   );
 }

@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads';
+
 import type { LoadPlan, LoadResult } from './load-client.js';
 
 /** Runs a load plan in a worker thread (its own event loop, on the machine's other core). */

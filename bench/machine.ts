@@ -1,6 +1,7 @@
-import BetterSqlite3 from 'better-sqlite3';
 import { readFileSync } from 'node:fs';
 import { availableParallelism, cpus, release, totalmem, type } from 'node:os';
+
+import BetterSqlite3 from 'better-sqlite3';
 
 export interface Machine {
   cpu: string;

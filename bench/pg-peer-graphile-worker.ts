@@ -40,6 +40,8 @@ process.stdout.write('ready\n');
 
 process.once('SIGTERM', () => {
   void runner.stop().finally(() => {
-    process.stdout.write(`summary ${JSON.stringify({ jobs, firstStartMs, lastEndMs })}\n`, () => process.exit(0));
+    process.stdout.write(`summary ${JSON.stringify({ jobs, firstStartMs, lastEndMs })}\n`, () =>
+      process.exit(0),
+    );
   });
 });

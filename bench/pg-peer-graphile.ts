@@ -1,7 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
+
 import { makeWorkerUtils } from 'graphile-worker';
+import pg from 'pg';
+
 import { openLoop, type RoundResult } from './pg-peer-load.js';
 import { sleep } from './stats.js';
 
@@ -22,7 +24,10 @@ interface PeerProcess {
  * worker processes of `concurrency` each started, and timed until the queue is empty; then, with the
  * same processes, a light load of `ratePerS` jobs/s for `seconds` s, each job's add→start measured.
  */
-export async function graphileRound(dbUrl: string, o: { jobs: number; processes: number; concurrency: number; ratePerS: number; seconds: number }): Promise<RoundResult> {
+export async function graphileRound(
+  dbUrl: string,
+  o: { jobs: number; processes: number; concurrency: number; ratePerS: number; seconds: number },
+): Promise<RoundResult> {
   const utils = await makeWorkerUtils({ connectionString: dbUrl });
   const probe = new pg.Client({ connectionString: dbUrl });
   await probe.connect();
@@ -30,15 +35,32 @@ export async function graphileRound(dbUrl: string, o: { jobs: number; processes:
   try {
     await utils.migrate();
     for (let i = 0; i < o.jobs; i += 1000) {
-      await utils.addJobs(Array.from({ length: Math.min(1000, o.jobs - i) }, () => ({ identifier: 'noop', payload: {} })));
+      await utils.addJobs(
+        Array.from({ length: Math.min(1000, o.jobs - i) }, () => ({
+          identifier: 'noop',
+          payload: {},
+        })),
+      );
     }
     const spawnedMs = Date.now();
-    fleet.push(...(await Promise.all(Array.from({ length: o.processes }, () => spawnPeer(dbUrl, o.concurrency)))));
+    fleet.push(
+      ...(await Promise.all(
+        Array.from({ length: o.processes }, () => spawnPeer(dbUrl, o.concurrency)),
+      )),
+    );
     const readyMs = Date.now();
-    while (Number((await probe.query<{ n: string }>('select count(*) as n from graphile_worker.jobs')).rows[0]!.n) > 0) await sleep(20);
+    while (
+      Number(
+        (await probe.query<{ n: string }>('select count(*) as n from graphile_worker.jobs'))
+          .rows[0]!.n,
+      ) > 0
+    )
+      await sleep(20);
     const drainedMs = Date.now();
 
-    const load = await openLoop(o.ratePerS, o.seconds, (i) => utils.addJob('noop', { added_at_ms: Date.now(), i }).then(() => undefined));
+    const load = await openLoop(o.ratePerS, o.seconds, (i) =>
+      utils.addJob('noop', { added_at_ms: Date.now(), i }).then(() => undefined),
+    );
     while (fleet.reduce((n, p) => n + p.latency.length, 0) < load.sent) await sleep(20);
 
     for (const p of fleet) p.proc.kill('SIGTERM');
@@ -47,7 +69,8 @@ export async function graphileRound(dbUrl: string, o: { jobs: number; processes:
     const samples = fleet.flatMap((p) => p.latency.map((l) => l.startMs - l.addedAtMs));
     return {
       items: o.jobs,
-      workMs: Math.max(...busy.map((s) => s.lastEndMs)) - Math.min(...busy.map((s) => s.firstStartMs)),
+      workMs:
+        Math.max(...busy.map((s) => s.lastEndMs)) - Math.min(...busy.map((s) => s.firstStartMs)),
       wallMs: drainedMs - spawnedMs,
       startupMs: readyMs - spawnedMs,
       perProcess: summaries.map((s) => s.jobs),
@@ -57,7 +80,8 @@ export async function graphileRound(dbUrl: string, o: { jobs: number; processes:
       loadLagMs: load.maxLagMs,
     };
   } finally {
-    for (const p of fleet) if (p.proc.exitCode === null && p.proc.signalCode === null) p.proc.kill('SIGKILL');
+    for (const p of fleet)
+      if (p.proc.exitCode === null && p.proc.signalCode === null) p.proc.kill('SIGKILL');
     await Promise.all(fleet.map((p) => p.summary.catch(() => undefined)));
     await probe.end().catch(() => undefined);
     await utils.release();
@@ -81,7 +105,11 @@ function spawnPeer(dbUrl: string, concurrency: number): Promise<PeerProcess> {
     onSummary = resolve;
     proc.once('exit', (code, signal) => {
       running.delete(proc);
-      reject(new Error(`graphile-worker process exited (${code ?? signal}) without a summary:\n${stderr.join('')}`));
+      reject(
+        new Error(
+          `graphile-worker process exited (${code ?? signal}) without a summary:\n${stderr.join('')}`,
+        ),
+      );
     });
   });
   proc.stdout!.on('data', (chunk: Buffer) => {
@@ -92,8 +120,14 @@ function spawnPeer(dbUrl: string, concurrency: number): Promise<PeerProcess> {
       else if (line.startsWith('lat ')) {
         const [, added, start] = line.split(' ');
         latency.push({ addedAtMs: Number(added), startMs: Number(start) });
-      } else if (line.startsWith('summary ')) onSummary(JSON.parse(line.slice(8)) as Awaited<PeerProcess['summary']>);
+      } else if (line.startsWith('summary '))
+        onSummary(JSON.parse(line.slice(8)) as Awaited<PeerProcess['summary']>);
     }
   });
-  return Promise.race([ready.then(() => ({ proc, latency, summary })), summary.then(() => Promise.reject(new Error('graphile-worker process stopped before it was ready')))]);
+  return Promise.race([
+    ready.then(() => ({ proc, latency, summary })),
+    summary.then(() =>
+      Promise.reject(new Error('graphile-worker process stopped before it was ready')),
+    ),
+  ]);
 }

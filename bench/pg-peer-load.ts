@@ -26,7 +26,11 @@ export interface RoundResult {
  * An open-loop load: `send(i)` at `ratePerS` for `seconds`, on a fixed schedule whatever the answers
  * take (a closed loop would hide queueing). Resolves once every send has settled; a failed send throws.
  */
-export async function openLoop(ratePerS: number, seconds: number, send: (i: number) => Promise<void>): Promise<{ sent: number; maxLagMs: number }> {
+export async function openLoop(
+  ratePerS: number,
+  seconds: number,
+  send: (i: number) => Promise<void>,
+): Promise<{ sent: number; maxLagMs: number }> {
   const total = ratePerS * seconds;
   const t0 = Date.now();
   const inFlight: Array<Promise<void>> = [];
@@ -42,7 +46,11 @@ export async function openLoop(ratePerS: number, seconds: number, send: (i: numb
 }
 
 /** Runs `task` on `items` with at most `concurrency` at once. */
-export async function inParallel<T>(items: readonly T[], concurrency: number, task: (item: T) => Promise<void>): Promise<void> {
+export async function inParallel<T>(
+  items: readonly T[],
+  concurrency: number,
+  task: (item: T) => Promise<void>,
+): Promise<void> {
   let next = 0;
   const runner = async () => {
     while (next < items.length) await task(items[next++]!);

@@ -11,7 +11,11 @@ export interface PeerRun {
   ratePerS: number;
   seconds: number;
   /** Per process count (1, 3): Steward's round and graphile-worker's. */
-  rounds: Array<{ processes: number; steward: RoundResult & { createMs: number }; peer: RoundResult }>;
+  rounds: Array<{
+    processes: number;
+    steward: RoundResult & { createMs: number };
+    peer: RoundResult;
+  }>;
 }
 
 export const perSecond = (r: RoundResult) => (r.items * 1000) / r.workMs;
@@ -23,7 +27,13 @@ export function verdicts(run: PeerRun) {
   return run.rounds.map((r) => {
     const ratio = perSecond(r.steward) / perSecond(r.peer);
     const latencyRatio = percentile(r.steward.latencyMs, 50) / percentile(r.peer.latencyMs, 50);
-    return { processes: r.processes, ratio, ratioPass: ratio >= 1, latencyRatio, latencyPass: latencyRatio <= 2 };
+    return {
+      processes: r.processes,
+      ratio,
+      ratioPass: ratio >= 1,
+      latencyRatio,
+      latencyPass: latencyRatio <= 2,
+    };
   });
 }
 
@@ -50,7 +60,10 @@ export function details(run: PeerRun): string {
     '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
   ];
   for (const r of run.rounds) {
-    for (const [name, x] of [['Steward', r.steward], ['graphile-worker', r.peer]] as const) {
+    for (const [name, x] of [
+      ['Steward', r.steward],
+      ['graphile-worker', r.peer],
+    ] as const) {
       rows.push(
         `| ${name}, ${r.processes} process${r.processes > 1 ? 'es' : ''} | ${x.items} | ${x.workMs} | ${x.wallMs} | ${x.startupMs} | ${x.latencyMs.length} | ` +
           `${p(x.clientLatencyMs, 50)} / ${p(x.clientLatencyMs, 99)} | ${fmt(x.loadLagMs)} | ${x.perProcess.length ? x.perProcess.join(' / ') : 'not recorded'} |`,
@@ -62,7 +75,12 @@ export function details(run: PeerRun): string {
 
 export function markdown(run: PeerRun): string {
   const m = run.machine;
-  const creates = run.rounds.map((r) => `${r.processes} worker${r.processes > 1 ? 's' : ''}: ${r.steward.items} in ${r.steward.createMs} ms`).join('; ');
+  const creates = run.rounds
+    .map(
+      (r) =>
+        `${r.processes} worker${r.processes > 1 ? 's' : ''}: ${r.steward.items} in ${r.steward.createMs} ms`,
+    )
+    .join('; ');
   return `# PostgreSQL: Steward against graphile-worker
 
 Issue 4 ("Speed"): no-op reconciles/s on PostgreSQL with 1 and 3 worker processes, and create→COMPLETED latency

@@ -1,10 +1,12 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+
 import pg from 'pg';
+
 import { benchName, noopCreateBody, noopUrn } from './noop-module.js';
 import { inParallel, openLoop, type RoundResult } from './pg-peer-load.js';
-import { migrate, spawnSteward, type StewardProcess } from './scale-cluster.js';
 import { post } from './scale-client.js';
+import { migrate, spawnSteward, type StewardProcess } from './scale-cluster.js';
 import { sleep } from './stats.js';
 
 /** The `noop` kind as a user module folder, for processes that load modules from STEWARD_MODULE_PATHS. */
@@ -37,7 +39,14 @@ export async function stewardRound(
   dbUrl: string,
   work: string,
   modulePaths: string,
-  o: { resources: number; workers: number; concurrency: number; ratePerS: number; seconds: number; postConcurrency: number },
+  o: {
+    resources: number;
+    workers: number;
+    concurrency: number;
+    ratePerS: number;
+    seconds: number;
+    postConcurrency: number;
+  },
 ): Promise<RoundResult & { createMs: number }> {
   const env = {
     STEWARD_DB: dbUrl,
@@ -58,23 +67,41 @@ export async function stewardRound(
       for (;;) {
         const res = await post(base, noopCreateBody(project, name));
         if (res.status === 202) return;
-        if (res.status !== 503 && res.status !== 0) throw new Error(`POST ${project}/${name} answered ${res.status}: ${JSON.stringify(res.body)}`);
+        if (res.status !== 503 && res.status !== 0)
+          throw new Error(
+            `POST ${project}/${name} answered ${res.status}: ${JSON.stringify(res.body)}`,
+          );
         await sleep(100);
       }
     };
     const createT0 = Date.now();
-    await inParallel(Array.from({ length: o.resources }, (_, i) => benchName(i)), o.postConcurrency, (name) => create('tput', name));
+    await inParallel(
+      Array.from({ length: o.resources }, (_, i) => benchName(i)),
+      o.postConcurrency,
+      (name) => create('tput', name),
+    );
     const createMs = Date.now() - createT0;
 
     const spawnedMs = Date.now();
-    fleet.push(...(await Promise.all(Array.from({ length: o.workers }, () => spawnSteward('worker', env)))));
+    fleet.push(
+      ...(await Promise.all(Array.from({ length: o.workers }, () => spawnSteward('worker', env)))),
+    );
     const readyMs = Date.now();
     const completed = async (project: string) =>
-      Number((await probe.query<{ n: string }>("select count(*) as n from resources where status = 'COMPLETED' and project = $1", [project])).rows[0]!.n);
+      Number(
+        (
+          await probe.query<{ n: string }>(
+            "select count(*) as n from resources where status = 'COMPLETED' and project = $1",
+            [project],
+          )
+        ).rows[0]!.n,
+      );
     while ((await completed('tput')) < o.resources) await sleep(20);
     const drainedMs = Date.now();
     const span = (
-      await probe.query<{ first: string; last: string }>("select min(started_at) as first, max(finished_at) as last from operations where urn like 'orn:steward:noop:tput:%'")
+      await probe.query<{ first: string; last: string }>(
+        "select min(started_at) as first, max(finished_at) as last from operations where urn like 'orn:steward:noop:tput:%'",
+      )
     ).rows[0]!;
 
     const sentAt = new Map<string, number>();
@@ -87,7 +114,10 @@ export async function stewardRound(
     const ops = await probe.query<{ urn: string; created_at: string; finished_at: string }>(
       "select urn, created_at, finished_at from operations where urn like 'orn:steward:noop:lat:%' and status = 'succeeded'",
     );
-    if (ops.rows.length !== load.sent) throw new Error(`expected ${load.sent} succeeded operations of the light load, found ${ops.rows.length}`);
+    if (ops.rows.length !== load.sent)
+      throw new Error(
+        `expected ${load.sent} succeeded operations of the light load, found ${ops.rows.length}`,
+      );
     return {
       items: o.resources,
       createMs,

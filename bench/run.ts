@@ -1,10 +1,11 @@
 import { fileURLToPath } from 'node:url';
+
 import { measureCeiling } from './ceiling.js';
-import { startCpuMonitor, type CpuShare } from './cpu-monitor.js';
+import { type CpuShare, startCpuMonitor } from './cpu-monitor.js';
 import { measureLatency } from './latency.js';
 import { describeMachine } from './machine.js';
 import { measureHttpThroughput, measureReconcileThroughput } from './reconcile-throughput.js';
-import { printTable, writeMarkdown, type BenchResults } from './report.js';
+import { type BenchResults, printTable, writeMarkdown } from './report.js';
 
 /**
  * `npm run bench`: every phase, a table on stdout and docs/benchmarks.md.
@@ -23,13 +24,24 @@ const CONCURRENCY = 8;
 async function main(): Promise<void> {
   const asked = process.argv.slice(2);
   const unknown = asked.filter((name) => !PHASES.includes(name as Phase));
-  if (unknown.length) throw new Error(`unknown phase ${unknown.join(', ')}; phases: ${PHASES.join(', ')}`);
+  if (unknown.length)
+    throw new Error(`unknown phase ${unknown.join(', ')}; phases: ${PHASES.join(', ')}`);
   const phases = new Set<Phase>(asked.length ? (asked as Phase[]) : PHASES);
   const started = Date.now();
-  const results: BenchResults = { command: asked.length ? `node dist/bench/run.js ${asked.join(' ')}` : 'npm run bench', machine: describeMachine(), totalMs: 0, cpu: {} };
+  const results: BenchResults = {
+    command: asked.length ? `node dist/bench/run.js ${asked.join(' ')}` : 'npm run bench',
+    machine: describeMachine(),
+    totalMs: 0,
+    cpu: {},
+  };
 
   /** Runs a phase; when other processes took more than 5 % of the machine, runs it again (at most `maxAttempts` times) and keeps the quietest run. */
-  const step = async <T>(phase: Phase, what: string, run: () => Promise<T>, maxAttempts = MAX_ATTEMPTS): Promise<T | undefined> => {
+  const step = async <T>(
+    phase: Phase,
+    what: string,
+    run: () => Promise<T>,
+    maxAttempts = MAX_ATTEMPTS,
+  ): Promise<T | undefined> => {
     if (!phases.has(phase)) return undefined;
     let best: { result: T; share: CpuShare } | undefined;
     let attempt = 0;
@@ -41,19 +53,33 @@ async function main(): Promise<void> {
       const result = await run();
       const share = cpu();
       const noisy = share.othersPct > NOISY_PCT;
-      console.log(`${((Date.now() - t0) / 1000).toFixed(1)} s${noisy ? ` — other processes used ${share.othersPct.toFixed(0)} % of the machine` : ''}`);
+      console.log(
+        `${((Date.now() - t0) / 1000).toFixed(1)} s${noisy ? ` — other processes used ${share.othersPct.toFixed(0)} % of the machine` : ''}`,
+      );
       if (!best || share.othersPct < best.share.othersPct) best = { result, share };
       if (!noisy) break;
     }
     results.cpu[phase] = { ...best!.share, attempts: attempt };
     return best!.result;
   };
-  results.throughput = await step('throughput', `throughput: ${RESOURCES} no-op resources`, () => measureReconcileThroughput(RESOURCES));
-  results.http = await step('http', `throughput: ${RESOURCES} creates over HTTP`, () => measureHttpThroughput(RESOURCES, 16), 1);
+  results.throughput = await step('throughput', `throughput: ${RESOURCES} no-op resources`, () =>
+    measureReconcileThroughput(RESOURCES),
+  );
+  results.http = await step(
+    'http',
+    `throughput: ${RESOURCES} creates over HTTP`,
+    () => measureHttpThroughput(RESOURCES, 16),
+    1,
+  );
   results.latency = await step('latency', 'latency: 100 creates/s and 200 GETs/s for 10 s', () =>
     measureLatency({ createsPerS: 100, getsPerS: 200, durationMs: 10_000, readSet: 100 }),
   );
-  results.ceiling = await step('ceiling', `ceiling: ${RESOURCES} rows on raw better-sqlite3`, () => measureCeiling(RESOURCES, CONCURRENCY), 1);
+  results.ceiling = await step(
+    'ceiling',
+    `ceiling: ${RESOURCES} rows on raw better-sqlite3`,
+    () => measureCeiling(RESOURCES, CONCURRENCY),
+    1,
+  );
   results.totalMs = Date.now() - started;
 
   printTable(results);

@@ -1,10 +1,11 @@
-import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { chownSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { type ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { chownSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+
 import { freePort } from './free-port.js';
 import { postgresTools } from './postgres-binaries.js';
 
@@ -39,12 +40,42 @@ export async function startScratchPostgres(extraOptions = ''): Promise<ScratchPo
   const password = randomBytes(18).toString('base64url');
   writeFileSync(join(dir, 'pwfile'), `${password}\n`, { mode: 0o600 });
   mkdirSync(socket, { mode: 0o700 });
-  if (owner) for (const path of [dir, join(dir, 'pwfile'), socket]) chownSync(path, owner.uid, owner.gid);
-  await run(...command('initdb', ['-D', data, '-U', 'postgres', `--pwfile=${join(dir, 'pwfile')}`, '-A', 'scram-sha-256', '-E', 'UTF8', '--locale=C', '--no-sync']), { cwd: dir });
+  if (owner)
+    for (const path of [dir, join(dir, 'pwfile'), socket]) chownSync(path, owner.uid, owner.gid);
+  await run(
+    ...command('initdb', [
+      '-D',
+      data,
+      '-U',
+      'postgres',
+      `--pwfile=${join(dir, 'pwfile')}`,
+      '-A',
+      'scram-sha-256',
+      '-E',
+      'UTF8',
+      '--locale=C',
+      '--no-sync',
+    ]),
+    { cwd: dir },
+  );
   const port = await freePort();
   const options = `-p ${port} -k ${socket} -c listen_addresses=127.0.0.1 -c max_connections=300 -c fsync=off -c synchronous_commit=off -c full_page_writes=off ${extraOptions}`;
   const start = async () => {
-    await run(...command('pg_ctl', ['start', '-w', '-t', '60', '-D', data, '-l', join(dir, 'server.log'), '-o', options]), { cwd: dir });
+    await run(
+      ...command('pg_ctl', [
+        'start',
+        '-w',
+        '-t',
+        '60',
+        '-D',
+        data,
+        '-l',
+        join(dir, 'server.log'),
+        '-o',
+        options,
+      ]),
+      { cwd: dir },
+    );
   };
   let running = false;
   const stopNow = async (mode: 'fast' | 'immediate') => {
@@ -56,7 +87,11 @@ export async function startScratchPostgres(extraOptions = ''): Promise<ScratchPo
   running = true;
   const stopSync = () => {
     try {
-      if (running) execFileSync(...command('pg_ctl', ['stop', '-w', '-D', data, '-m', 'immediate']), { cwd: dir, stdio: 'ignore' });
+      if (running)
+        execFileSync(...command('pg_ctl', ['stop', '-w', '-D', data, '-m', 'immediate']), {
+          cwd: dir,
+          stdio: 'ignore',
+        });
     } catch {
       // already stopped
     }
@@ -94,9 +129,18 @@ export interface StewardProcess {
 }
 
 /** Spawns the compiled `steward` CLI on a free port and waits for its "steward started" line. */
-export function spawnSteward(role: 'serve --no-worker' | 'worker', env: Record<string, string>): Promise<StewardProcess> {
+export function spawnSteward(
+  role: 'serve --no-worker' | 'worker',
+  env: Record<string, string>,
+): Promise<StewardProcess> {
   const proc = spawn(process.execPath, [CLI, ...role.split(' ')], {
-    env: { PATH: process.env.PATH ?? '', STEWARD_PORT: '0', STEWARD_HOST: '127.0.0.1', STEWARD_LOG_LEVEL: 'info', ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      STEWARD_PORT: '0',
+      STEWARD_HOST: '127.0.0.1',
+      STEWARD_LOG_LEVEL: 'info',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const output: string[] = [];
@@ -110,7 +154,10 @@ export function spawnSteward(role: 'serve --no-worker' | 'worker', env: Record<s
   );
   let pending = '';
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`steward ${role} did not start:\n${output.join('\n')}`)), 30_000);
+    const timer = setTimeout(
+      () => reject(new Error(`steward ${role} did not start:\n${output.join('\n')}`)),
+      30_000,
+    );
     proc.stderr!.on('data', (chunk: Buffer) => output.push(chunk.toString()));
     proc.stdout!.on('data', (chunk: Buffer) => {
       const lines = (pending + chunk.toString()).split('\n');
@@ -120,13 +167,25 @@ export function spawnSteward(role: 'serve --no-worker' | 'worker', env: Record<s
         if (!line.includes('"steward started"')) continue;
         clearTimeout(timer);
         const workerLine = output.find((l) => l.includes('"sync worker started"'));
-        const workerId = workerLine ? (JSON.parse(workerLine) as { worker?: string }).worker : undefined;
-        resolve({ role, proc, pid: proc.pid!, url: `http://127.0.0.1:${(JSON.parse(line) as { port: number }).port}`, output, workerId, exited });
+        const workerId = workerLine
+          ? (JSON.parse(workerLine) as { worker?: string }).worker
+          : undefined;
+        resolve({
+          role,
+          proc,
+          pid: proc.pid!,
+          url: `http://127.0.0.1:${(JSON.parse(line) as { port: number }).port}`,
+          output,
+          workerId,
+          exited,
+        });
       }
     });
     void exited.then((code) => {
       clearTimeout(timer);
-      reject(new Error(`steward ${role} exited with ${code} before it started:\n${output.join('\n')}`));
+      reject(
+        new Error(`steward ${role} exited with ${code} before it started:\n${output.join('\n')}`),
+      );
     });
   });
 }

@@ -23,7 +23,14 @@ export function readLedger(file: string): LedgerLine[] {
     .split('\n')
     .filter((line) => line !== '')
     .map((line) => {
-      const [event, urn, pid, atMs, version, result] = line.split(' ') as [LedgerLine['event'], string, string, string, string?, LedgerLine['result']?];
+      const [event, urn, pid, atMs, version, result] = line.split(' ') as [
+        LedgerLine['event'],
+        string,
+        string,
+        string,
+        string?,
+        LedgerLine['result']?,
+      ];
       const parsed: LedgerLine = { event, urn, pid: Number(pid), atMs: Number(atMs) };
       if (version !== undefined) parsed.version = Number(version);
       if (result !== undefined) parsed.result = result;
@@ -48,7 +55,10 @@ export function openSyncs(lines: readonly LedgerLine[]): LedgerLine[] {
  * out: those cut short by a kill, or frozen with their process, which the caller
  * checks on their own.
  */
-export function findOverlaps(lines: readonly LedgerLine[], excused: (start: LedgerLine) => boolean = () => false): string[] {
+export function findOverlaps(
+  lines: readonly LedgerLine[],
+  excused: (start: LedgerLine) => boolean = () => false,
+): string[] {
   const open = new Map<string, LedgerLine>();
   const skipped = new Set<string>();
   const overlaps: string[] = [];
@@ -61,7 +71,10 @@ export function findOverlaps(lines: readonly LedgerLine[], excused: (start: Ledg
     if (line.event === 'end' && skipped.delete(key)) continue;
     const current = open.get(line.urn);
     if (line.event === 'start') {
-      if (current) overlaps.push(`${line.urn}: pid ${current.pid} since ${current.atMs}, pid ${line.pid} at ${line.atMs}`);
+      if (current)
+        overlaps.push(
+          `${line.urn}: pid ${current.pid} since ${current.atMs}, pid ${line.pid} at ${line.atMs}`,
+        );
       open.set(line.urn, line);
     } else if (current?.pid === line.pid) open.delete(line.urn);
   }
@@ -69,7 +82,10 @@ export function findOverlaps(lines: readonly LedgerLine[], excused: (start: Ledg
 }
 
 /** Sync calls per resource and per process. */
-export function countSyncs(lines: readonly LedgerLine[]): { perUrn: Map<string, number>; perPid: Map<number, number> } {
+export function countSyncs(lines: readonly LedgerLine[]): {
+  perUrn: Map<string, number>;
+  perPid: Map<number, number>;
+} {
   const perUrn = new Map<string, number>();
   const perPid = new Map<number, number>();
   for (const line of lines) {
@@ -89,10 +105,21 @@ export interface Takeover {
 }
 
 /** For each resource a killed worker held, its next sync by another process after the kill. */
-export function findTakeovers(lines: readonly LedgerLine[], deadPid: number, killMs: number, held: ReadonlyArray<{ urn: string; leaseExpiresAtMs: number }>): Takeover[] {
+export function findTakeovers(
+  lines: readonly LedgerLine[],
+  deadPid: number,
+  killMs: number,
+  held: ReadonlyArray<{ urn: string; leaseExpiresAtMs: number }>,
+): Takeover[] {
   const firstStart = new Map<string, LedgerLine>();
   for (const line of lines) {
-    if (line.event === 'start' && line.pid !== deadPid && line.atMs >= killMs && !firstStart.has(line.urn)) firstStart.set(line.urn, line);
+    if (
+      line.event === 'start' &&
+      line.pid !== deadPid &&
+      line.atMs >= killMs &&
+      !firstStart.has(line.urn)
+    )
+      firstStart.set(line.urn, line);
   }
   return held.map((row) => ({ ...row, next: firstStart.get(row.urn) }));
 }

@@ -28,7 +28,11 @@ export function summarize(samples: readonly number[]): Summary {
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** Polls `check` every `everyMs` until it is true; throws after `timeoutMs`. */
-export async function until(check: () => boolean, what: string, { everyMs = 20, timeoutMs = 60_000 } = {}): Promise<void> {
+export async function until(
+  check: () => boolean,
+  what: string,
+  { everyMs = 20, timeoutMs = 60_000 } = {},
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!check()) {
     if (Date.now() > deadline) throw new Error(`benchmark timed out waiting for ${what}`);

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+
 import { loadConfig } from '../src/config.js';
 import { silentLogger } from '../src/core/logging.js';
 import { createSteward } from '../src/steward.js';
@@ -29,7 +30,10 @@ const mb = (bytes: number) => Math.round(bytes / 1e5) / 10;
 try {
   const content = 'x'.repeat(1_000_000);
   for (let i = 0; i < count; i += 1) {
-    await steward.commands.create({ kind: 'file', project: 'wal', name: `f${i}`, configs: { path: `f${i}.txt`, content } }, { actor: 'bench' });
+    await steward.commands.create(
+      { kind: 'file', project: 'wal', name: `f${i}`, configs: { path: `f${i}.txt`, content } },
+      { actor: 'bench' },
+    );
   }
   const accepted = { db_mb: mb(size(db)), wal_mb: mb(size(`${db}-wal`)) };
   for (;;) {
@@ -40,8 +44,18 @@ try {
   await new Promise((resolve) => setTimeout(resolve, settleMs));
   const settled = { db_mb: mb(size(db)), wal_mb: mb(size(`${db}-wal`)) };
   // The WAL restarts (and is cut to journal_size_limit) only at the first write after a complete checkpoint.
-  await steward.commands.create({ kind: 'file', project: 'wal', name: 'next', configs: { path: 'next.txt' } }, { actor: 'bench' });
-  console.log(JSON.stringify({ creates: count, accepted, settled, after_next_write: { db_mb: mb(size(db)), wal_mb: mb(size(`${db}-wal`)) } }));
+  await steward.commands.create(
+    { kind: 'file', project: 'wal', name: 'next', configs: { path: 'next.txt' } },
+    { actor: 'bench' },
+  );
+  console.log(
+    JSON.stringify({
+      creates: count,
+      accepted,
+      settled,
+      after_next_write: { db_mb: mb(size(db)), wal_mb: mb(size(`${db}-wal`)) },
+    }),
+  );
 } finally {
   await steward.stop();
   rmSync(dir, { recursive: true, force: true });

@@ -1,9 +1,9 @@
 import type { ModuleDefinition } from '../src/sdk/index.js';
 import { createFileModule } from './file/index.js';
-import { createPostgresDatabaseModule } from './postgres-database/index.js';
-import { createPostgresServerModule } from './postgres-server/index.js';
 import { loadHttpModules } from './http/index.js';
 import { createJobModule } from './job/index.js';
+import { createPostgresDatabaseModule } from './postgres-database/index.js';
+import { createPostgresServerModule } from './postgres-server/index.js';
 import { createProcessModule } from './process/index.js';
 
 /** What the built-in modules take from the operator's configuration (src/config.ts documents each). */
@@ -25,8 +25,14 @@ export type LoadedModule = { definition: ModuleDefinition; origin: string };
 export async function builtinModules(options: BuiltinModuleOptions): Promise<LoadedModule[]> {
   return [
     { definition: createFileModule({ root: options.fileRoot }), origin: 'modules/file' },
-    { definition: createPostgresServerModule({ targets: options.postgresTargets }), origin: 'modules/postgres-server' },
-    { definition: createPostgresDatabaseModule({ targets: options.postgresTargets }), origin: 'modules/postgres-database' },
+    {
+      definition: createPostgresServerModule({ targets: options.postgresTargets }),
+      origin: 'modules/postgres-server',
+    },
+    {
+      definition: createPostgresDatabaseModule({ targets: options.postgresTargets }),
+      origin: 'modules/postgres-database',
+    },
     {
       definition: createProcessModule({
         allowedCommands: options.allowedCommands,

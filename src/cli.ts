@@ -1,4 +1,5 @@
 import { Command, CommanderError } from 'commander';
+
 import { CliError, EXIT } from './cli/cli-error.js';
 import { registerModuleCommands } from './cli/module-commands.js';
 import { registerOperationCommands } from './cli/operation-commands.js';
@@ -17,7 +18,10 @@ import { registerWatchCommand } from './cli/watch-command.js';
 const program = new Command()
   .name('steward')
   .description('A plan-and-sync reconciliation controller, and a client for its API.')
-  .option('--url <url>', 'the Steward to talk to (default: $STEWARD_URL, else http://127.0.0.1:8080)')
+  .option(
+    '--url <url>',
+    'the Steward to talk to (default: $STEWARD_URL, else http://127.0.0.1:8080)',
+  )
   .option('-o, --output <format>', 'table (for people) or json (for scripts)', 'table')
   .showHelpAfterError('(steward help COMMAND shows its options)')
   // usage errors come back as CommanderError (exit 2 below); set before any subcommand, which inherits it
@@ -26,7 +30,9 @@ const program = new Command()
 registerServerCommands(program);
 registerResourceCommands(program);
 registerOperationCommands(program);
-const moduleCommand = program.command('module').description('inspect the loaded kinds, and tools for module authors');
+const moduleCommand = program
+  .command('module')
+  .description('inspect the loaded kinds, and tools for module authors');
 registerModuleCommands(moduleCommand);
 registerModuleTestCommand(moduleCommand);
 registerWatchCommand(program);
@@ -34,11 +40,12 @@ registerTokenCommands(program);
 registerSecretsCommands(program);
 
 // `steward watch | head -3`: a reader that went away ends the command quietly.
-process.stdout.on('error', (err: NodeJS.ErrnoException) => process.exit(err.code === 'EPIPE' ? EXIT.ok : EXIT.failure));
+process.stdout.on('error', (err: NodeJS.ErrnoException) =>
+  process.exit(err.code === 'EPIPE' ? EXIT.ok : EXIT.failure),
+);
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   if (err instanceof CommanderError) process.exit(err.exitCode === 0 ? 0 : EXIT.usage);
   process.stderr.write(`steward: ${(err as Error).message}\n`);
   process.exit(err instanceof CliError ? err.exitCode : EXIT.failure);
 });
-

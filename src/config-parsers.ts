@@ -1,5 +1,5 @@
-import { envEntryProblem } from '../modules/process/env-allow-list.js';
 import { targetEntryProblem } from '../modules/postgres-server/targets.js';
+import { envEntryProblem } from '../modules/process/env-allow-list.js';
 import { parseSecretKey } from './core/secret-box.js';
 
 /** The value parsers of src/config.ts, one per kind of setting. */
@@ -11,17 +11,22 @@ export const integer =
   (min: number, max = Number.MAX_SAFE_INTEGER): Parser =>
   (raw) => {
     const value = Number(raw);
-    if (!/^-?\d+$/.test(raw.trim()) || value < min || value > max) throw new Error(`must be a whole number from ${min} to ${max}`);
+    if (!/^-?\d+$/.test(raw.trim()) || value < min || value > max)
+      throw new Error(`must be a whole number from ${min} to ${max}`);
     return value;
   };
-export const number = (min: number): Parser => (raw) => {
-  const value = Number(raw);
-  if (raw.trim() === '' || !Number.isFinite(value) || value < min) throw new Error(`must be a number of at least ${min}`);
-  return value;
-};
+export const number =
+  (min: number): Parser =>
+  (raw) => {
+    const value = Number(raw);
+    if (raw.trim() === '' || !Number.isFinite(value) || value < min)
+      throw new Error(`must be a number of at least ${min}`);
+    return value;
+  };
 export const share: Parser = (raw) => {
   const value = Number(raw);
-  if (raw.trim() === '' || !Number.isFinite(value) || value <= 0 || value > 1) throw new Error('must be a number above 0 and at most 1');
+  if (raw.trim() === '' || !Number.isFinite(value) || value <= 0 || value > 1)
+    throw new Error('must be a number above 0 and at most 1');
   return value;
 };
 export const text: Parser = (raw) => {
@@ -33,10 +38,12 @@ export const boolean: Parser = (raw) => {
   if (/^(0|false|no|off)$/i.test(raw)) return false;
   throw new Error('must be true or false');
 };
-export const oneOf = (...values: string[]): Parser => (raw) => {
-  if (!values.includes(raw)) throw new Error(`must be one of ${values.join(', ')}`);
-  return raw;
-};
+export const oneOf =
+  (...values: string[]): Parser =>
+  (raw) => {
+    if (!values.includes(raw)) throw new Error(`must be one of ${values.join(', ')}`);
+    return raw;
+  };
 /** A key is checked here, so a bad one stops start-up with the reason (never the value). */
 export const secretKey: Parser = (raw) => {
   parseSecretKey(raw);

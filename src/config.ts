@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+
 import {
   boolean,
   commaList,
@@ -6,13 +7,13 @@ import {
   integer,
   number,
   oneOf,
+  type Parser,
   pathList,
   postgresTargetList,
   secretKey,
   secretKeyList,
   share,
   text,
-  type Parser,
 } from './config-parsers.js';
 
 /**
@@ -194,7 +195,11 @@ const SETTINGS: { [K in keyof Config]: [variable: string, parse: Parser, fallbac
   secretKey: ['STEWARD_SECRET_KEY', secretKey, undefined],
   secretKeysPrevious: ['STEWARD_SECRET_KEYS_PREVIOUS', secretKeyList, []],
   allowedEnv: ['STEWARD_ALLOWED_ENV', envAllowList, []],
-  postgresTargets: ['STEWARD_POSTGRES_TARGETS', postgresTargetList, ['127.0.0.0/8', '::1', 'localhost']],
+  postgresTargets: [
+    'STEWARD_POSTGRES_TARGETS',
+    postgresTargetList,
+    ['127.0.0.0/8', '::1', 'localhost'],
+  ],
   quotaProjectResources: ['STEWARD_QUOTA_PROJECT_RESOURCES', integer(0), 10_000],
   quotaResources: ['STEWARD_QUOTA_RESOURCES', integer(0), 1_000_000],
   quotaProjectBytes: ['STEWARD_QUOTA_PROJECT_BYTES', integer(0), 256 * 1024 * 1024],
@@ -227,7 +232,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
   const fromFile = env.STEWARD_CONFIG_FILE ? readConfigFile(env.STEWARD_CONFIG_FILE) : {};
   const problems: string[] = [];
   const resolved: Record<string, unknown> = {};
-  for (const [key, [variable, parse, fallback]] of Object.entries(SETTINGS) as Array<[keyof Config, [string, Parser, unknown]]>) {
+  for (const [key, [variable, parse, fallback]] of Object.entries(SETTINGS) as Array<
+    [keyof Config, [string, Parser, unknown]]
+  >) {
     const raw = env[variable] ?? fromFile[variable];
     if (raw === undefined) {
       resolved[key] = fallback;
@@ -236,7 +243,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     try {
       resolved[key] = parse(String(raw));
     } catch (err) {
-      problems.push(`${SECRET_VARIABLES.has(variable) ? variable : `${variable}=${JSON.stringify(raw)}`} ${(err as Error).message}`);
+      problems.push(
+        `${SECRET_VARIABLES.has(variable) ? variable : `${variable}=${JSON.stringify(raw)}`} ${(err as Error).message}`,
+      );
     }
   }
   if (problems.length) throw new Error(`invalid configuration:\n  ${problems.join('\n  ')}`);
@@ -246,9 +255,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
 function readConfigFile(file: string): Record<string, string> {
   try {
     const parsed = JSON.parse(readFileSync(file, 'utf8')) as unknown;
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('must hold a JSON object');
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+      throw new Error('must hold a JSON object');
     return parsed as Record<string, string>;
   } catch (err) {
-    throw new Error(`invalid configuration: STEWARD_CONFIG_FILE ${file}: ${(err as Error).message}`);
+    throw new Error(
+      `invalid configuration: STEWARD_CONFIG_FILE ${file}: ${(err as Error).message}`,
+    );
   }
 }

@@ -10,7 +10,11 @@ export function engineOptionsFrom(config: Readonly<Config>, owner: string): Sync
     pollIntervalMs: config.pollIntervalMs,
     syncTimeoutMs: config.syncTimeoutMs,
     maxAttempts: config.maxAttempts,
-    backoff: { baseMs: config.backoffBaseMs, factor: config.backoffFactor, maxMs: config.backoffMaxMs },
+    backoff: {
+      baseMs: config.backoffBaseMs,
+      factor: config.backoffFactor,
+      maxMs: config.backoffMaxMs,
+    },
     dependencyPollMs: config.dependencyPollMs,
     shutdownGraceMs: config.shutdownGraceMs,
     maxStateBytes: config.maxStateBytes,

@@ -1,12 +1,19 @@
 import winston from 'winston';
+
 import type { CoreLogger } from './core/logging.js';
 
 /** JSON lines on stdout; one child per component, sync lines carry urn and operation_id. */
 export function createLogger(level: string, stream?: NodeJS.WritableStream): CoreLogger {
-  const transport = stream ? new winston.transports.Stream({ stream }) : new winston.transports.Console();
+  const transport = stream
+    ? new winston.transports.Stream({ stream })
+    : new winston.transports.Console();
   const root = winston.createLogger({
     level,
-    format: winston.format.combine(winston.format.timestamp(), winston.format.errors({ stack: true }), winston.format.json()),
+    format: winston.format.combine(
+      winston.format.timestamp(),
+      winston.format.errors({ stack: true }),
+      winston.format.json(),
+    ),
     transports: [transport],
   });
   return wrap(root);

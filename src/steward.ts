@@ -1,4 +1,5 @@
 import type { Server } from 'node:http';
+
 import { builtinModules } from '../modules/index.js';
 import { createApp } from './api/app.js';
 import { createAccessControl, isLoopback } from './api/auth/access-control.js';
@@ -9,8 +10,8 @@ import type { Config } from './config.js';
 import { createEventFeed } from './core/event-feed.js';
 import { createEventPruner } from './core/event-pruner.js';
 import { createHistoryPruner } from './core/history-pruner.js';
-import { resolveLimits, withRequestLimits } from './core/limits.js';
 import { newWorkerId } from './core/ids.js';
+import { resolveLimits, withRequestLimits } from './core/limits.js';
 import type { CoreLogger } from './core/logging.js';
 import { createLogReader } from './core/logs.js';
 import { loadModulesFromPaths } from './core/module-loader.js';
@@ -22,8 +23,8 @@ import { createResourceCommands } from './core/resource-commands.js';
 import { createSecretBox } from './core/secret-box.js';
 import { createSecretReads } from './core/secret-reads.js';
 import { createSyncEngine } from './core/sync-engine.js';
-import { engineOptionsFrom } from './engine-options.js';
 import { createWakeup } from './core/wakeup.js';
+import { engineOptionsFrom } from './engine-options.js';
 import { createLogger } from './logger.js';
 import { createMetrics } from './metrics/create-metrics.js';
 import { createStore, redactUrl } from './store/create-store.js';
@@ -66,17 +67,39 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
     logger,
   });
   const registry = createRegistry(
-    [...(await builtinModules(config)), ...(await loadModulesFromPaths(config.modulePaths)), ...(overrides.extraModules ?? [])],
+    [
+      ...(await builtinModules(config)),
+      ...(await loadModulesFromPaths(config.modulePaths)),
+      ...(overrides.extraModules ?? []),
+    ],
     { secretBox: createSecretBox(config.secretKey, config.secretKeysPrevious) },
   );
-  const store: Store = await createStore({ db: config.db, busyTimeoutMs: config.dbBusyTimeoutMs, poolSize: config.dbPoolSize });
+  const store: Store = await createStore({
+    db: config.db,
+    busyTimeoutMs: config.dbBusyTimeoutMs,
+    poolSize: config.dbPoolSize,
+  });
   const wakeup = createWakeup();
   const limits = resolveLimits(config);
-  const commands = withRequestLimits(createResourceCommands({ store, registry, wakeup, clock, quotas: resolveQuotas(config) }), limits);
+  const commands = withRequestLimits(
+    createResourceCommands({ store, registry, wakeup, clock, quotas: resolveQuotas(config) }),
+    limits,
+  );
   const queries = createQueries({ store, registry, clock, maxPageBytes: config.maxPageBytes });
-  const events = createEventFeed({ store, options: { pollIntervalMs: EVENTS_POLL_MS, batchSize: 500 } });
-  const pruner = createEventPruner({ store, logger, options: { keep: config.eventRetention, intervalMs: EVENTS_PRUNE_INTERVAL_MS } });
-  const historyPruner = createHistoryPruner({ store, logger, options: { keep: config.deletedHistoryRetention, intervalMs: HISTORY_PRUNE_INTERVAL_MS } });
+  const events = createEventFeed({
+    store,
+    options: { pollIntervalMs: EVENTS_POLL_MS, batchSize: 500 },
+  });
+  const pruner = createEventPruner({
+    store,
+    logger,
+    options: { keep: config.eventRetention, intervalMs: EVENTS_PRUNE_INTERVAL_MS },
+  });
+  const historyPruner = createHistoryPruner({
+    store,
+    logger,
+    options: { keep: config.deletedHistoryRetention, intervalMs: HISTORY_PRUNE_INTERVAL_MS },
+  });
   const metrics = createMetrics({
     logger,
     sources: {
@@ -111,7 +134,10 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
     limits,
     events: { feed: events, heartbeatMs: config.eventsHeartbeatMs },
     metrics: { endpoint: metrics.endpoint, http: metrics.http },
-    readiness: { database: () => store.ping(), workerRunning: () => (config.worker ? engine.isRunning() : null) },
+    readiness: {
+      database: () => store.ping(),
+      workerRunning: () => (config.worker ? engine.isRunning() : null),
+    },
   });
   let server: Server | undefined;
   let connections: ReturnType<typeof trackConnections> | undefined;
@@ -155,14 +181,24 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
       }
       const address = server.address();
       const port = typeof address === 'object' && address ? address.port : config.port;
-      logger.info('steward started', { host: config.host, port, max_connections: listening.maxConnections, db: redactUrl(config.db), worker: config.worker, kinds: registry.kinds(), access: access.mode });
+      logger.info('steward started', {
+        host: config.host,
+        port,
+        max_connections: listening.maxConnections,
+        db: redactUrl(config.db),
+        worker: config.worker,
+        kinds: registry.kinds(),
+        access: access.mode,
+      });
       if (access.mode === 'open' && overrides.serveApi !== false) warnOpen(logger, config.host);
       reportSecretsAtRest(logger, registry);
       return { port };
     },
     /** Stops taking requests, ends open watches, drains the worker within the grace period, releases leases, closes the database. */
     async stop(): Promise<void> {
-      const closing = server ? new Promise<void>((resolve) => server!.close(() => resolve())) : Promise.resolve();
+      const closing = server
+        ? new Promise<void>((resolve) => server!.close(() => resolve()))
+        : Promise.resolve();
       server?.closeIdleConnections();
       await events.close();
       connections?.closeUnused();
@@ -192,11 +228,14 @@ function reportSecretsAtRest(logger: CoreLogger, registry: Registry): void {
     .filter((module) => module.hasSecretConfigs || module.hasSecretOutput)
     .map((module) => module.definition.kind);
   if (kinds.length) {
-    logger.warn('secrets are stored unencrypted: no STEWARD_SECRET_KEY, so the writeOnly configs and outputs of these kinds are plaintext in the database', {
-      kinds,
-      setting: 'STEWARD_SECRET_KEY',
-      guide: 'docs/security.md',
-    });
+    logger.warn(
+      'secrets are stored unencrypted: no STEWARD_SECRET_KEY, so the writeOnly configs and outputs of these kinds are plaintext in the database',
+      {
+        kinds,
+        setting: 'STEWARD_SECRET_KEY',
+        guide: 'docs/security.md',
+      },
+    );
   }
 }
 
@@ -204,7 +243,10 @@ function reportSecretsAtRest(logger: CoreLogger, registry: Registry): void {
 function warnOpen(logger: CoreLogger, host: string): void {
   const fields = { host, setting: 'STEWARD_TOKENS_FILE', guide: 'docs/security.md' };
   if (isLoopback(host)) {
-    logger.warn('steward is open: no STEWARD_TOKENS_FILE, so every caller is an admin on every project; set STEWARD_TOKENS_FILE before exposing it beyond this machine', fields);
+    logger.warn(
+      'steward is open: no STEWARD_TOKENS_FILE, so every caller is an admin on every project; set STEWARD_TOKENS_FILE before exposing it beyond this machine',
+      fields,
+    );
   } else {
     logger.warn(
       'steward is open and listening beyond this machine: no STEWARD_TOKENS_FILE, so anyone who can reach this address is an admin on every project; set STEWARD_TOKENS_FILE',

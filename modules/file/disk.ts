@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { lstat, mkdir } from 'node:fs/promises';
 import { resolve, sep } from 'node:path';
+
 import { TerminalError } from '../../src/sdk/index.js';
 import { projectDirectory } from './paths.js';
 
@@ -19,7 +20,11 @@ export function contentChecksum(content: string): string {
  * missing), with every absolute path in a failure's message made relative to that
  * directory: a user sees the paths they configured, not the server's layout.
  */
-export async function inProjectDirectory<T>(root: string, project: string, work: (dir: string) => Promise<T>): Promise<T> {
+export async function inProjectDirectory<T>(
+  root: string,
+  project: string,
+  work: (dir: string) => Promise<T>,
+): Promise<T> {
   const absoluteRoot = resolve(root);
   const dir = projectDirectory(absoluteRoot, project);
   try {
@@ -27,7 +32,9 @@ export async function inProjectDirectory<T>(root: string, project: string, work:
     // Steward makes it a directory; anything else there (a link to another project, a file) was put by someone else.
     const info = await lstat(dir);
     if (info.isSymbolicLink() || !info.isDirectory()) {
-      throw new TerminalError(`the project's directory in the file root is not a directory Steward made (it is a ${info.isSymbolicLink() ? 'symbolic link' : 'file'}); an operator must remove it`);
+      throw new TerminalError(
+        `the project's directory in the file root is not a directory Steward made (it is a ${info.isSymbolicLink() ? 'symbolic link' : 'file'}); an operator must remove it`,
+      );
     }
     return await work(dir);
   } catch (err) {
@@ -38,7 +45,13 @@ export async function inProjectDirectory<T>(root: string, project: string, work:
 function relativePaths(err: unknown, root: string, dir: string): unknown {
   const message = (err as { message?: unknown } | null)?.message;
   if (typeof message !== 'string') return err;
-  const relative = message.split(`${dir}${sep}`).join('').split(dir).join('.').split(root).join('STEWARD_FILE_ROOT');
+  const relative = message
+    .split(`${dir}${sep}`)
+    .join('')
+    .split(dir)
+    .join('.')
+    .split(root)
+    .join('STEWARD_FILE_ROOT');
   if (err instanceof TerminalError) {
     err.message = relative;
     return err;

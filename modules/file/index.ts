@@ -13,14 +13,17 @@ export interface FileModuleOptions {
 export function createFileModule({ root }: FileModuleOptions): ModuleDefinition {
   return defineModule({
     kind: 'file',
-    description: "A file in its project's directory under the configured file root (STEWARD_FILE_ROOT/<project>): content and mode. Steps: write, chmod.",
+    description:
+      "A file in its project's directory under the configured file root (STEWARD_FILE_ROOT/<project>): content and mode. Steps: write, chmod.",
     configSchema,
     outputSchema,
     actions: {
       create: { description: 'Write the file and set its mode.' },
       update: { description: 'Rewrite the file; a new path moves it.' },
       delete: { description: 'Remove the file.' },
-      touch: { description: 'Set the modification time to now (re-creating the file if it went missing).' },
+      touch: {
+        description: 'Set the modification time to now (re-creating the file if it went missing).',
+      },
       chmod: { description: 'Change the mode.', paramsSchema: chmodParamsSchema },
     },
     // One resource per file: a second create or move onto a held path is 409.

@@ -15,13 +15,21 @@ const PROJECT_PATTERN = /^[a-z0-9][a-z0-9_-]{0,62}$/;
  * `plan` can refuse the request before anything is stored.
  */
 export function isConfinedPath(path: string): boolean {
-  if (path.includes('\0') || path.includes('\\') || isAbsolute(path) || posix.isAbsolute(path)) return false;
+  if (path.includes('\0') || path.includes('\\') || isAbsolute(path) || posix.isAbsolute(path))
+    return false;
   const segments = path.split('/');
   const fileName = segments[segments.length - 1]!;
-  if (segments.some((segment) => Buffer.byteLength(segment, 'utf8') > MAX_SEGMENT_BYTES)) return false;
+  if (segments.some((segment) => Buffer.byteLength(segment, 'utf8') > MAX_SEGMENT_BYTES))
+    return false;
   if (Buffer.byteLength(fileName + TEMPORARY_SUFFIX, 'utf8') > MAX_SEGMENT_BYTES) return false;
   const normal = posix.normalize(path);
-  return normal !== '.' && normal !== '..' && !normal.endsWith('/') && !normal.startsWith('../') && !segments.includes('..');
+  return (
+    normal !== '.' &&
+    normal !== '..' &&
+    !normal.endsWith('/') &&
+    !normal.startsWith('../') &&
+    !segments.includes('..')
+  );
 }
 
 /**
@@ -34,7 +42,8 @@ export function fileClaimKey(project: string, path: string): string {
 
 /** The project's own directory under the file root: every file of the project lives in it. */
 export function projectDirectory(root: string, project: string): string {
-  if (!PROJECT_PATTERN.test(project)) throw new Error(`project ${JSON.stringify(project)} is not a project name`);
+  if (!PROJECT_PATTERN.test(project))
+    throw new Error(`project ${JSON.stringify(project)} is not a project name`);
   return resolve(root, project);
 }
 
@@ -42,6 +51,7 @@ export function projectDirectory(root: string, project: string): string {
 export function resolveInRoot(root: string, path: string): string {
   const absoluteRoot = resolve(root);
   const target = resolve(absoluteRoot, path);
-  if (!isConfinedPath(path) || !target.startsWith(absoluteRoot + sep)) throw new Error(`path ${path} escapes the file root`);
+  if (!isConfinedPath(path) || !target.startsWith(absoluteRoot + sep))
+    throw new Error(`path ${path} escapes the file root`);
   return target;
 }

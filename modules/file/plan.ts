@@ -1,5 +1,11 @@
 import { posix } from 'node:path';
-import { ValidationError, type PlanInput, type PlanResult, type Resource } from '../../src/sdk/index.js';
+
+import {
+  type PlanInput,
+  type PlanResult,
+  type Resource,
+  ValidationError,
+} from '../../src/sdk/index.js';
 import { isConfinedPath } from './paths.js';
 
 /** The steps `sync` carries out, in order. */
@@ -21,19 +27,30 @@ export interface FileData {
 /** Pure: decides the steps from the action and the change of configs. */
 export function planFile({ action, params, current, desired }: PlanInput): PlanResult {
   const path = String(desired.spec.configs.path);
-  if (!isConfinedPath(path)) throw new ValidationError(`path "${path}" must be relative and stay inside the file root`, { path });
+  if (!isConfinedPath(path))
+    throw new ValidationError(`path "${path}" must be relative and stay inside the file root`, {
+      path,
+    });
   const held = heldPath(current);
-  const keep = (pending: FileStep[]): FileData => (held === undefined ? { pending } : { pending, written: held });
+  const keep = (pending: FileStep[]): FileData =>
+    held === undefined ? { pending } : { pending, written: held };
   switch (action) {
     case 'create':
       return { data: keep(['write', 'chmod']) };
     case 'update': {
       // The new file first: if its path is taken, the old one is still there.
       const moved = held !== undefined && posix.normalize(held) !== posix.normalize(path);
-      return { data: moved ? { ...keep(['write', 'chmod', 'remove_previous']), previous_path: held } : keep(['write', 'chmod']) };
+      return {
+        data: moved
+          ? { ...keep(['write', 'chmod', 'remove_previous']), previous_path: held }
+          : keep(['write', 'chmod']),
+      };
     }
     case 'chmod':
-      return { configs: { ...desired.spec.configs, mode: (params as { mode: string }).mode }, data: keep(['chmod']) };
+      return {
+        configs: { ...desired.spec.configs, mode: (params as { mode: string }).mode },
+        data: keep(['chmod']),
+      };
     case 'touch':
       return { data: keep(['touch']) };
     case 'delete':

@@ -10,10 +10,21 @@ export const configSchema: JSONSchema = {
       type: 'string',
       minLength: 1,
       maxLength: 1024,
-      description: 'Path of the file, relative to the file root. Absolute paths and ".." are refused.',
+      description:
+        'Path of the file, relative to the file root. Absolute paths and ".." are refused.',
     },
-    content: { type: 'string', maxLength: 1048576, default: '', description: 'The whole content, UTF-8.' },
-    mode: { type: 'string', pattern: '^0?[0-7]{3}$', default: '0644', description: 'Permission bits, octal.' },
+    content: {
+      type: 'string',
+      maxLength: 1048576,
+      default: '',
+      description: 'The whole content, UTF-8.',
+    },
+    mode: {
+      type: 'string',
+      pattern: '^0?[0-7]{3}$',
+      default: '0644',
+      description: 'Permission bits, octal.',
+    },
   },
 };
 

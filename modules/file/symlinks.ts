@@ -1,5 +1,6 @@
 import { lstat } from 'node:fs/promises';
 import { join, relative, resolve, sep } from 'node:path';
+
 import { TerminalError } from '../../src/sdk/index.js';
 
 /**
@@ -10,7 +11,11 @@ import { TerminalError } from '../../src/sdk/index.js';
  * points to). The root itself may be a link: the operator chose it. Not a
  * retryable failure: someone must remove the link, then retry.
  */
-export async function refuseSymlinks(root: string, target: string, { finalMayBeLink = false } = {}): Promise<void> {
+export async function refuseSymlinks(
+  root: string,
+  target: string,
+  { finalMayBeLink = false } = {},
+): Promise<void> {
   const absoluteRoot = resolve(root);
   const parts = relative(absoluteRoot, target).split(sep);
   let at = absoluteRoot;

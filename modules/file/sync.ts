@@ -1,8 +1,9 @@
 import { chmod, rm, stat, utimes } from 'node:fs/promises';
+
 import type { SyncContext, SyncInput, SyncResult } from '../../src/sdk/index.js';
 import { contentChecksum, inProjectDirectory, modeOf } from './disk.js';
-import type { FileData, FileStep } from './plan.js';
 import { resolveInRoot } from './paths.js';
+import type { FileData, FileStep } from './plan.js';
 import { refuseSymlinks } from './symlinks.js';
 import { matchesWhatWeWrite, notOurs, writeFile } from './write.js';
 
@@ -14,7 +15,11 @@ type FileConfigs = { path: string; content?: string; mode?: string };
  * Everything happens in the project's own directory under the root, and every
  * path a message shows is relative to it.
  */
-export async function syncFile(root: string, { resource }: SyncInput, ctx: SyncContext): Promise<SyncResult> {
+export async function syncFile(
+  root: string,
+  { resource }: SyncInput,
+  ctx: SyncContext,
+): Promise<SyncResult> {
   const data = (resource.state.data ?? { pending: [] }) as FileData;
   const [step, ...rest] = data.pending;
   const configs = resource.spec.configs as FileConfigs;
@@ -22,14 +27,17 @@ export async function syncFile(root: string, { resource }: SyncInput, ctx: SyncC
     const target = resolveInRoot(dir, configs.path);
     let now = data;
     if (step) {
-      await refuseSymlinks(dir, target, { finalMayBeLink: step === 'remove' || step === 'remove_previous' });
+      await refuseSymlinks(dir, target, {
+        finalMayBeLink: step === 'remove' || step === 'remove_previous',
+      });
       now = await runStep(step, { dir, target, configs, data, now: ctx.now() });
       ctx.log.debug('file step done', { step });
       if (rest.length) return { status: 'PENDING', data: { ...now, pending: rest } };
     }
     if (resource.state.action === 'delete') return { status: 'COMPLETED', data: { pending: [] } };
     await refuseSymlinks(dir, target);
-    const done: FileData = now.written === undefined ? { pending: [] } : { pending: [], written: now.written };
+    const done: FileData =
+      now.written === undefined ? { pending: [] } : { pending: [], written: now.written };
     return { status: 'COMPLETED', data: done, output: await describe(target, configs) };
   });
 }
@@ -44,7 +52,10 @@ interface StepInput {
 }
 
 /** Runs one step; answers the data with what the resource holds afterwards. */
-async function runStep(step: FileStep, { dir, target, configs, data, now }: StepInput): Promise<FileData> {
+async function runStep(
+  step: FileStep,
+  { dir, target, configs, data, now }: StepInput,
+): Promise<FileData> {
   const owned = data.written === configs.path;
   const held: FileData = { ...data, written: configs.path };
   switch (step) {
@@ -65,7 +76,8 @@ async function runStep(step: FileStep, { dir, target, configs, data, now }: Step
       if (!owned && (await matchesWhatWeWrite(target, configs))) await rm(target, { force: true });
       return data;
     case 'remove_previous':
-      if (data.previous_path !== undefined && data.previous_path !== configs.path) await removeIn(dir, data.previous_path);
+      if (data.previous_path !== undefined && data.previous_path !== configs.path)
+        await removeIn(dir, data.previous_path);
       return data;
   }
 }

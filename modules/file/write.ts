@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import { link, lstat, mkdir, open, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+
 import { TerminalError } from '../../src/sdk/index.js';
 import { modeOf } from './disk.js';
 
@@ -20,11 +21,19 @@ type Wanted = { path: string; content?: string; mode?: string };
  * (a crash, a lost write-back) and the write is done; anything else was not made
  * by this resource and is left untouched: TerminalError "already exists".
  */
-export async function writeFile(target: string, wanted: Wanted, { replace }: { replace: boolean }): Promise<void> {
+export async function writeFile(
+  target: string,
+  wanted: Wanted,
+  { replace }: { replace: boolean },
+): Promise<void> {
   await mkdir(dirname(target), { recursive: true });
   const temporary = join(dirname(target), `.steward-tmp-${randomBytes(8).toString('hex')}`);
   try {
-    const handle = await open(temporary, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+    const handle = await open(
+      temporary,
+      constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
+      0o600,
+    );
     try {
       await handle.chmod(modeOf(wanted)); // exact, whatever the umask
       await handle.writeFile(wanted.content ?? '', 'utf8');
@@ -51,9 +60,12 @@ export async function writeFile(target: string, wanted: Wanted, { replace }: { r
 export async function matchesWhatWeWrite(target: string, wanted: Wanted): Promise<boolean> {
   const content = Buffer.from(wanted.content ?? '', 'utf8');
   const info = await lstat(target).catch(() => undefined);
-  if (!info?.isFile() || (info.mode & 0o7777) !== modeOf(wanted) || info.size !== content.length) return false;
+  if (!info?.isFile() || (info.mode & 0o7777) !== modeOf(wanted) || info.size !== content.length)
+    return false;
   // O_NOFOLLOW: a link swapped in since the lstat is not read through. Unreadable (another owner, 0200): not ours to judge.
-  const handle = await open(target, constants.O_RDONLY | constants.O_NOFOLLOW).catch(() => undefined);
+  const handle = await open(target, constants.O_RDONLY | constants.O_NOFOLLOW).catch(
+    () => undefined,
+  );
   if (!handle) return false;
   try {
     return (await handle.readFile()).equals(content);
@@ -73,5 +85,7 @@ function alreadyExists(path: string): TerminalError {
 
 /** A step that would change a file this resource never wrote (its create failed, or a move did). */
 export function notOurs(path: string): TerminalError {
-  return new TerminalError(`file ${path} was not written by this resource, so it is not changed; update the resource (or retry its create) to write it first`);
+  return new TerminalError(
+    `file ${path} was not written by this resource, so it is not changed; update the resource (or retry its create) to write it first`,
+  );
 }

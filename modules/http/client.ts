@@ -1,5 +1,16 @@
-import { TerminalError, type SyncContext, type SyncInput, type SyncResult } from '../../src/sdk/index.js';
-import { describedModuleFromWire, errorMessageOf, syncRequestToWire, syncResultFromWire, type DescribedModule } from './protocol.js';
+import {
+  type SyncContext,
+  type SyncInput,
+  type SyncResult,
+  TerminalError,
+} from '../../src/sdk/index.js';
+import {
+  type DescribedModule,
+  describedModuleFromWire,
+  errorMessageOf,
+  syncRequestToWire,
+  syncResultFromWire,
+} from './protocol.js';
 
 /** The asynchronous calls of the protocol: the description at start-up, and /sync. */
 export interface ClientOptions {
@@ -14,7 +25,10 @@ export function describeFetchError(err: unknown): string {
   const cause = (err as { cause?: { message?: string; code?: string } } | undefined)?.cause;
   const detail = cause ? (cause.message ?? cause.code ?? String(cause)) : '';
   // Duck-typed: fetch's errors may come from another realm (instanceof Error fails there).
-  const message = typeof (err as { message?: unknown } | undefined)?.message === 'string' ? (err as { message: string }).message : String(err);
+  const message =
+    typeof (err as { message?: unknown } | undefined)?.message === 'string'
+      ? (err as { message: string }).message
+      : String(err);
   return detail ? `${message}: ${detail}` : message;
 }
 
@@ -22,20 +36,30 @@ export function describeFetchError(err: unknown): string {
  * `GET {endpoint}/module`, once at start-up. Any failure throws an Error naming
  * the endpoint, which stops start-up.
  */
-export async function fetchDescription(endpoint: string, { timeoutMs, fetch }: ClientOptions): Promise<DescribedModule> {
+export async function fetchDescription(
+  endpoint: string,
+  { timeoutMs, fetch }: ClientOptions,
+): Promise<DescribedModule> {
   const where = `http module ${endpoint}`;
   const url = `${endpoint}/module`;
   let status: number;
   let text: string;
   try {
-    const res = await fetch(url, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(timeoutMs) });
+    const res = await fetch(url, {
+      headers: { accept: 'application/json' },
+      signal: AbortSignal.timeout(timeoutMs),
+    });
     status = res.status;
     text = await res.text();
   } catch (err) {
-    const reason = (err as Error | undefined)?.name === 'TimeoutError' ? `timed out after ${timeoutMs} ms` : describeFetchError(err);
+    const reason =
+      (err as Error | undefined)?.name === 'TimeoutError'
+        ? `timed out after ${timeoutMs} ms`
+        : describeFetchError(err);
     throw new Error(`${where}: cannot fetch the module description from GET ${url}: ${reason}`);
   }
-  if (status !== 200) throw new Error(`${where}: GET ${url} answered ${status}: ${errorMessageOf(status, text)}`);
+  if (status !== 200)
+    throw new Error(`${where}: GET ${url} answered ${status}: ${errorMessageOf(status, text)}`);
   let body: unknown;
   try {
     body = JSON.parse(text);
@@ -51,7 +75,12 @@ export async function fetchDescription(endpoint: string, { timeoutMs, fetch }: C
  * (retried with backoff); any other 4xx throws `TerminalError` with the endpoint's
  * message (ERROR at once). The request is aborted with `ctx.signal`.
  */
-export async function postSync(endpoint: string, input: SyncInput, ctx: SyncContext, { timeoutMs, fetch }: ClientOptions): Promise<SyncResult> {
+export async function postSync(
+  endpoint: string,
+  input: SyncInput,
+  ctx: SyncContext,
+  { timeoutMs, fetch }: ClientOptions,
+): Promise<SyncResult> {
   const where = `http module ${endpoint}: POST /sync`;
   const timeout = AbortSignal.timeout(timeoutMs);
   let status: number;
@@ -66,12 +95,17 @@ export async function postSync(endpoint: string, input: SyncInput, ctx: SyncCont
     status = res.status;
     text = await res.text();
   } catch (err) {
-    if (ctx.signal.aborted) throw ctx.signal.reason instanceof Error ? ctx.signal.reason : new Error(`${where} was aborted`);
+    if (ctx.signal.aborted)
+      throw ctx.signal.reason instanceof Error
+        ? ctx.signal.reason
+        : new Error(`${where} was aborted`);
     if (timeout.aborted) throw new Error(`${where} timed out after ${timeoutMs} ms`);
     throw new Error(`${where} failed: ${describeFetchError(err)}`);
   }
-  if (status >= 400 && status < 500 && status !== 408 && status !== 429) throw new TerminalError(errorMessageOf(status, text));
-  if (status < 200 || status > 299) throw new Error(`${where} answered ${status}: ${errorMessageOf(status, text)}`);
+  if (status >= 400 && status < 500 && status !== 408 && status !== 429)
+    throw new TerminalError(errorMessageOf(status, text));
+  if (status < 200 || status > 299)
+    throw new Error(`${where} answered ${status}: ${errorMessageOf(status, text)}`);
   let body: unknown;
   try {
     body = JSON.parse(text);

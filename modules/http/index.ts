@@ -46,9 +46,13 @@ function normalisedEndpoint(given: string): string {
   try {
     url = new URL(given);
   } catch {
-    throw new Error(`http module ${given}: not a URL (STEWARD_HTTP_MODULES takes base URLs such as http://127.0.0.1:9000)`);
+    throw new Error(
+      `http module ${given}: not a URL (STEWARD_HTTP_MODULES takes base URLs such as http://127.0.0.1:9000)`,
+    );
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`http module ${given}: only http and https URLs are supported`);
-  if (url.search || url.hash) throw new Error(`http module ${given}: the base URL must not have a query or fragment`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new Error(`http module ${given}: only http and https URLs are supported`);
+  if (url.search || url.hash)
+    throw new Error(`http module ${given}: the base URL must not have a query or fragment`);
   return url.href.replace(/\/+$/, '');
 }

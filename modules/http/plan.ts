@@ -1,5 +1,5 @@
-import { ValidationError, type PlanInput, type PlanResult } from '../../src/sdk/index.js';
-import { describeFetchError, type ClientOptions } from './client.js';
+import { type PlanInput, type PlanResult, ValidationError } from '../../src/sdk/index.js';
+import { type ClientOptions, describeFetchError } from './client.js';
 import { errorMessageOf, planRequestToWire, planResultFromWire } from './protocol.js';
 
 /**
@@ -12,7 +12,10 @@ import { errorMessageOf, planRequestToWire, planResultFromWire } from './protoco
  * status, a broken answer, a connection failure, a timeout — is a plain Error,
  * which the core reports as a module fault (500) and stores nothing.
  */
-export function createPlan(endpoint: string, { timeoutMs, fetch }: ClientOptions): (input: PlanInput) => Promise<PlanResult> {
+export function createPlan(
+  endpoint: string,
+  { timeoutMs, fetch }: ClientOptions,
+): (input: PlanInput) => Promise<PlanResult> {
   const where = `http module ${endpoint}: POST /plan`;
   return async (input) => {
     let status: number;
@@ -27,11 +30,14 @@ export function createPlan(endpoint: string, { timeoutMs, fetch }: ClientOptions
       status = res.status;
       text = await res.text();
     } catch (err) {
-      if ((err as Error | undefined)?.name === 'TimeoutError') throw new Error(`${where} timed out after ${timeoutMs} ms`);
+      if ((err as Error | undefined)?.name === 'TimeoutError')
+        throw new Error(`${where} timed out after ${timeoutMs} ms`);
       throw new Error(`${where} failed: ${describeFetchError(err)}`);
     }
-    if (status >= 400 && status < 500) throw new ValidationError(errorMessageOf(status, text), errorDetailsOf(text));
-    if (status < 200 || status > 299) throw new Error(`${where} answered ${status}: ${errorMessageOf(status, text)}`);
+    if (status >= 400 && status < 500)
+      throw new ValidationError(errorMessageOf(status, text), errorDetailsOf(text));
+    if (status < 200 || status > 299)
+      throw new Error(`${where} answered ${status}: ${errorMessageOf(status, text)}`);
     let body: unknown;
     try {
       body = text.trim() === '' ? undefined : JSON.parse(text);
@@ -46,7 +52,9 @@ export function createPlan(endpoint: string, { timeoutMs, fetch }: ClientOptions
 function errorDetailsOf(text: string): Record<string, unknown> | undefined {
   try {
     const details = (JSON.parse(text) as { error?: { details?: unknown } } | null)?.error?.details;
-    return typeof details === 'object' && details !== null && !Array.isArray(details) ? (details as Record<string, unknown>) : undefined;
+    return typeof details === 'object' && details !== null && !Array.isArray(details)
+      ? (details as Record<string, unknown>)
+      : undefined;
   } catch {
     return undefined;
   }

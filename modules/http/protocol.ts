@@ -82,15 +82,27 @@ export class ProtocolError extends Error {
   }
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** The problem with the first member the protocol does not know, if any. */
-function unknownMember(what: string, value: Record<string, unknown>, allowed: readonly string[]): string | undefined {
+function unknownMember(
+  what: string,
+  value: Record<string, unknown>,
+  allowed: readonly string[],
+): string | undefined {
   const key = Object.keys(value).find((k) => !allowed.includes(k));
-  return key === undefined ? undefined : `${what} has unknown member "${key}" (allowed: ${allowed.join(', ')}; the protocol is snake_case)`;
+  return key === undefined
+    ? undefined
+    : `${what} has unknown member "${key}" (allowed: ${allowed.join(', ')}; the protocol is snake_case)`;
 }
 
-function checkMembers(where: string, what: string, value: Record<string, unknown>, allowed: readonly string[]): void {
+function checkMembers(
+  where: string,
+  what: string,
+  value: Record<string, unknown>,
+  allowed: readonly string[],
+): void {
   const problem = unknownMember(what, value, allowed);
   if (problem) throw new ProtocolError(where, problem);
 }
@@ -105,14 +117,34 @@ export function describedModuleFromWire(where: string, body: unknown): Described
     if (problem) fail(problem);
   };
   if (!isObject(body)) return fail('expected a JSON object');
-  checkKnown('the module description', body, ['kind', 'description', 'config_schema', 'output_schema', 'dependencies', 'actions', 'resync_interval_ms', 'secret_bindings']);
+  checkKnown('the module description', body, [
+    'kind',
+    'description',
+    'config_schema',
+    'output_schema',
+    'dependencies',
+    'actions',
+    'resync_interval_ms',
+    'secret_bindings',
+  ]);
   if (typeof body.kind !== 'string') fail('kind must be a string');
   if (typeof body.description !== 'string') fail('description must be a string');
   if (!isObject(body.config_schema)) fail('config_schema must be a JSON Schema object');
-  if (body.output_schema != null && !isObject(body.output_schema)) fail('output_schema must be a JSON Schema object or null');
-  if (body.dependencies != null && !isObject(body.dependencies)) fail('dependencies must be an object or null');
-  if (body.resync_interval_ms != null && typeof body.resync_interval_ms !== 'number') fail('resync_interval_ms must be a number or null');
-  if (body.secret_bindings != null && !(isObject(body.secret_bindings) && Object.values(body.secret_bindings).every((v) => Array.isArray(v) && v.every((f) => typeof f === 'string')))) {
+  if (body.output_schema != null && !isObject(body.output_schema))
+    fail('output_schema must be a JSON Schema object or null');
+  if (body.dependencies != null && !isObject(body.dependencies))
+    fail('dependencies must be an object or null');
+  if (body.resync_interval_ms != null && typeof body.resync_interval_ms !== 'number')
+    fail('resync_interval_ms must be a number or null');
+  if (
+    body.secret_bindings != null &&
+    !(
+      isObject(body.secret_bindings) &&
+      Object.values(body.secret_bindings).every(
+        (v) => Array.isArray(v) && v.every((f) => typeof f === 'string'),
+      )
+    )
+  ) {
     fail('secret_bindings must be an object of arrays of field names, or null');
   }
   if (!isObject(body.actions)) return fail('actions must be an object');
@@ -120,8 +152,10 @@ export function describedModuleFromWire(where: string, body: unknown): Described
   for (const [name, action] of Object.entries(body.actions)) {
     if (!isObject(action)) return fail(`actions.${name} must be an object`);
     checkKnown(`actions.${name}`, action, ['description', 'params_schema']);
-    if (action.description != null && typeof action.description !== 'string') fail(`actions.${name}.description must be a string or null`);
-    if (action.params_schema != null && !isObject(action.params_schema)) fail(`actions.${name}.params_schema must be a JSON Schema object or null`);
+    if (action.description != null && typeof action.description !== 'string')
+      fail(`actions.${name}.description must be a string or null`);
+    if (action.params_schema != null && !isObject(action.params_schema))
+      fail(`actions.${name}.params_schema must be a JSON Schema object or null`);
     actions[name] = {
       ...(action.description != null && { description: action.description as string }),
       ...(action.params_schema != null && { paramsSchema: action.params_schema as JSONSchema }),
@@ -131,8 +165,12 @@ export function describedModuleFromWire(where: string, body: unknown): Described
   for (const [name, dep] of Object.entries((body.dependencies ?? {}) as Record<string, unknown>)) {
     if (!isObject(dep)) return fail(`dependencies.${name} must be an object`);
     checkKnown(`dependencies.${name}`, dep, ['kind', 'optional']);
-    if (dep.optional !== undefined && typeof dep.optional !== 'boolean') fail(`dependencies.${name}.optional must be a boolean`);
-    dependencies[name] = { kind: dep.kind as string, ...(typeof dep.optional === 'boolean' && { optional: dep.optional }) };
+    if (dep.optional !== undefined && typeof dep.optional !== 'boolean')
+      fail(`dependencies.${name}.optional must be a boolean`);
+    dependencies[name] = {
+      kind: dep.kind as string,
+      ...(typeof dep.optional === 'boolean' && { optional: dep.optional }),
+    };
   }
   return {
     kind: body.kind as string,
@@ -142,7 +180,9 @@ export function describedModuleFromWire(where: string, body: unknown): Described
     ...(body.dependencies != null && { dependencies }),
     actions,
     ...(body.resync_interval_ms != null && { resyncIntervalMs: body.resync_interval_ms as number }),
-    ...(body.secret_bindings != null && { secretBindings: body.secret_bindings as Record<string, string[]> }),
+    ...(body.secret_bindings != null && {
+      secretBindings: body.secret_bindings as Record<string, string[]>,
+    }),
   };
 }
 
@@ -163,9 +203,14 @@ export function planResultFromWire(where: string, body: unknown): PlanResult {
   if (body === undefined || body === null) return {};
   if (!isObject(body)) throw new ProtocolError(where, 'the plan answer must be a JSON object');
   checkMembers(where, 'the plan answer', body, ['configs', 'labels', 'data', 'output']);
-  if (body.configs !== undefined && !isObject(body.configs)) throw new ProtocolError(where, 'configs must be an object');
-  if (body.output !== undefined && !isObject(body.output)) throw new ProtocolError(where, 'output must be an object');
-  if (body.labels !== undefined && !(isObject(body.labels) && Object.values(body.labels).every((v) => typeof v === 'string'))) {
+  if (body.configs !== undefined && !isObject(body.configs))
+    throw new ProtocolError(where, 'configs must be an object');
+  if (body.output !== undefined && !isObject(body.output))
+    throw new ProtocolError(where, 'output must be an object');
+  if (
+    body.labels !== undefined &&
+    !(isObject(body.labels) && Object.values(body.labels).every((v) => typeof v === 'string'))
+  ) {
     throw new ProtocolError(where, 'labels must be an object of strings');
   }
   const result: PlanResult = {};
@@ -185,11 +230,19 @@ export function syncResultFromWire(where: string, body: unknown): SyncResult {
   if (!isObject(body)) throw new ProtocolError(where, 'the sync answer must be a JSON object');
   checkMembers(where, 'the sync answer', body, ['status', 'output', 'data', 'requeue_after_ms']);
   if (body.status !== 'PENDING' && body.status !== 'COMPLETED') {
-    throw new ProtocolError(where, `status must be "PENDING" or "COMPLETED", got ${JSON.stringify(body.status) ?? 'nothing'}`);
+    throw new ProtocolError(
+      where,
+      `status must be "PENDING" or "COMPLETED", got ${JSON.stringify(body.status) ?? 'nothing'}`,
+    );
   }
-  if (body.output !== undefined && !isObject(body.output)) throw new ProtocolError(where, 'output must be an object');
+  if (body.output !== undefined && !isObject(body.output))
+    throw new ProtocolError(where, 'output must be an object');
   const requeue = body.requeue_after_ms;
-  if (requeue !== undefined && requeue !== null && !(typeof requeue === 'number' && Number.isFinite(requeue) && requeue >= 0)) {
+  if (
+    requeue !== undefined &&
+    requeue !== null &&
+    !(typeof requeue === 'number' && Number.isFinite(requeue) && requeue >= 0)
+  ) {
     throw new ProtocolError(where, 'requeue_after_ms must be a non-negative number');
   }
   const result: SyncResult = { status: body.status };
@@ -204,7 +257,8 @@ export function errorMessageOf(status: number, text: string): string {
   let message: unknown;
   try {
     const body = JSON.parse(text) as unknown;
-    if (isObject(body)) message = isObject(body.error) ? body.error.message : (body.error ?? body.message);
+    if (isObject(body))
+      message = isObject(body.error) ? body.error.message : (body.error ?? body.message);
   } catch {
     // not JSON: the text is the message
   }

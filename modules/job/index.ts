@@ -1,8 +1,8 @@
 import { defineModule, type ModuleDefinition } from '../../src/sdk/index.js';
 import { resolveLocalProgram } from '../process/local-program.js';
+import { SECRET_ENV_BINDINGS } from '../process/schema.js';
 import { jobLogs } from './logs.js';
 import { planJob } from './plan.js';
-import { SECRET_ENV_BINDINGS } from '../process/schema.js';
 import { configSchema, outputSchema } from './schema.js';
 import { syncJob } from './sync.js';
 
@@ -34,7 +34,11 @@ export interface JobModuleOptions {
 
 /** `job`: a local command run to completion, with a time limit; its end is recorded even across a Steward restart. */
 export function createJobModule(options: JobModuleOptions): ModuleDefinition {
-  const deps = Object.freeze({ ...resolveLocalProgram(options), pollMs: options.pollMs ?? 100, nodePath: options.nodePath ?? process.execPath });
+  const deps = Object.freeze({
+    ...resolveLocalProgram(options),
+    pollMs: options.pollMs ?? 100,
+    nodePath: options.nodePath ?? process.execPath,
+  });
   const { allowList, envAllowList, runDir } = deps;
   const logPollMs = options.logPollMs ?? 200;
   return defineModule({
@@ -47,7 +51,9 @@ export function createJobModule(options: JobModuleOptions): ModuleDefinition {
     actions: {
       create: { description: 'Run the command.' },
       update: { description: 'Store the new configs and run the command again.' },
-      delete: { description: 'Stop a run still going and remove the run directory (logs included).' },
+      delete: {
+        description: 'Stop a run still going and remove the run directory (logs included).',
+      },
       rerun: { description: 'Run the command again with the same configs.' },
     },
     // One program per run, counted while the resource exists: usage sees the spec, not whether a run is going.

@@ -10,7 +10,12 @@ import { readExit, readRun, runFiles } from './run-records.js';
  * every run appends to the same log. Following ends once the run is over and
  * its last lines are out (or when the reader goes away).
  */
-export async function* jobLogs(runDir: string, pollMs: number, { resource }: SyncInput, ctx: LogContext): AsyncIterable<LogChunk> {
+export async function* jobLogs(
+  runDir: string,
+  pollMs: number,
+  { resource }: SyncInput,
+  ctx: LogContext,
+): AsyncIterable<LogChunk> {
   const dir = resourceDir(runDir, resource);
   const cursor = new FileCursor(runFiles(dir).log);
   try {
@@ -37,7 +42,11 @@ function toChunk(line: LogLine): LogChunk {
   try {
     const parsed = JSON.parse(line.text) as Partial<LogChunk>;
     if (typeof parsed.ts === 'string' && typeof parsed.line === 'string') {
-      return { ts: parsed.ts, stream: typeof parsed.stream === 'string' ? parsed.stream : 'stdout', line: parsed.line };
+      return {
+        ts: parsed.ts,
+        stream: typeof parsed.stream === 'string' ? parsed.stream : 'stdout',
+        line: parsed.line,
+      };
     }
   } catch {
     // not a wrapper line: shown as it is

@@ -1,4 +1,4 @@
-import { ValidationError, type PlanInput, type PlanResult } from '../../src/sdk/index.js';
+import { type PlanInput, type PlanResult, ValidationError } from '../../src/sdk/index.js';
 import { assertAllowed } from '../process/allow-list.js';
 import { assertAllowedEnv, type EnvAllowEntry } from '../process/env-allow-list.js';
 
@@ -7,7 +7,11 @@ import { assertAllowedEnv, type EnvAllowEntry } from '../process/env-allow-list.
  * by the operation that asked for it, so `data` only remembers whether a
  * failed run's output was published yet.
  */
-export function planJob(allowList: readonly string[], envAllowList: readonly EnvAllowEntry[], { action, desired }: PlanInput): PlanResult {
+export function planJob(
+  allowList: readonly string[],
+  envAllowList: readonly EnvAllowEntry[],
+  { action, desired }: PlanInput,
+): PlanResult {
   if (action !== 'delete') {
     assertAllowed(String(desired.spec.configs.command), allowList);
     assertAllowedEnv(desired.spec.configs, envAllowList);

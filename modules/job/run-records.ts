@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+
 import type { ProcessIdentity } from '../process/proc-info.js';
 import { readJsonFile } from '../process/run-dir.js';
 
@@ -38,7 +39,8 @@ export interface ExitRecord {
 export const readRun = (dir: string) => readJsonFile<RunRecord>(runFiles(dir).run);
 export const readExit = (dir: string) => readJsonFile<ExitRecord>(runFiles(dir).exit);
 
-export const succeeded = (exit: ExitRecord) => exit.exit_code === 0 && !exit.timed_out && !exit.error;
+export const succeeded = (exit: ExitRecord) =>
+  exit.exit_code === 0 && !exit.timed_out && !exit.error;
 
 /** `last_error` of a failed run: what happened, then as many of the last stderr lines as fit. */
 export function failureMessage(exit: ExitRecord, timeoutMs: number): string {

@@ -1,12 +1,13 @@
 import { mkdir, rm, stat, writeFile } from 'node:fs/promises';
+
 import { TerminalError } from '../../src/sdk/index.js';
 import { resolveCommand } from '../process/allow-list.js';
 import { childEnv } from '../process/child-env.js';
-import { refuseUnallowedEnv, type EnvAllowEntry } from '../process/env-allow-list.js';
+import { type EnvAllowEntry, refuseUnallowedEnv } from '../process/env-allow-list.js';
 import { stopProcessGroup } from '../process/proc-info.js';
 import { writeJsonAtomic } from '../process/run-dir.js';
 import { spawnDetached } from '../process/spawn-detached.js';
-import { readExit, runFiles, type ExitRecord, type RunRecord } from './run-records.js';
+import { type ExitRecord, readExit, runFiles, type RunRecord } from './run-records.js';
 import { WRAPPER_SOURCE } from './wrapper-script.js';
 
 export interface JobRunnerDeps {
@@ -37,12 +38,23 @@ const STDERR_TAIL_LINES = 20;
  * the job's env (NODE_OPTIONS, say) can change what the wrapper itself runs.
  * run.json is written right after the spawn.
  */
-export async function startRun(deps: JobRunnerDeps, dir: string, runId: string, configs: JobConfigs): Promise<RunRecord> {
+export async function startRun(
+  deps: JobRunnerDeps,
+  dir: string,
+  runId: string,
+  configs: JobConfigs,
+): Promise<RunRecord> {
   const executable = await resolveCommand(configs.command, deps.allowList, deps.searchPath);
   refuseUnallowedEnv(configs as unknown as Record<string, unknown>, deps.envAllowList);
   const cwd = configs.cwd ?? dir;
   await mkdir(dir, { recursive: true, mode: 0o700 });
-  if (!(await stat(cwd).then((info) => info.isDirectory(), () => false))) throw new TerminalError(`cwd ${cwd} is not a directory`);
+  if (
+    !(await stat(cwd).then(
+      (info) => info.isDirectory(),
+      () => false,
+    ))
+  )
+    throw new TerminalError(`cwd ${cwd} is not a directory`);
   const files = runFiles(dir);
   await rm(files.exit, { force: true });
   await writeFile(files.wrapper, WRAPPER_SOURCE, { mode: 0o600 });
@@ -59,12 +71,16 @@ export async function startRun(deps: JobRunnerDeps, dir: string, runId: string, 
     exit_path: files.exit,
     tail_lines: STDERR_TAIL_LINES,
   });
-  const identity = await spawnDetached({ executable: deps.nodePath, args: [files.wrapper, files.spec(runId)], env: {}, cwd: dir, logPath: files.wrapperLog }).catch(
-    async (err: unknown) => {
-      await rm(files.spec(runId), { force: true }); // it holds the secret environment
-      throw err;
-    },
-  );
+  const identity = await spawnDetached({
+    executable: deps.nodePath,
+    args: [files.wrapper, files.spec(runId)],
+    env: {},
+    cwd: dir,
+    logPath: files.wrapperLog,
+  }).catch(async (err: unknown) => {
+    await rm(files.spec(runId), { force: true }); // it holds the secret environment
+    throw err;
+  });
   const run: RunRecord = { run_id: runId, ...identity };
   await writeJsonAtomic(files.run, run);
   return run;
@@ -75,7 +91,13 @@ export async function startRun(deps: JobRunnerDeps, dir: string, runId: string, 
  * grace period). When Steward had to do the wrapper's job (its timeout did not
  * fire), the exit record says timed out.
  */
-export async function stopRun(deps: JobRunnerDeps, dir: string, run: RunRecord, signal: AbortSignal, timedOut = false): Promise<void> {
+export async function stopRun(
+  deps: JobRunnerDeps,
+  dir: string,
+  run: RunRecord,
+  signal: AbortSignal,
+  timedOut = false,
+): Promise<void> {
   const how = await stopProcessGroup(run, deps.stopGraceMs, signal);
   if (!timedOut || how === 'gone') return;
   const now = new Date();

@@ -1,9 +1,15 @@
 import { rm } from 'node:fs/promises';
-import { TerminalError, type SyncContext, type SyncInput, type SyncResult } from '../../src/sdk/index.js';
+
+import {
+  type SyncContext,
+  type SyncInput,
+  type SyncResult,
+  TerminalError,
+} from '../../src/sdk/index.js';
 import { hasProcfs, isSameProcess } from '../process/proc-info.js';
 import { resourceDir } from '../process/run-dir.js';
 import { failureMessage, readExit, readRun, runOutput, succeeded } from './run-records.js';
-import { startRun, stopRun, type JobConfigs, type JobRunnerDeps } from './runner.js';
+import { type JobConfigs, type JobRunnerDeps, startRun, stopRun } from './runner.js';
 
 export interface JobSyncDeps extends JobRunnerDeps {
   runDir: string;
@@ -26,7 +32,11 @@ interface JobData {
  * while the wrapper lives; COMPLETED on exit 0; TerminalError otherwise (after
  * one PENDING step that publishes the failed run's output).
  */
-export async function syncJob(deps: JobSyncDeps, { resource }: SyncInput, ctx: SyncContext): Promise<SyncResult> {
+export async function syncJob(
+  deps: JobSyncDeps,
+  { resource }: SyncInput,
+  ctx: SyncContext,
+): Promise<SyncResult> {
   const dir = resourceDir(deps.runDir, resource);
   const configs = resource.spec.configs as unknown as JobConfigs;
   const runId = resource.state.operation_id;
@@ -37,7 +47,8 @@ export async function syncJob(deps: JobSyncDeps, { resource }: SyncInput, ctx: S
     return { status: 'COMPLETED', data: {} };
   }
   // Without /proc no process can be told from another; delete still works (nothing can have been started).
-  if (!hasProcfs()) throw new TerminalError('the job module needs Linux /proc to tell its processes from others');
+  if (!hasProcfs())
+    throw new TerminalError('the job module needs Linux /proc to tell its processes from others');
   if (run?.run_id !== runId) {
     if (run) await stopRun(deps, dir, run, ctx.signal);
     const started = await startRun(deps, dir, runId, configs);
@@ -48,17 +59,23 @@ export async function syncJob(deps: JobSyncDeps, { resource }: SyncInput, ctx: S
   if (exit?.run_id === runId) {
     const output = runOutput(run, exit);
     if (succeeded(exit)) return { status: 'COMPLETED', output, data: {} };
-    if ((resource.state.data as JobData | null)?.reported !== runId) return { status: 'PENDING', output, data: { reported: runId } satisfies JobData };
+    if ((resource.state.data as JobData | null)?.reported !== runId)
+      return { status: 'PENDING', output, data: { reported: runId } satisfies JobData };
     throw new TerminalError(failureMessage(exit, configs.timeout_ms ?? 0));
   }
   if (isSameProcess(run)) {
     const elapsedMs = ctx.now().getTime() - Date.parse(run.started_at);
     if (elapsedMs > (configs.timeout_ms ?? Infinity) + deps.stopGraceMs + BACKSTOP_MS) {
-      ctx.log.warn('job outlived its timeout; stopping it', { pid: run.pid, elapsed_ms: elapsedMs });
+      ctx.log.warn('job outlived its timeout; stopping it', {
+        pid: run.pid,
+        elapsed_ms: elapsedMs,
+      });
       await stopRun(deps, dir, run, ctx.signal, true);
       return { status: 'PENDING', data: {} };
     }
     return { status: 'PENDING', requeueAfterMs: deps.pollMs };
   }
-  throw new TerminalError(`the job's wrapper (pid ${run.pid}) ended without recording how the command ended`);
+  throw new TerminalError(
+    `the job's wrapper (pid ${run.pid}) ended without recording how the command ended`,
+  );
 }

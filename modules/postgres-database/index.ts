@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+
 import { defineModule, type ModuleDefinition } from '../../src/sdk/index.js';
 import { connectPostgres, type PostgresConnect } from '../postgres-server/connection.js';
 import { createTargetPolicy, guardTargets, type HostLookup } from '../postgres-server/targets.js';
@@ -35,9 +36,17 @@ export function createPostgresDatabaseModule({
     dependencies: { server: { kind: 'postgres_server' } },
     actions: {
       create: { description: 'Create the role, the database owned by it, then the extensions.' },
-      update: { description: 'Bring owner, connection limit and extensions to the configs (a new owner gets a new role and password).' },
-      delete: { description: 'Drop the database and the role, or leave both (deletion_policy orphan).' },
-      rotate_password: { description: 'Set a new generated password for the owner.', paramsSchema: rotatePasswordParamsSchema },
+      update: {
+        description:
+          'Bring owner, connection limit and extensions to the configs (a new owner gets a new role and password).',
+      },
+      delete: {
+        description: 'Drop the database and the role, or leave both (deletion_policy orphan).',
+      },
+      rotate_password: {
+        description: 'Set a new generated password for the owner.',
+        paramsSchema: rotatePasswordParamsSchema,
+      },
     },
     plan: planDatabase,
     sync: (input, ctx) => syncDatabase({ connect: guarded, generatePassword }, input, ctx),

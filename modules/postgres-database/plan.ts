@@ -1,4 +1,9 @@
-import { ValidationError, type PlanInput, type PlanResult, type Resource } from '../../src/sdk/index.js';
+import {
+  type PlanInput,
+  type PlanResult,
+  type Resource,
+  ValidationError,
+} from '../../src/sdk/index.js';
 
 /** The steps `sync` carries out, in order, one per call. */
 export type DatabaseStep =
@@ -36,14 +41,29 @@ export function planDatabase({ action, current, desired, dependencies }: PlanInp
   if (action !== 'delete') refuseReserved(configs, dependencies.server?.output.admin_user);
   switch (action) {
     case 'create':
-      return { data: { pending: ['create_role', 'ensure_database', 'ensure_extensions'] } satisfies DatabaseData };
+      return {
+        data: {
+          pending: ['create_role', 'ensure_database', 'ensure_extensions'],
+        } satisfies DatabaseData,
+      };
     case 'update':
       return { data: planUpdate(current, desired) };
     case 'rotate_password':
       // After a create that never finished, the database and extensions may be missing too.
-      return { data: { pending: current?.state.observed_version === null ? ['set_password', 'ensure_database', 'ensure_extensions'] : ['set_password'] } satisfies DatabaseData };
+      return {
+        data: {
+          pending:
+            current?.state.observed_version === null
+              ? ['set_password', 'ensure_database', 'ensure_extensions']
+              : ['set_password'],
+        } satisfies DatabaseData,
+      };
     case 'delete':
-      return { data: { pending: configs.deletion_policy === 'orphan' ? [] : ['drop_database', 'drop_role'] } satisfies DatabaseData };
+      return {
+        data: {
+          pending: configs.deletion_policy === 'orphan' ? [] : ['drop_database', 'drop_role'],
+        } satisfies DatabaseData,
+      };
     default:
       throw new ValidationError(`postgres_database has no action "${action}"`);
   }
@@ -52,13 +72,21 @@ export function planDatabase({ action, current, desired, dependencies }: PlanInp
 /** PostgreSQL's own databases and roles, and the role Steward administers the server with, are not Steward's to manage. */
 function refuseReserved({ database, owner }: DatabaseConfigs, adminUser: unknown): void {
   if (['postgres', 'template0', 'template1'].includes(database)) {
-    throw new ValidationError(`database "${database}" is reserved: Steward manages databases of its own`, { database });
+    throw new ValidationError(
+      `database "${database}" is reserved: Steward manages databases of its own`,
+      { database },
+    );
   }
   if (['public', 'none'].includes(owner) || owner.startsWith('pg_')) {
-    throw new ValidationError(`owner "${owner}" is a reserved role name (public, none, pg_*)`, { owner });
+    throw new ValidationError(`owner "${owner}" is a reserved role name (public, none, pg_*)`, {
+      owner,
+    });
   }
   if (owner === adminUser) {
-    throw new ValidationError(`owner "${owner}" is the server's admin_user; the database needs a role of its own`, { owner });
+    throw new ValidationError(
+      `owner "${owner}" is the server's admin_user; the database needs a role of its own`,
+      { owner },
+    );
   }
 }
 
@@ -74,19 +102,26 @@ function planUpdate(current: Resource | null, desired: Resource): DatabaseData {
   const after = desired.spec.configs as unknown as DatabaseConfigs;
   const before = current?.spec.configs as unknown as DatabaseConfigs | undefined;
   if (before && before.database !== after.database) {
-    throw new ValidationError(`database cannot be renamed (from "${before.database}" to "${after.database}"); create a new resource`, {
-      from: before.database,
-      to: after.database,
-    });
+    throw new ValidationError(
+      `database cannot be renamed (from "${before.database}" to "${after.database}"); create a new resource`,
+      {
+        from: before.database,
+        to: after.database,
+      },
+    );
   }
   const serverBefore = current?.spec.dependencies.server;
   const serverAfter = desired.spec.dependencies.server;
   if (serverBefore !== undefined && serverBefore !== serverAfter) {
-    throw new ValidationError('the server dependency cannot change: the database lives on its server', { from: serverBefore, to: serverAfter });
+    throw new ValidationError(
+      'the server dependency cannot change: the database lives on its server',
+      { from: serverBefore, to: serverAfter },
+    );
   }
   const unfinished = (current?.state.data ?? {}) as Partial<DatabaseData>;
   const ownerChanged = before !== undefined && before.owner !== after.owner;
-  const needsRole = ownerChanged || (current !== null && typeof current.state.output.password !== 'string');
+  const needsRole =
+    ownerChanged || (current !== null && typeof current.state.output.password !== 'string');
   const removed = [...(unfinished.drop_extensions ?? []), ...(before?.extensions ?? [])];
   const dropExtensions = [...new Set(removed)].filter((name) => !after.extensions.includes(name));
   const data: DatabaseData = {
@@ -95,7 +130,9 @@ function planUpdate(current: Resource | null, desired: Resource): DatabaseData {
       'ensure_database',
       'ensure_extensions',
       ...(ownerChanged ? (['reassign_owned'] as const) : []),
-      ...(ownerChanged && after.deletion_policy === 'delete' ? (['drop_previous_role'] as const) : []),
+      ...(ownerChanged && after.deletion_policy === 'delete'
+        ? (['drop_previous_role'] as const)
+        : []),
     ],
   };
   if (dropExtensions.length) data.drop_extensions = dropExtensions;

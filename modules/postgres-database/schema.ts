@@ -12,12 +12,14 @@ export const configSchema: JSONSchema = {
     database: {
       type: 'string',
       pattern: IDENTIFIER,
-      description: 'The database name (not postgres, template0 or template1). It cannot change after create.',
+      description:
+        'The database name (not postgres, template0 or template1). It cannot change after create.',
     },
     owner: {
       type: 'string',
       pattern: IDENTIFIER,
-      description: 'The LOGIN role that owns the database (not public, none, pg_*, nor the admin_user); Steward creates it with a generated password.',
+      description:
+        'The LOGIN role that owns the database (not public, none, pg_*, nor the admin_user); Steward creates it with a generated password.',
     },
     extensions: {
       type: 'array',
@@ -27,7 +29,13 @@ export const configSchema: JSONSchema = {
       default: [],
       description: 'Extensions to create in the database (they must be installed on the server).',
     },
-    connection_limit: { type: 'integer', minimum: -1, maximum: 1000000, default: -1, description: '-1: no limit.' },
+    connection_limit: {
+      type: 'integer',
+      minimum: -1,
+      maximum: 1000000,
+      default: -1,
+      description: '-1: no limit.',
+    },
     deletion_policy: {
       type: 'string',
       enum: ['delete', 'orphan'],
@@ -52,4 +60,8 @@ export const outputSchema: JSONSchema = {
 };
 
 /** rotate_password takes no params. */
-export const rotatePasswordParamsSchema: JSONSchema = { type: 'object', additionalProperties: false, properties: {} };
+export const rotatePasswordParamsSchema: JSONSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {},
+};

@@ -1,7 +1,26 @@
-import { TerminalError, type ResolvedDependency, type SyncContext, type SyncInput, type SyncResult } from '../../src/sdk/index.js';
-import { withSession, type PostgresConnect, type PostgresTarget, type SslMode } from '../postgres-server/connection.js';
+import {
+  type ResolvedDependency,
+  type SyncContext,
+  type SyncInput,
+  type SyncResult,
+  TerminalError,
+} from '../../src/sdk/index.js';
+import {
+  type PostgresConnect,
+  type PostgresTarget,
+  type SslMode,
+  withSession,
+} from '../postgres-server/connection.js';
 import type { DatabaseConfigs, DatabaseData, DatabaseStep } from './plan.js';
-import { dropDatabase, dropOwned, dropRole, ensureDatabase, ensureExtensions, reassignOwned, upsertRole } from './steps.js';
+import {
+  dropDatabase,
+  dropOwned,
+  dropRole,
+  ensureDatabase,
+  ensureExtensions,
+  reassignOwned,
+  upsertRole,
+} from './steps.js';
 
 export interface DatabaseSyncDeps {
   connect: PostgresConnect;
@@ -24,7 +43,11 @@ interface Server {
  * is lost in a crash, the step runs again and sets (and publishes) another password:
  * the last one written back is the one that works.
  */
-export async function syncDatabase(deps: DatabaseSyncDeps, { resource, dependencies }: SyncInput, ctx: SyncContext): Promise<SyncResult> {
+export async function syncDatabase(
+  deps: DatabaseSyncDeps,
+  { resource, dependencies }: SyncInput,
+  ctx: SyncContext,
+): Promise<SyncResult> {
   const configs = resource.spec.configs as unknown as DatabaseConfigs;
   const data = (resource.state.data ?? { pending: [] }) as DatabaseData;
   const [step, ...rest] = data.pending ?? [];
@@ -34,32 +57,55 @@ export async function syncDatabase(deps: DatabaseSyncDeps, { resource, dependenc
     // orphan, or a server that never published connection details (so nothing was ever created on it)
     return { status: 'COMPLETED', data: { pending: [] } };
   }
-  if (!server) throw new TerminalError('the server dependency has not published connection details (host, port, admin_user)');
-  let password = typeof resource.state.output.password === 'string' ? resource.state.output.password : undefined;
+  if (!server)
+    throw new TerminalError(
+      'the server dependency has not published connection details (host, port, admin_user)',
+    );
+  let password =
+    typeof resource.state.output.password === 'string' ? resource.state.output.password : undefined;
   if (step) {
     const newPassword = await runStep(step, deps, server, configs, data, ctx);
     if (newPassword !== undefined) password = newPassword;
     ctx.log.debug('postgres_database step done', { step });
     if (rest.length) {
-      return { status: 'PENDING', data: { ...data, pending: rest }, ...(newPassword === undefined ? {} : { output: describe(server, configs, password) }) };
+      return {
+        status: 'PENDING',
+        data: { ...data, pending: rest },
+        ...(newPassword === undefined ? {} : { output: describe(server, configs, password) }),
+      };
     }
   }
   if (deleting) return { status: 'COMPLETED', data: { pending: [] } };
-  return { status: 'COMPLETED', data: { pending: [] }, output: describe(server, configs, password) };
+  return {
+    status: 'COMPLETED',
+    data: { pending: [] },
+    output: describe(server, configs, password),
+  };
 }
 
 /** Runs one step; returns the new password when the step set one. */
-async function runStep(step: DatabaseStep, deps: DatabaseSyncDeps, server: Server, configs: DatabaseConfigs, data: DatabaseData, ctx: SyncContext): Promise<string | undefined> {
+async function runStep(
+  step: DatabaseStep,
+  deps: DatabaseSyncDeps,
+  server: Server,
+  configs: DatabaseConfigs,
+  data: DatabaseData,
+  ctx: SyncContext,
+): Promise<string | undefined> {
   const admin = target(server, 'postgres');
   switch (step) {
     case 'create_role':
     case 'set_password': {
       const password = deps.generatePassword();
-      await withSession(deps.connect, admin, ctx.signal, (session) => upsertRole(session, configs.owner, password, server.adminUser));
+      await withSession(deps.connect, admin, ctx.signal, (session) =>
+        upsertRole(session, configs.owner, password, server.adminUser),
+      );
       return password;
     }
     case 'ensure_database':
-      await withSession(deps.connect, admin, ctx.signal, (session) => ensureDatabase(session, configs.database, configs.owner, configs.connection_limit));
+      await withSession(deps.connect, admin, ctx.signal, (session) =>
+        ensureDatabase(session, configs.database, configs.owner, configs.connection_limit),
+      );
       return undefined;
     case 'ensure_extensions':
       await withSession(deps.connect, target(server, configs.database), ctx.signal, (session) =>
@@ -69,22 +115,36 @@ async function runStep(step: DatabaseStep, deps: DatabaseSyncDeps, server: Serve
     case 'reassign_owned': {
       const previous = data.previous_owner;
       if (previous && previous !== configs.owner) {
-        await withSession(deps.connect, target(server, configs.database), ctx.signal, (session) => reassignOwned(session, previous, configs.owner, server.adminUser));
+        await withSession(deps.connect, target(server, configs.database), ctx.signal, (session) =>
+          reassignOwned(session, previous, configs.owner, server.adminUser),
+        );
       }
       return undefined;
     }
     case 'drop_previous_role': {
       const previous = data.previous_owner;
       if (!previous || previous === configs.owner) return undefined;
-      const exists = await withSession(deps.connect, target(server, configs.database), ctx.signal, (session) => dropOwned(session, previous, server.adminUser));
-      if (exists) await withSession(deps.connect, admin, ctx.signal, (session) => dropRole(session, previous, server.adminUser));
+      const exists = await withSession(
+        deps.connect,
+        target(server, configs.database),
+        ctx.signal,
+        (session) => dropOwned(session, previous, server.adminUser),
+      );
+      if (exists)
+        await withSession(deps.connect, admin, ctx.signal, (session) =>
+          dropRole(session, previous, server.adminUser),
+        );
       return undefined;
     }
     case 'drop_database':
-      await withSession(deps.connect, admin, ctx.signal, (session) => dropDatabase(session, configs.database));
+      await withSession(deps.connect, admin, ctx.signal, (session) =>
+        dropDatabase(session, configs.database),
+      );
       return undefined;
     case 'drop_role':
-      await withSession(deps.connect, admin, ctx.signal, (session) => dropRole(session, configs.owner, server.adminUser));
+      await withSession(deps.connect, admin, ctx.signal, (session) =>
+        dropRole(session, configs.owner, server.adminUser),
+      );
       return undefined;
     default:
       throw new TerminalError(`unknown step ${JSON.stringify(step)} in state.data`);
@@ -93,21 +153,38 @@ async function runStep(step: DatabaseStep, deps: DatabaseSyncDeps, server: Serve
 
 function serverOf(dependency: ResolvedDependency | undefined): Server | undefined {
   const output = dependency?.output ?? {};
-  if (typeof output.host !== 'string' || typeof output.port !== 'number' || typeof output.admin_user !== 'string') return undefined;
+  if (
+    typeof output.host !== 'string' ||
+    typeof output.port !== 'number' ||
+    typeof output.admin_user !== 'string'
+  )
+    return undefined;
   return {
     host: output.host,
     port: output.port,
     adminUser: output.admin_user,
     adminPassword: typeof output.admin_password === 'string' ? output.admin_password : undefined,
-    sslmode: output.sslmode === 'disable' || output.sslmode === 'require' ? output.sslmode : 'prefer',
+    sslmode:
+      output.sslmode === 'disable' || output.sslmode === 'require' ? output.sslmode : 'prefer',
   };
 }
 
 function target(server: Server, database: string): PostgresTarget {
-  return { host: server.host, port: server.port, user: server.adminUser, password: server.adminPassword, database, sslmode: server.sslmode };
+  return {
+    host: server.host,
+    port: server.port,
+    user: server.adminUser,
+    password: server.adminPassword,
+    database,
+    sslmode: server.sslmode,
+  };
 }
 
-function describe(server: Server, configs: DatabaseConfigs, password: string | undefined): Record<string, unknown> {
+function describe(
+  server: Server,
+  configs: DatabaseConfigs,
+  password: string | undefined,
+): Record<string, unknown> {
   return {
     host: server.host,
     port: server.port,

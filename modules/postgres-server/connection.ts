@@ -1,6 +1,8 @@
 import { createHash, createHmac, pbkdf2Sync, randomBytes } from 'node:crypto';
 import type { TLSSocket } from 'node:tls';
+
 import pg from 'pg';
+
 import { TerminalError } from '../../src/sdk/index.js';
 
 /**
@@ -48,7 +50,10 @@ export const connectPostgres: PostgresConnect = async (target) => {
   }
 };
 
-async function open(target: PostgresTarget, ssl: false | { rejectUnauthorized: boolean }): Promise<PostgresSession> {
+async function open(
+  target: PostgresTarget,
+  ssl: false | { rejectUnauthorized: boolean },
+): Promise<PostgresSession> {
   let cleartextAsked = false;
   const client: pg.Client = new pg.Client({
     host: target.host,
@@ -88,7 +93,9 @@ function passwordFor(target: PostgresTarget, client: pg.Client, cleartextAsked: 
   }
   if (target.password === undefined) {
     stream.destroy();
-    throw new TerminalError(`postgres ${target.host}:${target.port}: the server asked for a password, and this resource has none (admin_password)`);
+    throw new TerminalError(
+      `postgres ${target.host}:${target.port}: the server asked for a password, and this resource has none (admin_password)`,
+    );
   }
   return target.password;
 }
@@ -141,7 +148,9 @@ export function classify(err: unknown, target: Pick<PostgresTarget, 'host' | 'po
   if (code && /^[0-9A-Z]{5}$/.test(code)) {
     const detail = typeof e.detail === 'string' && e.detail ? ` (${e.detail})` : '';
     const text = `${where}: ${message}${detail} [SQLSTATE ${code}]`;
-    return TERMINAL.test(code) ? new TerminalError(text, { cause: err }) : new Error(text, { cause: err });
+    return TERMINAL.test(code)
+      ? new TerminalError(text, { cause: err })
+      : new Error(text, { cause: err });
   }
   return new Error(`${where}: ${message}`, { cause: err });
 }
@@ -162,7 +171,11 @@ export function quoteLiteral(text: string): string {
  * the plaintext out of the server's statement logs and pg_stat_statements. The
  * password must be ASCII (SASLprep is the identity on it), as generated ones are.
  */
-export function scramVerifier(password: string, salt: Buffer = randomBytes(16), iterations = 4096): string {
+export function scramVerifier(
+  password: string,
+  salt: Buffer = randomBytes(16),
+  iterations = 4096,
+): string {
   const salted = pbkdf2Sync(password, salt, iterations, 32, 'sha256');
   const clientKey = createHmac('sha256', salted).update('Client Key').digest();
   const storedKey = createHash('sha256').update(clientKey).digest();

@@ -15,12 +15,17 @@ export interface PostgresServerModuleOptions {
 }
 
 /** `postgres_server`: an existing PostgreSQL server, and the administrator's way in. */
-export function createPostgresServerModule({ connect = connectPostgres, targets, lookup }: PostgresServerModuleOptions = {}): ModuleDefinition {
+export function createPostgresServerModule({
+  connect = connectPostgres,
+  targets,
+  lookup,
+}: PostgresServerModuleOptions = {}): ModuleDefinition {
   const policy = createTargetPolicy(targets, lookup);
   const guarded = guardTargets(policy, connect);
   return defineModule({
     kind: 'postgres_server',
-    description: 'A connection to an existing PostgreSQL server (10 or later) as an administrator. Sync connects and reads the version; delete leaves the server alone.',
+    description:
+      'A connection to an existing PostgreSQL server (10 or later) as an administrator. Sync connects and reads the version; delete leaves the server alone.',
     configSchema,
     outputSchema,
     secretBindings: ADMIN_PASSWORD_BINDINGS,

@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
-import { ValidationError, type PlanInput, type PlanResult } from '../../src/sdk/index.js';
+
+import { type PlanInput, type PlanResult, ValidationError } from '../../src/sdk/index.js';
 import { ADMIN_PASSWORD_BINDINGS } from './schema.js';
 import type { TargetPolicy } from './targets.js';
 
@@ -16,24 +17,43 @@ export interface ServerData {
  * has already put it back and refused a change of where it goes (ADMIN_PASSWORD_BINDINGS);
  * plan checks that again, so the kept password never goes to a host its writer did not choose.
  */
-export function planServer(policy: Pick<TargetPolicy, 'refusal'>, { action, current, desired }: PlanInput): PlanResult {
+export function planServer(
+  policy: Pick<TargetPolicy, 'refusal'>,
+  { action, current, desired }: PlanInput,
+): PlanResult {
   const host = String(desired.spec.configs.host);
   const refused = action === 'delete' ? undefined : policy.refusal(host);
-  if (refused) throw new ValidationError(refused, { problems: [{ path: '/spec/configs/host', message: refused }] });
+  if (refused)
+    throw new ValidationError(refused, {
+      problems: [{ path: '/spec/configs/host', message: refused }],
+    });
   switch (action) {
     case 'create':
       return { data: { pending: ['connect'] } satisfies ServerData };
     case 'update': {
       const configs = desired.spec.configs;
       const stored = current?.spec.configs.admin_password;
-      const sameTarget = ADMIN_PASSWORD_BINDINGS.admin_password.every((field) => isDeepStrictEqual(current?.spec.configs[field], configs[field]));
+      const sameTarget = ADMIN_PASSWORD_BINDINGS.admin_password.every((field) =>
+        isDeepStrictEqual(current?.spec.configs[field], configs[field]),
+      );
       const keep = configs.admin_password === undefined && stored !== undefined;
       if (keep && !sameTarget) {
-        throw new ValidationError('admin_password must be sent again when host, port, admin_user or sslmode change', {
-          problems: [{ path: '/spec/configs/admin_password', message: 'is required when host, port, admin_user or sslmode change' }],
-        });
+        throw new ValidationError(
+          'admin_password must be sent again when host, port, admin_user or sslmode change',
+          {
+            problems: [
+              {
+                path: '/spec/configs/admin_password',
+                message: 'is required when host, port, admin_user or sslmode change',
+              },
+            ],
+          },
+        );
       }
-      return { ...(keep ? { configs: { ...configs, admin_password: stored } } : {}), data: { pending: ['connect'] } satisfies ServerData };
+      return {
+        ...(keep ? { configs: { ...configs, admin_password: stored } } : {}),
+        data: { pending: ['connect'] } satisfies ServerData,
+      };
     }
     case 'delete':
       return { data: { pending: [] } satisfies ServerData };

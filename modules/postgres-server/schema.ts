@@ -11,7 +11,8 @@ export const configSchema: JSONSchema = {
       minLength: 1,
       maxLength: 255,
       pattern: '^[A-Za-z0-9_.:/-]+$',
-      description: 'Host name, IP address, or (starting with /) the directory of the server\'s Unix socket.',
+      description:
+        "Host name, IP address, or (starting with /) the directory of the server's Unix socket.",
     },
     port: { type: 'integer', minimum: 1, maximum: 65535, default: 5432 },
     admin_user: {
@@ -19,25 +20,30 @@ export const configSchema: JSONSchema = {
       minLength: 1,
       maxLength: 63,
       default: 'postgres',
-      description: 'A role that may create roles and databases (a superuser to manage extensions that need one).',
+      description:
+        'A role that may create roles and databases (a superuser to manage extensions that need one).',
     },
     admin_password: {
       type: 'string',
       maxLength: 1024,
       writeOnly: true,
-      description: 'Secret: never returned by the API. An update that leaves it out keeps the stored one.',
+      description:
+        'Secret: never returned by the API. An update that leaves it out keeps the stored one.',
     },
     sslmode: {
       type: 'string',
       enum: ['disable', 'prefer', 'require'],
       default: 'prefer',
-      description: 'As libpq: prefer tries TLS and falls back to plaintext; require insists on TLS. Certificates are not verified.',
+      description:
+        'As libpq: prefer tries TLS and falls back to plaintext; require insists on TLS. Certificates are not verified.',
     },
   },
 };
 
 /** admin_password is sent to this server as this user only: a PATCH that changes one of these must send it again. */
-export const ADMIN_PASSWORD_BINDINGS = Object.freeze({ admin_password: Object.freeze(['host', 'port', 'admin_user', 'sslmode']) });
+export const ADMIN_PASSWORD_BINDINGS = Object.freeze({
+  admin_password: Object.freeze(['host', 'port', 'admin_user', 'sslmode']),
+});
 
 /** What dependents (postgres_database) connect with; `admin_password` is a secret. */
 export const outputSchema: JSONSchema = {
@@ -46,7 +52,10 @@ export const outputSchema: JSONSchema = {
   properties: {
     host: { type: 'string' },
     port: { type: 'integer' },
-    version: { type: 'string', description: 'SHOW server_version, e.g. "15.18 (Debian 15.18-0+deb12u1)".' },
+    version: {
+      type: 'string',
+      description: 'SHOW server_version, e.g. "15.18 (Debian 15.18-0+deb12u1)".',
+    },
     version_num: { type: 'integer', description: 'SHOW server_version_num, e.g. 150018.' },
     admin_user: { type: 'string' },
     admin_password: { type: 'string', writeOnly: true },

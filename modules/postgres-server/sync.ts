@@ -1,5 +1,5 @@
 import type { SyncContext, SyncInput, SyncResult } from '../../src/sdk/index.js';
-import { withSession, type PostgresConnect, type SslMode } from './connection.js';
+import { type PostgresConnect, type SslMode, withSession } from './connection.js';
 
 interface ServerConfigs {
   host: string;
@@ -14,14 +14,32 @@ interface ServerConfigs {
  * credentials are a TerminalError (ERROR at once), an unreachable server is retried.
  * Delete has nothing to tear down.
  */
-export async function syncServer(connect: PostgresConnect, { resource }: SyncInput, ctx: SyncContext): Promise<SyncResult> {
+export async function syncServer(
+  connect: PostgresConnect,
+  { resource }: SyncInput,
+  ctx: SyncContext,
+): Promise<SyncResult> {
   if (resource.state.action === 'delete') return { status: 'COMPLETED', data: { pending: [] } };
   const configs = resource.spec.configs as unknown as ServerConfigs;
-  const target = { host: configs.host, port: configs.port, user: configs.admin_user, password: configs.admin_password, database: 'postgres', sslmode: configs.sslmode };
-  const { version, versionNum } = await withSession(connect, target, ctx.signal, async (session) => {
-    const { rows } = await session.query("SELECT current_setting('server_version') AS version, current_setting('server_version_num')::int AS version_num");
-    return { version: String(rows[0]?.version), versionNum: Number(rows[0]?.version_num) };
-  });
+  const target = {
+    host: configs.host,
+    port: configs.port,
+    user: configs.admin_user,
+    password: configs.admin_password,
+    database: 'postgres',
+    sslmode: configs.sslmode,
+  };
+  const { version, versionNum } = await withSession(
+    connect,
+    target,
+    ctx.signal,
+    async (session) => {
+      const { rows } = await session.query(
+        "SELECT current_setting('server_version') AS version, current_setting('server_version_num')::int AS version_num",
+      );
+      return { version: String(rows[0]?.version), versionNum: Number(rows[0]?.version_num) };
+    },
+  );
   ctx.log.debug('postgres server reached', { host: configs.host, port: configs.port, version });
   return {
     status: 'COMPLETED',

@@ -1,5 +1,6 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
+
 import { TerminalError } from '../../src/sdk/index.js';
 import type { PostgresConnect } from './connection.js';
 
@@ -11,7 +12,11 @@ import type { PostgresConnect } from './connection.js';
  */
 
 /** Loopback only. */
-export const DEFAULT_POSTGRES_TARGETS: readonly string[] = Object.freeze(['127.0.0.0/8', '::1', 'localhost']);
+export const DEFAULT_POSTGRES_TARGETS: readonly string[] = Object.freeze([
+  '127.0.0.0/8',
+  '::1',
+  'localhost',
+]);
 
 const SETTING = 'STEWARD_POSTGRES_TARGETS';
 
@@ -29,27 +34,37 @@ export interface TargetPolicy {
 /** Resolves a host name to its addresses (default: the system resolver, as `pg` would). */
 export type HostLookup = (host: string) => Promise<string[]>;
 
-const systemLookup: HostLookup = async (host) => (await dnsLookup(host, { all: true, verbatim: true })).map((entry) => entry.address);
+const systemLookup: HostLookup = async (host) =>
+  (await dnsLookup(host, { all: true, verbatim: true })).map((entry) => entry.address);
 
 /** The problem with one entry of the list, or undefined when it is a host name, an address, a CIDR or a socket directory. */
 export function targetEntryProblem(entry: string): string | undefined {
-  if (entry.startsWith('/')) return /^\/[^\0]*$/.test(entry) ? undefined : 'is not a directory path';
+  if (entry.startsWith('/'))
+    return /^\/[^\0]*$/.test(entry) ? undefined : 'is not a directory path';
   const [address, prefix, extra] = entry.split('/');
   if (prefix !== undefined) {
     const family = isIP(address ?? '');
     const max = family === 4 ? 32 : 128;
-    if (extra !== undefined || !family || !/^\d{1,3}$/.test(prefix) || Number(prefix) > max) return 'is not a CIDR (address/prefix)';
+    if (extra !== undefined || !family || !/^\d{1,3}$/.test(prefix) || Number(prefix) > max)
+      return 'is not a CIDR (address/prefix)';
     return undefined;
   }
   if (isIP(entry)) return undefined;
-  return /^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*\.?$/.test(entry) ? undefined : 'is not a host name, IP address, CIDR or socket directory';
+  return /^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*\.?$/.test(
+    entry,
+  )
+    ? undefined
+    : 'is not a host name, IP address, CIDR or socket directory';
 }
 
 const normalName = (name: string) => name.toLowerCase().replace(/\.$/, '');
 const normalDir = (dir: string) => (dir.length > 1 ? dir.replace(/\/+$/, '') : dir);
 
 /** Builds the policy of a list (entries are checked by the configuration already; a bad one throws). */
-export function createTargetPolicy(entries: readonly string[] = DEFAULT_POSTGRES_TARGETS, lookup: HostLookup = systemLookup): TargetPolicy {
+export function createTargetPolicy(
+  entries: readonly string[] = DEFAULT_POSTGRES_TARGETS,
+  lookup: HostLookup = systemLookup,
+): TargetPolicy {
   const addresses = new BlockList();
   let addressEntries = 0;
   const names = new Set<string>();
@@ -65,17 +80,20 @@ export function createTargetPolicy(entries: readonly string[] = DEFAULT_POSTGRES
     } else if (isIP(entry)) {
       addresses.addAddress(entry, isIP(entry) === 4 ? 'ipv4' : 'ipv6');
       addressEntries += 1;
-    }
-    else names.add(normalName(entry));
+    } else names.add(normalName(entry));
   }
-  const allowedAddress = (address: string) => addresses.check(address, isIP(address) === 4 ? 'ipv4' : 'ipv6');
+  const allowedAddress = (address: string) =>
+    addresses.check(address, isIP(address) === 4 ? 'ipv4' : 'ipv6');
   const notAllowed = (what: string) => `${what} is not an allowed PostgreSQL target (${SETTING})`;
 
   function refusal(host: string): string | undefined {
-    if (host.startsWith('/')) return sockets.has(normalDir(host)) ? undefined : notAllowed(`socket directory "${host}"`);
+    if (host.startsWith('/'))
+      return sockets.has(normalDir(host)) ? undefined : notAllowed(`socket directory "${host}"`);
     if (isIP(host)) return allowedAddress(host) ? undefined : notAllowed(`host "${host}"`);
     // A name not listed can only pass by resolving into an address entry.
-    return names.has(normalName(host)) || addressEntries > 0 ? undefined : notAllowed(`host "${host}"`);
+    return names.has(normalName(host)) || addressEntries > 0
+      ? undefined
+      : notAllowed(`host "${host}"`);
   }
 
   return {
@@ -88,7 +106,11 @@ export function createTargetPolicy(entries: readonly string[] = DEFAULT_POSTGRES
       const outside = found.filter((address) => !allowedAddress(address));
       if (found.length === 0 || outside.length > 0) {
         // The addresses are not quoted: the refusal must not become a resolver of Steward's network for editors.
-        throw new TerminalError(notAllowed(`host "${host}" (it resolves to ${found.length ? 'an address outside the list' : 'no address'})`));
+        throw new TerminalError(
+          notAllowed(
+            `host "${host}" (it resolves to ${found.length ? 'an address outside the list' : 'no address'})`,
+          ),
+        );
       }
       return found[0]!;
     },

@@ -1,6 +1,7 @@
 import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { delimiter, isAbsolute, join } from 'node:path';
+
 import { TerminalError, ValidationError } from '../../src/sdk/index.js';
 
 const VARIABLE = 'STEWARD_ALLOWED_COMMANDS';
@@ -11,7 +12,8 @@ const VARIABLE = 'STEWARD_ALLOWED_COMMANDS';
  * bare name allows exactly that bare name (looked up on PATH at sync).
  */
 export function refusal(command: string, allowList: readonly string[]): string | undefined {
-  if (command.includes('/') && !isAbsolute(command)) return `command "${command}" must be an absolute path or a bare name looked up on PATH`;
+  if (command.includes('/') && !isAbsolute(command))
+    return `command "${command}" must be an absolute path or a bare name looked up on PATH`;
   if (allowList.includes(command)) return undefined;
   const wanted = [...allowList, command].join(',');
   if (allowList.length === 0) {
@@ -31,11 +33,16 @@ export function assertAllowed(command: string, allowList: readonly string[]): vo
  * accepted) and resolves a bare name on Steward's PATH. Throws TerminalError when
  * the command may not or cannot run.
  */
-export async function resolveCommand(command: string, allowList: readonly string[], searchPath: string): Promise<string> {
+export async function resolveCommand(
+  command: string,
+  allowList: readonly string[],
+  searchPath: string,
+): Promise<string> {
   const problem = refusal(command, allowList);
   if (problem) throw new TerminalError(problem);
   if (isAbsolute(command)) {
-    if (!(await isExecutableFile(command))) throw new TerminalError(`command ${command} is not an executable file`);
+    if (!(await isExecutableFile(command)))
+      throw new TerminalError(`command ${command} is not an executable file`);
     return command;
   }
   for (const dir of searchPath.split(delimiter)) {

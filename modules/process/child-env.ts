@@ -35,6 +35,9 @@ function absoluteEntries(path: string): string {
  * The program's environment: the inherited variables, then `env`, then `secret_env` (later wins). Only what
  * STEWARD_ALLOWED_ENV allows gets here: plan and sync refuse the rest (env-allow-list.ts).
  */
-export function childEnv(base: Record<string, string>, configs: { env?: Record<string, string>; secret_env?: Record<string, string> }): Record<string, string> {
+export function childEnv(
+  base: Record<string, string>,
+  configs: { env?: Record<string, string>; secret_env?: Record<string, string> },
+): Record<string, string> {
   return { ...base, ...(configs.env ?? {}), ...(configs.secret_env ?? {}) };
 }

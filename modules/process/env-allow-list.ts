@@ -16,9 +16,12 @@ export function envEntryProblem(entry: string): string | undefined {
   const at = entry.lastIndexOf(':'); // a variable name has no ':', a command might
   const command = at === -1 ? undefined : entry.slice(0, at);
   const name = entry.slice(at + 1);
-  if (command !== undefined && command.trim() === '') return `"${entry}" has nothing before ':' (write COMMAND:NAME, or NAME alone for every command)`;
-  if (name === '*') return `"${entry}" would allow every variable, LD_PRELOAD and BASH_ENV included: list names, or prefixes such as APP_*`;
-  if (!NAME_OR_PREFIX.test(name)) return `"${entry}": "${name}" is not a variable name, or a name prefix ending in * (letters, digits and _)`;
+  if (command !== undefined && command.trim() === '')
+    return `"${entry}" has nothing before ':' (write COMMAND:NAME, or NAME alone for every command)`;
+  if (name === '*')
+    return `"${entry}" would allow every variable, LD_PRELOAD and BASH_ENV included: list names, or prefixes such as APP_*`;
+  if (!NAME_OR_PREFIX.test(name))
+    return `"${entry}": "${name}" is not a variable name, or a name prefix ending in * (letters, digits and _)`;
   return undefined;
 }
 
@@ -31,7 +34,11 @@ export function parseEnvAllowList(entries: readonly string[]): readonly EnvAllow
       const at = entry.lastIndexOf(':');
       const name = entry.slice(at + 1);
       const prefix = name.endsWith('*');
-      return Object.freeze({ ...(at === -1 ? {} : { command: entry.slice(0, at) }), name: prefix ? name.slice(0, -1) : name, prefix });
+      return Object.freeze({
+        ...(at === -1 ? {} : { command: entry.slice(0, at) }),
+        name: prefix ? name.slice(0, -1) : name,
+        prefix,
+      });
     }),
   );
 }
@@ -39,12 +46,18 @@ export function parseEnvAllowList(entries: readonly string[]): readonly EnvAllow
 /** Names are compared exactly, letter case included, as the kernel and every program compare them. */
 function isAllowed(name: string, command: string, allowList: readonly EnvAllowEntry[]): boolean {
   return allowList.some(
-    (entry) => (entry.command === undefined || entry.command === command) && (entry.prefix ? name.startsWith(entry.name) : name === entry.name),
+    (entry) =>
+      (entry.command === undefined || entry.command === command) &&
+      (entry.prefix ? name.startsWith(entry.name) : name === entry.name),
   );
 }
 
 /** The `env` and `secret_env` names not allowed for `command`, each once, in the order given. */
-function notAllowed(command: string, configs: Record<string, unknown>, allowList: readonly EnvAllowEntry[]): string[] {
+function notAllowed(
+  command: string,
+  configs: Record<string, unknown>,
+  allowList: readonly EnvAllowEntry[],
+): string[] {
   const names = (['env', 'secret_env'] as const).flatMap((field) => {
     const value = configs[field];
     return typeof value === 'object' && value !== null ? Object.keys(value) : [];
@@ -53,7 +66,10 @@ function notAllowed(command: string, configs: Record<string, unknown>, allowList
 }
 
 /** Why the configs' environment may not be used, or undefined. Pure (plan calls it); names only, never values. */
-function envRefusal(configs: Record<string, unknown>, allowList: readonly EnvAllowEntry[]): { message: string; names: string[] } | undefined {
+function envRefusal(
+  configs: Record<string, unknown>,
+  allowList: readonly EnvAllowEntry[],
+): { message: string; names: string[] } | undefined {
   const command = String(configs.command);
   const names = notAllowed(command, configs, allowList);
   if (names.length === 0) return undefined;
@@ -66,13 +82,23 @@ function envRefusal(configs: Record<string, unknown>, allowList: readonly EnvAll
 }
 
 /** For plan: 400, nothing stored. */
-export function assertAllowedEnv(configs: Record<string, unknown>, allowList: readonly EnvAllowEntry[]): void {
+export function assertAllowedEnv(
+  configs: Record<string, unknown>,
+  allowList: readonly EnvAllowEntry[],
+): void {
   const refused = envRefusal(configs, allowList);
-  if (refused) throw new ValidationError(refused.message, { not_allowed_env: refused.names, setting: VARIABLE });
+  if (refused)
+    throw new ValidationError(refused.message, {
+      not_allowed_env: refused.names,
+      setting: VARIABLE,
+    });
 }
 
 /** For sync (a resource stored before the setting changed): do not start it, do not retry. */
-export function refuseUnallowedEnv(configs: Record<string, unknown>, allowList: readonly EnvAllowEntry[]): void {
+export function refuseUnallowedEnv(
+  configs: Record<string, unknown>,
+  allowList: readonly EnvAllowEntry[],
+): void {
   const refused = envRefusal(configs, allowList);
   if (refused) throw new TerminalError(refused.message);
 }

@@ -45,15 +45,29 @@ export function createProcessModule(options: ProcessModuleOptions): ModuleDefini
     secretBindings: SECRET_ENV_BINDINGS,
     actions: {
       create: { description: 'Start the replicas.' },
-      update: { description: 'Apply new configs; a changed command, args, env, secret_env or cwd restarts every replica.' },
-      delete: { description: 'Stop every replica (SIGTERM to its process group, SIGKILL after the grace period) and remove its run directory.' },
+      update: {
+        description:
+          'Apply new configs; a changed command, args, env, secret_env or cwd restarts every replica.',
+      },
+      delete: {
+        description:
+          'Stop every replica (SIGTERM to its process group, SIGKILL after the grace period) and remove its run directory.',
+      },
       restart: { description: 'Stop every replica, then start them again.' },
       scale: { description: 'Set configs.replicas.', paramsSchema: scaleParamsSchema },
-      stop: { description: 'Stop every replica and keep them stopped (configs.stopped = true); replicas is kept.' },
-      start: { description: 'Undo stop (configs.stopped = false), and start replicas the restart policy kept down.' },
+      stop: {
+        description:
+          'Stop every replica and keep them stopped (configs.stopped = true); replicas is kept.',
+      },
+      start: {
+        description:
+          'Undo stop (configs.stopped = false), and start replicas the restart policy kept down.',
+      },
     },
     // Replicas that run: none while stopped (the start action counts them again).
-    usage: ({ configs }) => ({ processes: configs.stopped === true ? 0 : Number(configs.replicas ?? 1) }),
+    usage: ({ configs }) => ({
+      processes: configs.stopped === true ? 0 : Number(configs.replicas ?? 1),
+    }),
     plan: (input) => planProcess(allowList, envAllowList, input),
     sync: (input, ctx) => syncProcess(deps, input, ctx),
     logs: (input, ctx) => processLogs(runDir, logPollMs, input, ctx),

@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+
 import { inheritedEnv } from './child-env.js';
 import { parseEnvAllowList } from './env-allow-list.js';
 

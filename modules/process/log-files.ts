@@ -1,4 +1,4 @@
-import { copyFile, open, stat, truncate, type FileHandle } from 'node:fs/promises';
+import { copyFile, type FileHandle, open, stat, truncate } from 'node:fs/promises';
 
 /** One line of a log file and the file's modification time when it was read. */
 export interface LogLine {
@@ -20,7 +20,10 @@ export const rotatedPath = (path: string): string => `${path}.1`;
  * truncation are lost.
  */
 export async function rotateByCopy(path: string, maxBytes: number): Promise<boolean> {
-  const size = await stat(path).then((info) => info.size, () => 0);
+  const size = await stat(path).then(
+    (info) => info.size,
+    () => 0,
+  );
   if (size <= maxBytes) return false;
   await copyFile(path, rotatedPath(path));
   await truncate(path, 0);
@@ -49,7 +52,8 @@ export class FileCursor {
       const { complete, partial } = await lastLines(this.handle, info.size, tail ?? Infinity);
       lines.push(...complete.map((text) => ({ text, mtime: info.mtime })));
       this.position = info.size;
-      if (includePartial && partial.length) lines.push({ text: partial.toString('utf8'), mtime: info.mtime });
+      if (includePartial && partial.length)
+        lines.push({ text: partial.toString('utf8'), mtime: info.mtime });
       else this.partial = partial;
     }
     const missing = tail === undefined ? Infinity : tail - lines.length;
@@ -59,7 +63,9 @@ export class FileCursor {
         try {
           const info = await older.stat();
           const { complete, partial } = await lastLines(older, info.size, missing);
-          const texts = partial.length ? [...complete, partial.toString('utf8')].slice(-missing) : complete;
+          const texts = partial.length
+            ? [...complete, partial.toString('utf8')].slice(-missing)
+            : complete;
           lines.unshift(...texts.map((text) => ({ text, mtime: info.mtime })));
         } finally {
           await older.close();
@@ -108,7 +114,11 @@ export class FileCursor {
 }
 
 /** The last `count` complete lines of the file's first `end` bytes, and the bytes after the last newline. */
-async function lastLines(handle: FileHandle, end: number, count: number): Promise<{ complete: string[]; partial: Buffer }> {
+async function lastLines(
+  handle: FileHandle,
+  end: number,
+  count: number,
+): Promise<{ complete: string[]; partial: Buffer }> {
   const chunks: Buffer[] = [];
   let start = end;
   let newlines = 0;

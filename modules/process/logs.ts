@@ -1,6 +1,7 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+
 import type { LogChunk, LogContext, SyncInput } from '../../src/sdk/index.js';
 import { FileCursor, type LogLine } from './log-files.js';
 import { resourceDir } from './run-dir.js';
@@ -22,11 +23,20 @@ export async function pause(ms: number, signal: AbortSignal): Promise<boolean> {
  * appear meanwhile, and ends when the reader goes away. The files carry no
  * timestamps: `ts` is the file's modification time when the line was read.
  */
-export async function* processLogs(runDir: string, pollMs: number, { resource }: SyncInput, ctx: LogContext): AsyncIterable<LogChunk> {
+export async function* processLogs(
+  runDir: string,
+  pollMs: number,
+  { resource }: SyncInput,
+  ctx: LogContext,
+): AsyncIterable<LogChunk> {
   const dir = resourceDir(runDir, resource);
   const cursors = new Map<number, FileCursor>();
   const chunks = (index: number, lines: LogLine[]): LogChunk[] =>
-    lines.map((line) => ({ ts: line.mtime.toISOString(), stream: `replica-${index}`, line: line.text }));
+    lines.map((line) => ({
+      ts: line.mtime.toISOString(),
+      stream: `replica-${index}`,
+      line: line.text,
+    }));
   try {
     for (const index of await replicaIndices(dir)) {
       const cursor = new FileCursor(join(dir, `replica-${index}.log`));

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+
 import type { ProcessIdentity } from './proc-info.js';
 import { readJsonFile, writeJsonAtomic } from './run-dir.js';
 

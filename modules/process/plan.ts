@@ -1,4 +1,9 @@
-import { ValidationError, type PlanInput, type PlanResult, type Resource } from '../../src/sdk/index.js';
+import {
+  type PlanInput,
+  type PlanResult,
+  type Resource,
+  ValidationError,
+} from '../../src/sdk/index.js';
 import { assertAllowed } from './allow-list.js';
 import { assertAllowedEnv, type EnvAllowEntry } from './env-allow-list.js';
 
@@ -18,10 +23,16 @@ const LAUNCH_FIELDS = ['command', 'args', 'env', 'secret_env', 'cwd'] as const;
  * decides the steps. Delete and stop never check it, so a resource whose command the
  * operator has since disallowed can still be stopped and removed.
  */
-export function planProcess(allowList: readonly string[], envAllowList: readonly EnvAllowEntry[], { action, params, current, desired }: PlanInput): PlanResult {
+export function planProcess(
+  allowList: readonly string[],
+  envAllowList: readonly EnvAllowEntry[],
+  { action, params, current, desired }: PlanInput,
+): PlanResult {
   const configs = desired.spec.configs;
   const plan = (pending: ProcessStep[], newConfigs?: Record<string, unknown>): PlanResult =>
-    newConfigs ? { configs: newConfigs, data: { pending } satisfies ProcessData } : { data: { pending } satisfies ProcessData };
+    newConfigs
+      ? { configs: newConfigs, data: { pending } satisfies ProcessData }
+      : { data: { pending } satisfies ProcessData };
   if (action !== 'delete' && action !== 'stop') {
     assertAllowed(String(configs.command), allowList);
     assertAllowedEnv(configs, envAllowList);
@@ -49,7 +60,9 @@ export function planProcess(allowList: readonly string[], envAllowList: readonly
 
 function launchChanged(current: Resource | null, configs: Record<string, unknown>): boolean {
   if (!current) return true;
-  return LAUNCH_FIELDS.some((field) => canonical(current.spec.configs[field]) !== canonical(configs[field]));
+  return LAUNCH_FIELDS.some(
+    (field) => canonical(current.spec.configs[field]) !== canonical(configs[field]),
+  );
 }
 
 /** JSON with sorted keys, so `{A, B}` and `{B, A}` compare equal; absent, null and an empty object or array are alike. */
@@ -57,8 +70,12 @@ function canonical(value: unknown): string {
   if (value === undefined || value === null) return 'null';
   if (Array.isArray(value)) return value.length ? `[${value.map(canonical).join(',')}]` : 'null';
   if (typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return entries.length ? `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}` : 'null';
+    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) =>
+      a < b ? -1 : a > b ? 1 : 0,
+    );
+    return entries.length
+      ? `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`
+      : 'null';
   }
   return JSON.stringify(value);
 }

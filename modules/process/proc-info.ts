@@ -18,7 +18,10 @@ const CLK_TCK = 100;
 
 /** True when this machine has the /proc files the identity check needs. */
 export function hasProcfs(): boolean {
-  return readText('/proc/self/stat') !== undefined && readText('/proc/sys/kernel/random/boot_id') !== undefined;
+  return (
+    readText('/proc/self/stat') !== undefined &&
+    readText('/proc/sys/kernel/random/boot_id') !== undefined
+  );
 }
 
 /**
@@ -34,17 +37,27 @@ export function readIdentity(pid: number, { exitedToo = false } = {}): ProcessId
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   const state = fields[0];
   const startTicks = Number(fields[19]);
-  if ((!exitedToo && (state === 'Z' || state === 'X')) || !Number.isSafeInteger(startTicks)) return undefined;
+  if ((!exitedToo && (state === 'Z' || state === 'X')) || !Number.isSafeInteger(startTicks))
+    return undefined;
   // Boot time from the uptime (10 ms precision), not /proc/stat btime (whole seconds).
   const uptimeSeconds = Number(readText('/proc/uptime')?.split(' ')[0] ?? 0);
   const bootMs = Date.now() - uptimeSeconds * 1000;
-  return { pid, boot_id: bootId, start_ticks: startTicks, started_at: new Date(Math.round(bootMs + (startTicks * 1000) / CLK_TCK)).toISOString() };
+  return {
+    pid,
+    boot_id: bootId,
+    start_ticks: startTicks,
+    started_at: new Date(Math.round(bootMs + (startTicks * 1000) / CLK_TCK)).toISOString(),
+  };
 }
 
 /** True when `record` still names the very process it was written for (same pid, boot and start time). */
-export function isSameProcess(record: Pick<ProcessIdentity, 'pid' | 'boot_id' | 'start_ticks'>): boolean {
+export function isSameProcess(
+  record: Pick<ProcessIdentity, 'pid' | 'boot_id' | 'start_ticks'>,
+): boolean {
   const now = readIdentity(record.pid);
-  return now !== undefined && now.boot_id === record.boot_id && now.start_ticks === record.start_ticks;
+  return (
+    now !== undefined && now.boot_id === record.boot_id && now.start_ticks === record.start_ticks
+  );
 }
 
 /** Signals the process group led by `pid` (every replica is spawned detached, so it leads one). */
@@ -61,7 +74,11 @@ function signalGroup(pid: number, signal: NodeJS.Signals): void {
  * passed. Does nothing when the record names a process that is gone or a
  * different one (a reused pid is never signalled). Resolves once it is gone.
  */
-export async function stopProcessGroup(record: ProcessIdentity, graceMs: number, signal?: AbortSignal): Promise<'gone' | 'terminated' | 'killed'> {
+export async function stopProcessGroup(
+  record: ProcessIdentity,
+  graceMs: number,
+  signal?: AbortSignal,
+): Promise<'gone' | 'terminated' | 'killed'> {
   if (!isSameProcess(record)) return 'gone';
   signalGroup(record.pid, 'SIGTERM');
   if (await waitUntilGone(record, graceMs, signal)) return 'terminated';
@@ -70,7 +87,11 @@ export async function stopProcessGroup(record: ProcessIdentity, graceMs: number,
   throw new Error(`process ${record.pid} survived SIGKILL`);
 }
 
-async function waitUntilGone(record: ProcessIdentity, timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
+async function waitUntilGone(
+  record: ProcessIdentity,
+  timeoutMs: number,
+  signal?: AbortSignal,
+): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (!isSameProcess(record)) return true;

@@ -6,7 +6,10 @@ import { join } from 'node:path';
  * The directory of one resource under the operator's run dir: `<runDir>/<kind>.<project>.<name>`.
  * Kind, project and name never contain a dot, so two resources never share one.
  */
-export function resourceDir(runDir: string, resource: { kind: string; project: string; name: string }): string {
+export function resourceDir(
+  runDir: string,
+  resource: { kind: string; project: string; name: string },
+): string {
   return join(runDir, `${resource.kind}.${resource.project}.${resource.name}`);
 }
 

@@ -11,14 +11,16 @@ export const commandProperties: Record<string, JSONSchema> = {
     minLength: 1,
     maxLength: 4096,
     pattern: NO_NUL,
-    description: 'The executable: an absolute path, or a bare name looked up on PATH. It must be on STEWARD_ALLOWED_COMMANDS. Never run through a shell.',
+    description:
+      'The executable: an absolute path, or a bare name looked up on PATH. It must be on STEWARD_ALLOWED_COMMANDS. Never run through a shell.',
   },
   args: {
     type: 'array',
     maxItems: 1024,
     items: { type: 'string', maxLength: 65536, pattern: NO_NUL },
     default: [],
-    description: 'Arguments, passed as they are (no shell: quotes, ";", "$(...)" mean nothing special).',
+    description:
+      'Arguments, passed as they are (no shell: quotes, ";", "$(...)" mean nothing special).',
   },
   env: {
     type: 'object',
@@ -33,14 +35,16 @@ export const commandProperties: Record<string, JSONSchema> = {
     writeOnly: true,
     propertyNames: { pattern: ENV_NAME, maxLength: 256 },
     additionalProperties: { type: 'string', maxLength: 65536, pattern: NO_NUL },
-    description: 'Secret environment variables (override env; the same names are allowed). Stored and handed to the program, never returned. A PATCH that leaves it out keeps the stored value, unless it changes command, args, cwd or env: then it must send secret_env again.',
+    description:
+      'Secret environment variables (override env; the same names are allowed). Stored and handed to the program, never returned. A PATCH that leaves it out keeps the stored value, unless it changes command, args, cwd or env: then it must send secret_env again.',
   },
   cwd: {
     type: 'string',
     minLength: 1,
     maxLength: 4096,
     pattern: '^/[^\\u0000]*$',
-    description: "Absolute working directory; default: the resource's directory under STEWARD_RUN_DIR.",
+    description:
+      "Absolute working directory; default: the resource's directory under STEWARD_RUN_DIR.",
   },
 };
 
@@ -48,7 +52,9 @@ export const commandProperties: Record<string, JSONSchema> = {
  * secret_env goes to the program that command, args, cwd and env make up: a PATCH that
  * changes any of them must send secret_env again (shared with the `job` module).
  */
-export const SECRET_ENV_BINDINGS = Object.freeze({ secret_env: Object.freeze(['command', 'args', 'cwd', 'env']) });
+export const SECRET_ENV_BINDINGS = Object.freeze({
+  secret_env: Object.freeze(['command', 'args', 'cwd', 'env']),
+});
 
 /** `spec.configs` of a process. */
 export const configSchema: JSONSchema = {
@@ -57,14 +63,26 @@ export const configSchema: JSONSchema = {
   required: ['command'],
   properties: {
     ...commandProperties,
-    replicas: { type: 'integer', minimum: 0, maximum: MAX_REPLICAS, default: 1, description: 'How many copies run.' },
+    replicas: {
+      type: 'integer',
+      minimum: 0,
+      maximum: MAX_REPLICAS,
+      default: 1,
+      description: 'How many copies run.',
+    },
     restart: {
       type: 'string',
       enum: ['always', 'on-failure', 'never'],
       default: 'always',
-      description: 'What happens to a replica that exits: started again always, only after a non-zero exit or a signal, or never.',
+      description:
+        'What happens to a replica that exits: started again always, only after a non-zero exit or a signal, or never.',
     },
-    stopped: { type: 'boolean', default: false, description: 'Set by the stop action (true) and the start action (false): no replica runs while true.' },
+    stopped: {
+      type: 'boolean',
+      default: false,
+      description:
+        'Set by the stop action (true) and the start action (false): no replica runs while true.',
+    },
   },
 };
 
@@ -85,9 +103,16 @@ export const outputSchema: JSONSchema = {
   type: 'object',
   properties: {
     command: { type: 'string', description: 'The resolved executable.' },
-    desired: { type: 'integer', description: 'Replicas that should run: replicas, or 0 when stopped.' },
+    desired: {
+      type: 'integer',
+      description: 'Replicas that should run: replicas, or 0 when stopped.',
+    },
     running: { type: 'integer' },
-    restarts: { type: 'integer', description: 'Replicas started again after they exited, by the restart policy (since create).' },
+    restarts: {
+      type: 'integer',
+      description:
+        'Replicas started again after they exited, by the restart policy (since create).',
+    },
     replicas: { type: 'array', items: replica },
     run_dir: { type: 'string', description: 'Where the pid records and log files are.' },
   },

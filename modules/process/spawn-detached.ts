@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process';
-import { closeSync, openSync } from 'node:fs';
 import { once } from 'node:events';
-import { readIdentity, type ProcessIdentity } from './proc-info.js';
+import { closeSync, openSync } from 'node:fs';
+
+import { type ProcessIdentity, readIdentity } from './proc-info.js';
 
 export interface DetachedSpawn {
   executable: string;
@@ -44,7 +45,10 @@ export async function spawnDetached(options: DetachedSpawn): Promise<ProcessIden
   // Read while the child cannot have been reaped yet (reaping needs a turn of the event loop). A program
   // that ended at once is a zombie by now: its identity is still what was started, and its exit is recorded.
   const identity = readIdentity(child.pid, { exitedToo: true });
-  if (!identity) throw new Error(`started ${options.executable} as pid ${child.pid} but could not read /proc/${child.pid}/stat`);
+  if (!identity)
+    throw new Error(
+      `started ${options.executable} as pid ${child.pid} but could not read /proc/${child.pid}/stat`,
+    );
   const { onExit } = options;
   if (onExit) child.once('exit', (code, signal) => onExit(identity, code, signal));
   return identity;

@@ -45,14 +45,26 @@ export interface ConvergeOptions {
  * again as the policy says (counting restarts), starts missing indices, stops
  * the ones past `desired`. Live records are adopted as they are: never a duplicate.
  */
-export async function converge(records: ReplicaRecords, options: ConvergeOptions): Promise<ReplicaRecords> {
+export async function converge(
+  records: ReplicaRecords,
+  options: ConvergeOptions,
+): Promise<ReplicaRecords> {
   const { desired, policy, exits, log } = options;
   const byIndex = new Map<number, ReplicaRecord>();
   for (const record of records.replicas) {
     if (!record.exited && !isSameProcess(record)) {
       const exit = exits.take(record);
-      const exited: ReplicaExit = { at: options.now().toISOString(), exit_code: exit?.code ?? null, signal: exit?.signal ?? null };
-      log.warn('replica exited', { index: record.index, pid: record.pid, exit_code: exited.exit_code, signal: exited.signal });
+      const exited: ReplicaExit = {
+        at: options.now().toISOString(),
+        exit_code: exit?.code ?? null,
+        signal: exit?.signal ?? null,
+      };
+      log.warn('replica exited', {
+        index: record.index,
+        pid: record.pid,
+        exit_code: exited.exit_code,
+        signal: exited.signal,
+      });
       byIndex.set(record.index, { ...record, exited });
     } else {
       byIndex.set(record.index, record);
@@ -61,7 +73,9 @@ export async function converge(records: ReplicaRecords, options: ConvergeOptions
   let current: ReplicaRecords = { ...records, replicas: sorted(byIndex) };
   const surplus = [...byIndex.values()].filter((record) => record.index >= desired);
   if (surplus.length) {
-    await Promise.all(surplus.filter((record) => !record.exited).map((record) => options.stop(record)));
+    await Promise.all(
+      surplus.filter((record) => !record.exited).map((record) => options.stop(record)),
+    );
     for (const record of surplus) byIndex.delete(record.index);
     current = { ...current, replicas: sorted(byIndex) };
   }

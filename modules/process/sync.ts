@@ -1,11 +1,23 @@
 import { mkdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { TerminalError, type Resource, type SyncContext, type SyncInput, type SyncResult } from '../../src/sdk/index.js';
+
+import {
+  type Resource,
+  type SyncContext,
+  type SyncInput,
+  type SyncResult,
+  TerminalError,
+} from '../../src/sdk/index.js';
 import { resolveCommand } from './allow-list.js';
 import { childEnv } from './child-env.js';
-import { refuseUnallowedEnv, type EnvAllowEntry } from './env-allow-list.js';
+import { type EnvAllowEntry, refuseUnallowedEnv } from './env-allow-list.js';
 import { rotateByCopy } from './log-files.js';
-import { loadRecords, saveRecords, type ReplicaRecord, type ReplicaRecords } from './pid-records.js';
+import {
+  loadRecords,
+  type ReplicaRecord,
+  type ReplicaRecords,
+  saveRecords,
+} from './pid-records.js';
 import type { ProcessData } from './plan.js';
 import { hasProcfs, stopProcessGroup } from './proc-info.js';
 import { resourceDir } from './run-dir.js';
@@ -42,7 +54,11 @@ export const replicaLog = (dir: string, index: number) => join(dir, `replica-${i
  * replicas are brought to the desired count. A drift re-sync (every
  * `resyncIntervalMs`) runs converge again, which is how an exited replica is noticed.
  */
-export async function syncProcess(deps: ProcessSyncDeps, { resource }: SyncInput, ctx: SyncContext): Promise<SyncResult> {
+export async function syncProcess(
+  deps: ProcessSyncDeps,
+  { resource }: SyncInput,
+  ctx: SyncContext,
+): Promise<SyncResult> {
   const dir = resourceDir(deps.runDir, resource);
   const configs = resource.spec.configs as unknown as ProcessConfigs;
   const pending = ((resource.state.data ?? {}) as Partial<ProcessData>).pending ?? [];
@@ -57,7 +73,8 @@ export async function syncProcess(deps: ProcessSyncDeps, { resource }: SyncInput
 
   if (step) {
     if (step === 'stop_all') records = { ...records, replicas: await stopAll(records, stop) };
-    if (step === 'forget_exited') records = { ...records, replicas: records.replicas.filter((record) => !record.exited) };
+    if (step === 'forget_exited')
+      records = { ...records, replicas: records.replicas.filter((record) => !record.exited) };
     await saveRecords(dir, records);
     return { status: 'PENDING', data: { pending: rest } satisfies ProcessData };
   }
@@ -68,7 +85,10 @@ export async function syncProcess(deps: ProcessSyncDeps, { resource }: SyncInput
   }
 
   // Without /proc no process can be told from another; delete still works (nothing can have been started).
-  if (!hasProcfs()) throw new TerminalError('the process module needs Linux /proc to tell its processes from others');
+  if (!hasProcfs())
+    throw new TerminalError(
+      'the process module needs Linux /proc to tell its processes from others',
+    );
   let executable: string | undefined;
   const desired = configs.stopped ? 0 : (configs.replicas ?? 1);
   records = await converge(records, {
@@ -91,26 +111,47 @@ export async function syncProcess(deps: ProcessSyncDeps, { resource }: SyncInput
       });
     },
   });
-  for (const record of records.replicas) await rotateByCopy(replicaLog(dir, record.index), deps.logFileMaxBytes);
-  return { status: 'COMPLETED', data: { pending: [] } satisfies ProcessData, output: describe(resource, records, executable, desired, dir) };
+  for (const record of records.replicas)
+    await rotateByCopy(replicaLog(dir, record.index), deps.logFileMaxBytes);
+  return {
+    status: 'COMPLETED',
+    data: { pending: [] } satisfies ProcessData,
+    output: describe(resource, records, executable, desired, dir),
+  };
 }
 
-async function stopAll(records: ReplicaRecords, stop: (record: ReplicaRecord) => Promise<void>): Promise<ReplicaRecord[]> {
+async function stopAll(
+  records: ReplicaRecords,
+  stop: (record: ReplicaRecord) => Promise<void>,
+): Promise<ReplicaRecord[]> {
   await Promise.all(records.replicas.filter((record) => !record.exited).map(stop));
   return [];
 }
 
 /** Resolved only when a replica must start, so stopping never depends on the allow-list or PATH. */
-async function launchable(deps: ProcessSyncDeps, configs: ProcessConfigs, dir: string): Promise<string> {
+async function launchable(
+  deps: ProcessSyncDeps,
+  configs: ProcessConfigs,
+  dir: string,
+): Promise<string> {
   const executable = await resolveCommand(configs.command, deps.allowList, deps.searchPath);
   refuseUnallowedEnv(configs as unknown as Record<string, unknown>, deps.envAllowList);
   const cwd = configs.cwd ?? dir;
-  const isDirectory = await stat(cwd).then((info) => info.isDirectory(), () => false);
+  const isDirectory = await stat(cwd).then(
+    (info) => info.isDirectory(),
+    () => false,
+  );
   if (!isDirectory) throw new TerminalError(`cwd ${cwd} is not a directory`);
   return executable;
 }
 
-function describe(resource: Resource, records: ReplicaRecords, executable: string | undefined, desired: number, dir: string) {
+function describe(
+  resource: Resource,
+  records: ReplicaRecords,
+  executable: string | undefined,
+  desired: number,
+  dir: string,
+) {
   return {
     command: executable ?? records.executable ?? String(resource.spec.configs.command),
     desired,
@@ -121,7 +162,13 @@ function describe(resource: Resource, records: ReplicaRecords, executable: strin
       pid: record.pid,
       started_at: record.started_at,
       status: record.exited ? 'exited' : 'running',
-      ...(record.exited ? { exit_code: record.exited.exit_code, signal: record.exited.signal, exited_at: record.exited.at } : {}),
+      ...(record.exited
+        ? {
+            exit_code: record.exited.exit_code,
+            signal: record.exited.signal,
+            exited_at: record.exited.at,
+          }
+        : {}),
     })),
     run_dir: dir,
   };

@@ -1,5 +1,7 @@
-import express, { type Express, type RequestHandler } from 'express';
 import { randomUUID } from 'node:crypto';
+
+import express, { type Express, type RequestHandler } from 'express';
+
 import type { EventFeed } from '../core/event-feed.js';
 import type { Limits } from '../core/limits.js';
 import type { CoreLogger } from '../core/logging.js';
@@ -14,17 +16,17 @@ import { jsonBody } from './body.js';
 import { errorHandler, notFoundHandler } from './http-errors.js';
 import { openApiRoute } from './openapi/route.js';
 import { API_PREFIX } from './prefix.js';
-import { requestMetrics, type HttpObserver } from './request-metrics.js';
-import { securityHeaders } from './security-headers.js';
+import { type HttpObserver, requestMetrics } from './request-metrics.js';
 import { eventRoutes } from './routes/events.js';
 import { healthRoutes, type Readiness } from './routes/health.js';
 import { logRoutes } from './routes/logs.js';
-import { metricsRoutes, type MetricsEndpoint } from './routes/metrics.js';
+import { type MetricsEndpoint, metricsRoutes } from './routes/metrics.js';
 import { moduleRoutes } from './routes/modules.js';
 import { operationRoutes } from './routes/operations.js';
 import { resourceRoutes } from './routes/resources.js';
 import { secretRoutes } from './routes/secrets.js';
 import type { BodyValidator } from './schemas.js';
+import { securityHeaders } from './security-headers.js';
 
 export interface AppDeps {
   commands: ResourceCommands;
@@ -49,7 +51,21 @@ export interface AppDeps {
 }
 
 /** The HTTP API of docs/design.md §8 as an express app (no listening; the caller decides where). */
-export function createApp({ commands, queries, secrets, registry, schemas, readiness, logger, openLogs, events, metrics, access, limits, serveApi = true }: AppDeps): Express {
+export function createApp({
+  commands,
+  queries,
+  secrets,
+  registry,
+  schemas,
+  readiness,
+  logger,
+  openLogs,
+  events,
+  metrics,
+  access,
+  limits,
+  serveApi = true,
+}: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -87,7 +103,8 @@ function requestLog(logger: CoreLogger): RequestHandler {
   return (req, res, next) => {
     const startedAt = process.hrtime.bigint();
     const given = req.headers['x-request-id'];
-    const requestId = typeof given === 'string' && /^[\w.-]{1,64}$/.test(given) ? given : randomUUID();
+    const requestId =
+      typeof given === 'string' && /^[\w.-]{1,64}$/.test(given) ? given : randomUUID();
     res.locals.requestId = requestId;
     res.setHeader('X-Request-Id', requestId);
     res.on('finish', () => {

@@ -1,4 +1,5 @@
 import express, { type RequestHandler } from 'express';
+
 import { InvalidRequestError, StewardError } from '../core/errors.js';
 import { findForbiddenKey } from '../core/json.js';
 import { LIMIT_SETTINGS, type Limits } from '../core/limits.js';
@@ -19,7 +20,11 @@ const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
  * 400, a `__proto__`/`constructor`/`prototype` key anywhere → 400.
  */
 export function jsonBody(limits: Pick<Limits, 'bodyBytes' | 'bodyDepth'>): RequestHandler[] {
-  const tooDeep = () => new InvalidRequestError(`the request body is nested deeper than ${limits.bodyDepth} levels`, { limit: 'body_depth', max: limits.bodyDepth });
+  const tooDeep = () =>
+    new InvalidRequestError(`the request body is nested deeper than ${limits.bodyDepth} levels`, {
+      limit: 'body_depth',
+      max: limits.bodyDepth,
+    });
   const parse = express.json({
     limit: limits.bodyBytes,
     strict: true,
@@ -33,9 +38,16 @@ export function jsonBody(limits: Pick<Limits, 'bodyBytes' | 'bodyDepth'>): Reque
       next();
       return;
     }
-    const hasBody = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
+    const hasBody =
+      Number(req.headers['content-length'] ?? 0) > 0 ||
+      req.headers['transfer-encoding'] !== undefined;
     if (hasBody && !JSON_TYPE.test(req.headers['content-type'] ?? '')) {
-      next(new StewardError('unsupported_media_type', `request bodies must be application/json, not ${req.headers['content-type'] ?? 'untyped'}`));
+      next(
+        new StewardError(
+          'unsupported_media_type',
+          `request bodies must be application/json, not ${req.headers['content-type'] ?? 'untyped'}`,
+        ),
+      );
       return;
     }
     next();
@@ -46,12 +58,25 @@ export function jsonBody(limits: Pick<Limits, 'bodyBytes' | 'bodyDepth'>): Reque
       return;
     }
     const key = findForbiddenKey(req.body);
-    next(key ? new InvalidRequestError(`the key at ${key} is not allowed in a request body`, { path: key }) : undefined);
+    next(
+      key
+        ? new InvalidRequestError(`the key at ${key} is not allowed in a request body`, {
+            path: key,
+          })
+        : undefined,
+    );
   };
   // body-parser reads `Content-Length: 0` (what fetch sends on a bodiless POST/PATCH) as `{}`; no bytes is no body.
   const parseNonEmpty: RequestHandler = (req, res, next) => {
-    if (!METHODS_WITH_BODY.has(req.method) || (req.headers['content-length'] === '0' && req.headers['transfer-encoding'] === undefined)) next();
-    else void parse(req, res, (err?: unknown) => next(isTooLarge(err) ? tooLarge(limits.bodyBytes, err) : err));
+    if (
+      !METHODS_WITH_BODY.has(req.method) ||
+      (req.headers['content-length'] === '0' && req.headers['transfer-encoding'] === undefined)
+    )
+      next();
+    else
+      void parse(req, res, (err?: unknown) =>
+        next(isTooLarge(err) ? tooLarge(limits.bodyBytes, err) : err),
+      );
   };
   return [requireJson, parseNonEmpty, refuseForbiddenKeys];
 }
@@ -73,14 +98,23 @@ function nestedDeeperThan(value: unknown, levels: number): boolean {
 }
 
 function isTooLarge(err: unknown): err is { type: string; length?: unknown } {
-  return typeof err === 'object' && err !== null && (err as { type?: unknown }).type === 'entity.too.large';
+  return (
+    typeof err === 'object' &&
+    err !== null &&
+    (err as { type?: unknown }).type === 'entity.too.large'
+  );
 }
 
 /** body-parser stops reading at the limit; `length` is the declared size when the client sent one. */
 function tooLarge(maxBytes: number, err: { length?: unknown }): StewardError {
-  const declared = typeof err.length === 'number' && err.length > maxBytes ? ` (${err.length} bytes)` : '';
-  return new StewardError('payload_too_large', `the request body${declared} is larger than the ${maxBytes} bytes allowed (${LIMIT_SETTINGS.bodyBytes})`, {
-    limit: LIMIT_SETTINGS.bodyBytes,
-    max: maxBytes,
-  });
+  const declared =
+    typeof err.length === 'number' && err.length > maxBytes ? ` (${err.length} bytes)` : '';
+  return new StewardError(
+    'payload_too_large',
+    `the request body${declared} is larger than the ${maxBytes} bytes allowed (${LIMIT_SETTINGS.bodyBytes})`,
+    {
+      limit: LIMIT_SETTINGS.bodyBytes,
+      max: maxBytes,
+    },
+  );
 }

@@ -1,6 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server } from 'node:http';
 import type { Socket } from 'node:net';
-import { randomUUID } from 'node:crypto';
+
 import { errorBody } from './http-errors.js';
 
 /**
@@ -11,7 +12,8 @@ import { errorBody } from './http-errors.js';
  */
 export function answerClientErrors(server: Server): void {
   server.on('clientError', (err: Error & { code?: string; rawPacket?: Buffer }, socket: Socket) => {
-    const answering = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+    const answering = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })
+      ._httpMessage;
     if (err.code === 'ECONNRESET' || !socket.writable || answering?.headersSent) {
       socket.destroy();
       return;
@@ -23,13 +25,21 @@ export function answerClientErrors(server: Server): void {
           ? 'the request did not arrive in time'
           : `the request is not valid HTTP/1.1 (${err.code ?? 'unparsable'})`;
     // An answer to HEAD has no body (the client would read one as garbage); the packet that failed starts with the method.
-    answerBadRequest(socket, message, Buffer.isBuffer(err.rawPacket) && err.rawPacket.toString('latin1', 0, 5) === 'HEAD ');
+    answerBadRequest(
+      socket,
+      message,
+      Buffer.isBuffer(err.rawPacket) && err.rawPacket.toString('latin1', 0, 5) === 'HEAD ',
+    );
   });
 }
 
 /** A request line of HTTP/0.9 (`GET /`, no version) or 2.0 and up, which node's parser lets through: 400, then close. */
 export function refuseHttpVersion(req: IncomingMessage): void {
-  answerBadRequest(req.socket, `HTTP/${req.httpVersion} is not supported; send HTTP/1.1`, req.method === 'HEAD');
+  answerBadRequest(
+    req.socket,
+    `HTTP/${req.httpVersion} is not supported; send HTTP/1.1`,
+    req.method === 'HEAD',
+  );
 }
 
 function answerBadRequest(socket: Socket, message: string, head: boolean): void {

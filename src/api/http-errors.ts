@@ -1,5 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
-import { StewardError, type ErrorCode } from '../core/errors.js';
+
+import { type ErrorCode, StewardError } from '../core/errors.js';
 import type { CoreLogger } from '../core/logging.js';
 
 /** The one map from core's error codes to HTTP status codes. */
@@ -22,23 +23,41 @@ export const HTTP_STATUS: Readonly<Record<ErrorCode, number>> = Object.freeze({
 });
 
 /** The error JSON of docs/design.md §8; `details` only when there are any. */
-export function errorBody(code: ErrorCode, message: string, details?: unknown): { error: { code: ErrorCode; message: string; details?: unknown } } {
+export function errorBody(
+  code: ErrorCode,
+  message: string,
+  details?: unknown,
+): { error: { code: ErrorCode; message: string; details?: unknown } } {
   return { error: { code, message, ...(details === undefined ? {} : { details }) } };
 }
 
-export function sendError(res: Response, code: ErrorCode, message: string, details?: unknown): void {
+export function sendError(
+  res: Response,
+  code: ErrorCode,
+  message: string,
+  details?: unknown,
+): void {
   res.status(HTTP_STATUS[code]).json(errorBody(code, message, details));
 }
 
 /** body-parser's error types, as the API reports them. */
 const BODY_ERRORS: Record<string, [ErrorCode, string]> = {
-  'entity.too.large': ['payload_too_large', 'the request body is larger than STEWARD_MAX_BODY_BYTES allows'],
+  'entity.too.large': [
+    'payload_too_large',
+    'the request body is larger than STEWARD_MAX_BODY_BYTES allows',
+  ],
   'entity.parse.failed': ['invalid_request', 'the request body is not valid JSON'],
   'entity.verify.failed': ['invalid_request', 'the request body could not be verified'],
-  'encoding.unsupported': ['unsupported_media_type', 'the request body has an unsupported content encoding'],
+  'encoding.unsupported': [
+    'unsupported_media_type',
+    'the request body has an unsupported content encoding',
+  ],
   'charset.unsupported': ['unsupported_media_type', 'the request body has an unsupported charset'],
   'request.aborted': ['invalid_request', 'the request was aborted'],
-  'request.size.invalid': ['invalid_request', 'the request body is shorter than its Content-Length'],
+  'request.size.invalid': [
+    'invalid_request',
+    'the request body is shorter than its Content-Length',
+  ],
   'stream.encoding.set': ['internal', 'the request stream was already read'],
 };
 
@@ -49,11 +68,19 @@ export function errorHandler(logger: CoreLogger): ErrorRequestHandler {
       return;
     }
     if (err instanceof StewardError) {
-      if (err.code === 'internal' || err.code === 'unavailable') logger.error('request failed', { request_id: res.locals.requestId, code: err.code, error: err.message });
+      if (err.code === 'internal' || err.code === 'unavailable')
+        logger.error('request failed', {
+          request_id: res.locals.requestId,
+          code: err.code,
+          error: err.message,
+        });
       sendError(res, err.code, err.message, err.details);
       return;
     }
-    const bodyError = typeof (err as { type?: unknown })?.type === 'string' ? BODY_ERRORS[(err as { type: string }).type] : undefined;
+    const bodyError =
+      typeof (err as { type?: unknown })?.type === 'string'
+        ? BODY_ERRORS[(err as { type: string }).type]
+        : undefined;
     if (bodyError) {
       sendError(res, bodyError[0], bodyError[1]);
       return;
@@ -63,12 +90,26 @@ export function errorHandler(logger: CoreLogger): ErrorRequestHandler {
       return;
     }
     // A body that does not decompress as its Content-Encoding says: body-parser passes zlib's error on as a 400 without a type.
-    if ((err as { status?: unknown; expose?: unknown })?.status === 400 && (err as { expose?: unknown }).expose === true) {
-      sendError(res, 'invalid_request', `the request body could not be read: ${(err as Error).message}`);
+    if (
+      (err as { status?: unknown; expose?: unknown })?.status === 400 &&
+      (err as { expose?: unknown }).expose === true
+    ) {
+      sendError(
+        res,
+        'invalid_request',
+        `the request body could not be read: ${(err as Error).message}`,
+      );
       return;
     }
-    logger.error('unexpected error', { request_id: res.locals.requestId, method: req.method, path: req.path, error: (err as Error)?.stack ?? String(err) });
-    sendError(res, 'internal', 'an internal error occurred; it is logged with this request id', { request_id: res.locals.requestId });
+    logger.error('unexpected error', {
+      request_id: res.locals.requestId,
+      method: req.method,
+      path: req.path,
+      error: (err as Error)?.stack ?? String(err),
+    });
+    sendError(res, 'internal', 'an internal error occurred; it is logged with this request id', {
+      request_id: res.locals.requestId,
+    });
   };
 }
 

@@ -1,5 +1,12 @@
 import { readFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  type IncomingMessage,
+  type RequestListener,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
+
 import type { CoreLogger } from '../core/logging.js';
 import { answerClientErrors, refuseHttpVersion } from './client-errors.js';
 
@@ -27,7 +34,12 @@ export interface HttpServerSettings {
  * interval, which it reads only at construction: hence the options here), and at
  * most `connectionCap` connections are open at once, the rest closed as they arrive.
  */
-export function createHttpServer(app: RequestListener, settings: HttpServerSettings, logger: CoreLogger, openFiles = readOpenFilesLimit()): Server {
+export function createHttpServer(
+  app: RequestListener,
+  settings: HttpServerSettings,
+  logger: CoreLogger,
+  openFiles = readOpenFilesLimit(),
+): Server {
   const headersTimeout = settings.headersTimeoutMs;
   const server = createServer(
     {
@@ -50,7 +62,10 @@ export function createHttpServer(app: RequestListener, settings: HttpServerSetti
     const now = Date.now();
     if (now - warnedAt < DROP_WARNING_INTERVAL_MS) return;
     warnedAt = now;
-    logger.warn('connections refused: too many open', { max_connections: server.maxConnections, setting: 'STEWARD_MAX_CONNECTIONS' });
+    logger.warn('connections refused: too many open', {
+      max_connections: server.maxConnections,
+      setting: 'STEWARD_MAX_CONNECTIONS',
+    });
   });
   return server;
 }
@@ -62,7 +77,9 @@ export function connectionCap(setting: number, openFiles: number | undefined): n
 }
 
 /** The soft `nofile` limit of this process (Linux), or undefined when it cannot be read. */
-export function readOpenFilesLimit(read: () => string = () => readFileSync('/proc/self/limits', 'utf8')): number | undefined {
+export function readOpenFilesLimit(
+  read: () => string = () => readFileSync('/proc/self/limits', 'utf8'),
+): number | undefined {
   try {
     const match = /^Max open files\s+(\d+|unlimited)\s/m.exec(read());
     if (!match) return undefined;

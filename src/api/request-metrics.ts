@@ -18,7 +18,12 @@ export function requestMetrics(observer: HttpObserver): RequestHandler {
     res.once('close', () => {
       const path = (req.route as { path?: unknown } | undefined)?.path;
       const route = typeof path === 'string' ? path : UNMATCHED_ROUTE;
-      observer.requestDone(req.method, route, res.headersSent ? res.statusCode : 499, Number(process.hrtime.bigint() - startedAt) / 1e9);
+      observer.requestDone(
+        req.method,
+        route,
+        res.headersSent ? res.statusCode : 499,
+        Number(process.hrtime.bigint() - startedAt) / 1e9,
+      );
     });
     next();
   };

@@ -1,4 +1,5 @@
 import type { Request } from 'express';
+
 import { InvalidRequestError } from '../core/errors.js';
 import { FIXED_LIMITS, LIMIT_SETTINGS } from '../core/limits.js';
 import type { ResourceStatus } from '../core/model.js';
@@ -28,13 +29,29 @@ interface FlatCreate {
 /** The nested body, or the seed's flat one (`parent` is the project). */
 export function parseCreateBody(schemas: BodyValidator, body: unknown): CreateRequest {
   const isObject = typeof body === 'object' && body !== null && !Array.isArray(body);
-  const nested = isObject && ('spec' in body || !('configs' in body || 'parent' in body || 'dependencies' in body));
+  const nested =
+    isObject &&
+    ('spec' in body || !('configs' in body || 'parent' in body || 'dependencies' in body));
   if (nested) {
     const b = schemas.assert<NestedCreate>('create-resource.json', body);
-    return { kind: b.kind, project: b.project, name: b.name, labels: b.labels, configs: b.spec?.configs, dependencies: b.spec?.dependencies };
+    return {
+      kind: b.kind,
+      project: b.project,
+      name: b.name,
+      labels: b.labels,
+      configs: b.spec?.configs,
+      dependencies: b.spec?.dependencies,
+    };
   }
   const b = schemas.assert<FlatCreate>('create-resource-flat.json', body);
-  return { kind: b.kind, project: (b.project ?? b.parent)!, name: b.name, labels: b.labels, configs: b.configs, dependencies: b.dependencies };
+  return {
+    kind: b.kind,
+    project: (b.project ?? b.parent)!,
+    name: b.name,
+    labels: b.labels,
+    configs: b.configs,
+    dependencies: b.dependencies,
+  };
 }
 
 export function parseUpdateBody(schemas: BodyValidator, body: unknown): UpdateRequest {
@@ -44,15 +61,29 @@ export function parseUpdateBody(schemas: BodyValidator, body: unknown): UpdateRe
     configs?: Record<string, unknown>;
     dependencies?: Record<string, string>;
   }>('update-resource.json', body);
-  return { labels: b.labels, configs: b.spec?.configs ?? b.configs, dependencies: b.spec?.dependencies ?? b.dependencies };
+  return {
+    labels: b.labels,
+    configs: b.spec?.configs ?? b.configs,
+    dependencies: b.spec?.dependencies ?? b.dependencies,
+  };
 }
 
 /** Query parameters: only the named ones, each given once. */
-export function queryOf(req: Request, allowed: readonly string[]): Record<string, string | undefined> {
+export function queryOf(
+  req: Request,
+  allowed: readonly string[],
+): Record<string, string | undefined> {
   const result: Record<string, string | undefined> = {};
   for (const [key, value] of Object.entries(req.query)) {
-    if (!allowed.includes(key)) throw new InvalidRequestError(`unknown query parameter "${key}"; allowed: ${allowed.join(', ')}`, { allowed });
-    if (typeof value !== 'string') throw new InvalidRequestError(`query parameter "${key}" must be given once, as a plain value`);
+    if (!allowed.includes(key))
+      throw new InvalidRequestError(
+        `unknown query parameter "${key}"; allowed: ${allowed.join(', ')}`,
+        { allowed },
+      );
+    if (typeof value !== 'string')
+      throw new InvalidRequestError(
+        `query parameter "${key}" must be given once, as a plain value`,
+      );
     result[key] = value;
   }
   return result;
@@ -63,7 +94,10 @@ export function parsePageSize(raw: string | undefined): number {
   const { pageSizeDefault, pageSizeMax } = FIXED_LIMITS;
   if (raw === undefined) return pageSizeDefault;
   if (!/^\d{1,4}$/.test(raw) || Number(raw) < 1 || Number(raw) > pageSizeMax) {
-    throw new InvalidRequestError(`page_size must be a whole number from 1 to ${pageSizeMax}`, { limit: 'page_size', max: pageSizeMax });
+    throw new InvalidRequestError(`page_size must be a whole number from 1 to ${pageSizeMax}`, {
+      limit: 'page_size',
+      max: pageSizeMax,
+    });
   }
   return Number(raw);
 }
@@ -84,19 +118,28 @@ export function parseStatus(raw: string | undefined): ResourceStatus | undefined
  * `labels=k=v,k2=v2`: at most `maxPairs` pairs (STEWARD_MAX_LABELS: no resource has more labels, so a longer filter
  * could match nothing, and each pair is a condition in the query).
  */
-export function parseLabelFilter(raw: string | undefined, maxPairs: number): Record<string, string> | undefined {
+export function parseLabelFilter(
+  raw: string | undefined,
+  maxPairs: number,
+): Record<string, string> | undefined {
   if (raw === undefined) return undefined;
   const pairs = raw.split(',');
   if (pairs.length > maxPairs) {
-    throw new InvalidRequestError(`labels names ${pairs.length} pairs, more than the ${maxPairs} allowed (${LIMIT_SETTINGS.labels})`, {
-      limit: LIMIT_SETTINGS.labels,
-      max: maxPairs,
-    });
+    throw new InvalidRequestError(
+      `labels names ${pairs.length} pairs, more than the ${maxPairs} allowed (${LIMIT_SETTINGS.labels})`,
+      {
+        limit: LIMIT_SETTINGS.labels,
+        max: maxPairs,
+      },
+    );
   }
   const labels: Record<string, string> = Object.create(null) as Record<string, string>;
   for (const pair of pairs) {
     const at = pair.indexOf('=');
-    if (at <= 0) throw new InvalidRequestError(`labels must be k=v pairs separated by commas; "${pair}" is not`);
+    if (at <= 0)
+      throw new InvalidRequestError(
+        `labels must be k=v pairs separated by commas; "${pair}" is not`,
+      );
     labels[pair.slice(0, at)] = pair.slice(at + 1);
   }
   return labels;
@@ -108,7 +151,11 @@ export function parseIfMatch(header: string | undefined): RequestOptions['ifMatc
   const value = header.trim();
   if (value === '*') return '*';
   const match = /^(?:W\/)?"?(\d{1,15})"?$/.exec(value);
-  if (!match) throw new InvalidRequestError('If-Match must be a version as the ETag gives it ("3", W/"3" or 3), or *', { header: 'If-Match' });
+  if (!match)
+    throw new InvalidRequestError(
+      'If-Match must be a version as the ETag gives it ("3", W/"3" or 3), or *',
+      { header: 'If-Match' },
+    );
   return Number(match[1]);
 }
 

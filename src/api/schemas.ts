@@ -1,15 +1,22 @@
-import { Ajv, type ValidateFunction } from 'ajv';
-import addFormatsModule from 'ajv-formats';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+
+import { Ajv, type ValidateFunction } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+
 import { InvalidRequestError } from '../core/errors.js';
 import { problemOf } from '../core/validation.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
 /** The JSON Schemas of the API bodies, from the repository's `schemas/` folder. */
-export type BodySchema = 'create-resource.json' | 'create-resource-flat.json' | 'update-resource.json' | 'execute.json' | 'action-params.json';
+export type BodySchema =
+  | 'create-resource.json'
+  | 'create-resource-flat.json'
+  | 'update-resource.json'
+  | 'execute.json'
+  | 'action-params.json';
 
 export interface BodyValidator {
   /** Throws a 400 naming the JSON path of each problem. */
@@ -36,10 +43,16 @@ export function loadBodySchemas(dir: string = findSchemasDir()): BodyValidator {
         if (!validate) throw new Error(`schema ${schema} is missing from ${dir}`);
         compiled.set(schema, validate);
       }
-      if (body === undefined) throw new InvalidRequestError('the request needs a JSON body', { problems: [{ path: '/', message: 'is required' }] });
+      if (body === undefined)
+        throw new InvalidRequestError('the request needs a JSON body', {
+          problems: [{ path: '/', message: 'is required' }],
+        });
       if (validate(body)) return body as T;
       const problems = (validate.errors ?? []).map(problemOf);
-      throw new InvalidRequestError(`the request body is invalid: ${problems.map((p) => `${p.path} ${p.message}`).join('; ')}`, { problems });
+      throw new InvalidRequestError(
+        `the request body is invalid: ${problems.map((p) => `${p.path} ${p.message}`).join('; ')}`,
+        { problems },
+      );
     },
     documents: () => documents,
   };

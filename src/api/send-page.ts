@@ -1,4 +1,5 @@
 import type { Response } from 'express';
+
 import type { EncodedPage } from '../core/bounded-page.js';
 
 /**

@@ -13,14 +13,17 @@ export function trackConnections(server: Server) {
     requests.set(socket, 0);
     socket.once('close', () => requests.delete(socket));
   });
-  server.on('request', (req: { socket: Socket }, res: { once(event: 'close', listener: () => void): unknown }) => {
-    const { socket } = req;
-    requests.set(socket, (requests.get(socket) ?? 0) + 1);
-    res.once('close', () => {
-      const count = requests.get(socket);
-      if (count !== undefined) requests.set(socket, count - 1);
-    });
-  });
+  server.on(
+    'request',
+    (req: { socket: Socket }, res: { once(event: 'close', listener: () => void): unknown }) => {
+      const { socket } = req;
+      requests.set(socket, (requests.get(socket) ?? 0) + 1);
+      res.once('close', () => {
+        const count = requests.get(socket);
+        if (count !== undefined) requests.set(socket, count - 1);
+      });
+    },
+  );
   return {
     /** Ends every connection with no request in flight; call after server.close(). */
     closeUnused(): void {

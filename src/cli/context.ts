@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { createApiClient, DEFAULT_URL, type ApiClient } from './http-client.js';
+
+import { type ApiClient, createApiClient, DEFAULT_URL } from './http-client.js';
 import { createPrinter, parseOutputFormat, type Printer } from './output.js';
 
 /** What every client command works with, from the global options and the environment. */
@@ -17,7 +18,10 @@ export interface GlobalOptions {
 export function contextOf(command: Command, env: NodeJS.ProcessEnv = process.env): CliContext {
   const options = command.optsWithGlobals<GlobalOptions>();
   return {
-    client: createApiClient(options.url ?? (env.STEWARD_URL || DEFAULT_URL), env.STEWARD_TOKEN || undefined),
+    client: createApiClient(
+      options.url ?? (env.STEWARD_URL || DEFAULT_URL),
+      env.STEWARD_TOKEN || undefined,
+    ),
     out: printerOf(command),
   };
 }

@@ -1,6 +1,6 @@
 import type { EventRecord } from '../core/model.js';
 import { CliError, EXIT } from './cli-error.js';
-import { ApiError, type ApiClient } from './http-client.js';
+import { type ApiClient, ApiError } from './http-client.js';
 import { readLines } from './lines.js';
 import { createSseParser } from './sse.js';
 
@@ -26,7 +26,10 @@ const TRANSIENT = new Set(['internal', 'unavailable']);
  * repeated; a refused watch (bad filter, `expired` resume point) throws. Only
  * the first connection fails fast when Steward cannot be reached.
  */
-export async function* watchEvents(client: ApiClient, options: WatchOptions): AsyncGenerator<EventRecord> {
+export async function* watchEvents(
+  client: ApiClient,
+  options: WatchOptions,
+): AsyncGenerator<EventRecord> {
   const backoff = options.backoff ?? { initialMs: 500, maxMs: 10_000 };
   let lastId = options.since;
   let delayMs = backoff.initialMs;
@@ -43,7 +46,10 @@ export async function* watchEvents(client: ApiClient, options: WatchOptions): As
       touch();
       const res = await client.stream('/events', {
         query: options.filter,
-        headers: { accept: 'text/event-stream', ...(lastId === undefined ? {} : { 'last-event-id': lastId }) },
+        headers: {
+          accept: 'text/event-stream',
+          ...(lastId === undefined ? {} : { 'last-event-id': lastId }),
+        },
         signal: controller.signal,
       });
       everConnected = true;
@@ -55,8 +61,14 @@ export async function* watchEvents(client: ApiClient, options: WatchOptions): As
         if (!message) continue;
         delayMs = backoff.initialMs;
         if (message.type === 'error') {
-          const error = parseJson<{ error?: { code?: string; message?: string } }>(message.data)?.error;
-          if (!error?.code || !TRANSIENT.has(error.code)) throw new CliError(`the event stream failed: ${error?.message ?? message.data}`, EXIT.failure);
+          const error = parseJson<{ error?: { code?: string; message?: string } }>(
+            message.data,
+          )?.error;
+          if (!error?.code || !TRANSIENT.has(error.code))
+            throw new CliError(
+              `the event stream failed: ${error?.message ?? message.data}`,
+              EXIT.failure,
+            );
           throw new Error(error.message ?? error.code);
         }
         const event = parseJson<EventRecord>(message.data);
@@ -67,12 +79,17 @@ export async function* watchEvents(client: ApiClient, options: WatchOptions): As
     } catch (err) {
       if (!isRetryable(err, everConnected)) throw err;
       const cause = controller.signal.reason as Error | undefined;
-      reason = cause?.message === 'idle' ? `nothing arrived for ${options.idleTimeoutMs / 1000}s` : (err as Error).message;
+      reason =
+        cause?.message === 'idle'
+          ? `nothing arrived for ${options.idleTimeoutMs / 1000}s`
+          : (err as Error).message;
     } finally {
       clearTimeout(idle);
       controller.abort();
     }
-    options.note(`watch: ${reason}; reconnecting in ${(delayMs / 1000).toFixed(1)}s${lastId === undefined ? '' : ` after event ${lastId}`}`);
+    options.note(
+      `watch: ${reason}; reconnecting in ${(delayMs / 1000).toFixed(1)}s${lastId === undefined ? '' : ` after event ${lastId}`}`,
+    );
     await new Promise((resolve) => setTimeout(resolve, delayMs));
     delayMs = Math.min(delayMs * 2, backoff.maxMs);
   }

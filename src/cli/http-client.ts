@@ -35,11 +35,13 @@ export interface ApiClient {
 /** `token`: sent as `Authorization: Bearer <token>` on every request (STEWARD_TOKEN). */
 export function createApiClient(baseUrl: string, token?: string): ApiClient {
   const root = baseUrl.replace(/\/+$/, '');
-  if (!/^https?:\/\/[^/]/.test(root)) throw new CliError(`the Steward URL must be http:// or https://, not "${baseUrl}"`, EXIT.usage);
+  if (!/^https?:\/\/[^/]/.test(root))
+    throw new CliError(`the Steward URL must be http:// or https://, not "${baseUrl}"`, EXIT.usage);
 
   const send = async (method: string, path: string, options: RequestOptions): Promise<Response> => {
     const url = new URL(`${root}${API_PREFIX}${path}`);
-    for (const [key, value] of Object.entries(options.query ?? {})) if (value !== undefined) url.searchParams.set(key, String(value));
+    for (const [key, value] of Object.entries(options.query ?? {}))
+      if (value !== undefined) url.searchParams.set(key, String(value));
     const headers: Record<string, string> = { accept: 'application/json', ...options.headers };
     if (token) headers.authorization = `Bearer ${token}`;
     let body: string | undefined;
@@ -53,7 +55,10 @@ export function createApiClient(baseUrl: string, token?: string): ApiClient {
     } catch (err) {
       if (options.signal?.aborted) throw err;
       const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-      throw new CliError(`cannot reach Steward at ${root}: ${cause?.code ?? cause?.message ?? (err as Error).message}`, EXIT.unreachable);
+      throw new CliError(
+        `cannot reach Steward at ${root}: ${cause?.code ?? cause?.message ?? (err as Error).message}`,
+        EXIT.unreachable,
+      );
     }
     if (!res.ok) throw await toApiError(res);
     return res;
@@ -67,7 +72,10 @@ export function createApiClient(baseUrl: string, token?: string): ApiClient {
       try {
         return (text ? JSON.parse(text) : undefined) as T;
       } catch {
-        throw new CliError(`${method} ${path} answered ${res.status} with a body that is not JSON`, EXIT.failure);
+        throw new CliError(
+          `${method} ${path} answered ${res.status} with a body that is not JSON`,
+          EXIT.failure,
+        );
       }
     },
     stream: (path, options = {}) => send('GET', path, options),
@@ -77,12 +85,25 @@ export function createApiClient(baseUrl: string, token?: string): ApiClient {
 async function toApiError(res: Response): Promise<ApiError> {
   const text = await res.text().catch(() => '');
   try {
-    const { error } = JSON.parse(text) as { error?: { code?: unknown; message?: unknown; details?: unknown } };
-    if (error && typeof error.message === 'string') return new ApiError(res.status, String(error.code ?? 'unknown'), error.message, error.details);
+    const { error } = JSON.parse(text) as {
+      error?: { code?: unknown; message?: unknown; details?: unknown };
+    };
+    if (error && typeof error.message === 'string')
+      return new ApiError(
+        res.status,
+        String(error.code ?? 'unknown'),
+        error.message,
+        error.details,
+      );
   } catch {
     // not the error shape: report the status and the start of the body
   }
-  return new ApiError(res.status, 'unknown', `HTTP ${res.status}${text ? `: ${text.slice(0, 200)}` : ''}`, undefined);
+  return new ApiError(
+    res.status,
+    'unknown',
+    `HTTP ${res.status}${text ? `: ${text.slice(0, 200)}` : ''}`,
+    undefined,
+  );
 }
 
 /** A URN or an id as a path segment: URNs keep their colons (the API takes them as they are). */

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+
 import { contextOf } from './context.js';
 import { segment } from './http-client.js';
 import { block, fields, table } from './output.js';
@@ -16,7 +17,10 @@ interface ModuleDescription {
 }
 
 interface JsonSchemaObject {
-  properties?: Record<string, { type?: unknown; default?: unknown; description?: string; writeOnly?: boolean }>;
+  properties?: Record<
+    string,
+    { type?: unknown; default?: unknown; description?: string; writeOnly?: boolean }
+  >;
   required?: string[];
 }
 
@@ -29,7 +33,18 @@ export function registerModuleCommands(module: Command): void {
       const { client, out } = contextOf(command);
       const { modules } = await client.request<{ modules: ModuleDescription[] }>('GET', '/modules');
       if (out.format === 'json') out.json({ modules });
-      else out.line(table(['KIND', 'ACTIONS', 'LOGS', 'DESCRIPTION'], modules.map((m) => [m.kind, Object.keys(m.actions).join(','), m.has_logs ? 'yes' : 'no', m.description])));
+      else
+        out.line(
+          table(
+            ['KIND', 'ACTIONS', 'LOGS', 'DESCRIPTION'],
+            modules.map((m) => [
+              m.kind,
+              Object.keys(m.actions).join(','),
+              m.has_logs ? 'yes' : 'no',
+              m.description,
+            ]),
+          ),
+        );
     });
 
   module
@@ -61,10 +76,27 @@ function moduleDetails(m: ModuleDescription): string {
       ['resync', m.resync_interval_ms === null ? 'no' : `every ${m.resync_interval_ms} ms`],
     ]),
     '',
-    table(['ACTION', 'PARAMS', 'DESCRIPTION'], Object.entries(m.actions).map(([name, a]) => [name, a.params_schema ? 'yes' : '-', a.description ?? ''])),
+    table(
+      ['ACTION', 'PARAMS', 'DESCRIPTION'],
+      Object.entries(m.actions).map(([name, a]) => [
+        name,
+        a.params_schema ? 'yes' : '-',
+        a.description ?? '',
+      ]),
+    ),
     '',
-    configs.length ? table(['CONFIG', 'TYPE', 'REQUIRED', 'DEFAULT', 'DESCRIPTION'], configs) : 'configs: any object (see --output json for the schema)',
-    ...(dependencies.length ? ['', table(['DEPENDENCY', 'KIND', 'OPTIONAL'], dependencies.map(([name, d]) => [name, d.kind, d.optional ? 'yes' : 'no']))] : []),
+    configs.length
+      ? table(['CONFIG', 'TYPE', 'REQUIRED', 'DEFAULT', 'DESCRIPTION'], configs)
+      : 'configs: any object (see --output json for the schema)',
+    ...(dependencies.length
+      ? [
+          '',
+          table(
+            ['DEPENDENCY', 'KIND', 'OPTIONAL'],
+            dependencies.map(([name, d]) => [name, d.kind, d.optional ? 'yes' : 'no']),
+          ),
+        ]
+      : []),
     ...Object.entries(m.actions)
       .filter(([, a]) => a.params_schema)
       .map(([name, a]) => `\n${block(`params of ${name}`, a.params_schema)}`),

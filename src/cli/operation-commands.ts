@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+
 import type { Operation } from '../core/model.js';
 import { contextOf } from './context.js';
 import { segment } from './http-client.js';
@@ -15,12 +16,21 @@ export function registerOperationCommands(program: Command): void {
     .option('--urn <urn>', "only this resource's operations")
     .option('--status <status>', 'only queued, running, succeeded, failed or cancelled')
     .option('--limit <n>', 'at most this many (default: all)')
-    .action(async (options: { urn?: string; status?: string; limit?: string }, command: Command) => {
-      const { client, out } = contextOf(command);
-      const listing = await collectPages<Operation>(client, '/operations', 'operations', { urn: options.urn, status: options.status }, parseLimit(options.limit));
-      if (out.format === 'json') out.json({ operations: listing.items, next_page_token: listing.next_page_token });
-      else out.line(operationTable(listing.items));
-    });
+    .action(
+      async (options: { urn?: string; status?: string; limit?: string }, command: Command) => {
+        const { client, out } = contextOf(command);
+        const listing = await collectPages<Operation>(
+          client,
+          '/operations',
+          'operations',
+          { urn: options.urn, status: options.status },
+          parseLimit(options.limit),
+        );
+        if (out.format === 'json')
+          out.json({ operations: listing.items, next_page_token: listing.next_page_token });
+        else out.line(operationTable(listing.items));
+      },
+    );
 
   operation
     .command('get <id>')
@@ -34,12 +44,20 @@ export function registerOperationCommands(program: Command): void {
 
   operation
     .command('cancel <id>')
-    .description('cancel a queued or running operation (its resource goes to ERROR; retry resumes it)')
+    .description(
+      'cancel a queued or running operation (its resource goes to ERROR; retry resumes it)',
+    )
     .action(async (id: string, _options: object, command: Command) => {
       const { client, out } = contextOf(command);
-      const cancelled = await client.request<Operation>('POST', `/operations/${segment(id)}/cancel`);
+      const cancelled = await client.request<Operation>(
+        'POST',
+        `/operations/${segment(id)}/cancel`,
+      );
       if (out.format === 'json') out.json(cancelled);
-      else out.line(`${cancelled.id} (${cancelled.action} of ${cancelled.urn}) ${cancelled.status}: ${cancelled.error ?? ''}`.trimEnd());
+      else
+        out.line(
+          `${cancelled.id} (${cancelled.action} of ${cancelled.urn}) ${cancelled.status}: ${cancelled.error ?? ''}`.trimEnd(),
+        );
     });
 }
 
@@ -47,7 +65,16 @@ function operationTable(operations: readonly Operation[]): string {
   if (operations.length === 0) return 'no operations';
   return table(
     ['ID', 'URN', 'ACTION', 'STATUS', 'VERSION', 'ATTEMPTS', 'CREATED', 'ERROR'],
-    operations.map((o) => [o.id, o.urn, o.action, o.status, String(o.version), String(o.attempts), age(o.created_at), o.error ?? '']),
+    operations.map((o) => [
+      o.id,
+      o.urn,
+      o.action,
+      o.status,
+      String(o.version),
+      String(o.attempts),
+      age(o.created_at),
+      o.error ?? '',
+    ]),
   );
 }
 

@@ -1,4 +1,5 @@
 import { stringify } from 'yaml';
+
 import { CliError, EXIT } from './cli-error.js';
 
 export type OutputFormat = 'table' | 'json';
@@ -25,7 +26,11 @@ export interface Printer {
   redraw(text: string): void;
 }
 
-export function createPrinter(format: OutputFormat, out: NodeJS.WritableStream = process.stdout, err: NodeJS.WriteStream = process.stderr): Printer {
+export function createPrinter(
+  format: OutputFormat,
+  out: NodeJS.WritableStream = process.stdout,
+  err: NodeJS.WriteStream = process.stderr,
+): Printer {
   return {
     format,
     line: (text) => out.write(`${text}\n`),
@@ -43,9 +48,14 @@ export function oneLine(text: string): string {
 }
 
 /** Columns padded to their widest cell; the last column is not padded. */
-export function table(headers: readonly string[], cells: ReadonlyArray<ReadonlyArray<string>>): string {
+export function table(
+  headers: readonly string[],
+  cells: ReadonlyArray<ReadonlyArray<string>>,
+): string {
   const rows = cells.map((row) => row.map(oneLine));
-  const widths = headers.map((header, i) => Math.max(header.length, ...rows.map((row) => (row[i] ?? '').length)));
+  const widths = headers.map((header, i) =>
+    Math.max(header.length, ...rows.map((row) => (row[i] ?? '').length)),
+  );
   const render = (cells: ReadonlyArray<string>) =>
     cells
       .map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i]!)))
@@ -62,7 +72,10 @@ export function fields(pairs: ReadonlyArray<readonly [string, string]>): string 
 
 /** A nested value for people, as indented YAML under a heading. */
 export function block(heading: string, value: unknown): string {
-  const isEmpty = value === null || value === undefined || (typeof value === 'object' && Object.keys(value).length === 0);
+  const isEmpty =
+    value === null ||
+    value === undefined ||
+    (typeof value === 'object' && Object.keys(value).length === 0);
   if (isEmpty) return `${heading}: {}`;
   const body = stringify(value, { lineWidth: 0 }).trimEnd();
   return `${heading}:\n${body

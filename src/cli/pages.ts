@@ -24,18 +24,25 @@ export async function collectPages<T>(
   const items: T[] = [];
   let token: string | undefined = query.page_token;
   for (;;) {
-    const pageSize = Math.min(MAX_PAGE_SIZE, limit === undefined ? MAX_PAGE_SIZE : limit - items.length);
-    const page = await client.request<Record<string, unknown>>('GET', path, { query: { ...query, page_size: pageSize, page_token: token } });
+    const pageSize = Math.min(
+      MAX_PAGE_SIZE,
+      limit === undefined ? MAX_PAGE_SIZE : limit - items.length,
+    );
+    const page = await client.request<Record<string, unknown>>('GET', path, {
+      query: { ...query, page_size: pageSize, page_token: token },
+    });
     items.push(...((page[key] as T[] | undefined) ?? []));
     const next = (page.next_page_token as string | null | undefined) ?? null;
-    if (next === null || (limit !== undefined && items.length >= limit)) return { items, next_page_token: next };
+    if (next === null || (limit !== undefined && items.length >= limit))
+      return { items, next_page_token: next };
     token = next;
   }
 }
 
 export function parseLimit(raw: string | undefined): number | undefined {
   if (raw === undefined) return undefined;
-  if (!/^\d{1,9}$/.test(raw) || Number(raw) < 1) throw new CliError('--limit must be a whole number of at least 1', EXIT.usage);
+  if (!/^\d{1,9}$/.test(raw) || Number(raw) < 1)
+    throw new CliError('--limit must be a whole number of at least 1', EXIT.usage);
   return Number(raw);
 }
 

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+
 import type { Resource, Revision } from '../core/model.js';
 import { dryRunQuery, ifMatchHeader, mutatingOptions, reportAccepted } from './accepted.js';
 import { CliError, EXIT } from './cli-error.js';
@@ -8,7 +9,7 @@ import { parseJsonObject, readDocument } from './input.js';
 import { registerLogsCommand } from './logs-command.js';
 import { collect, collectPages, parseLimit } from './pages.js';
 import { resourceDetails, resourceTable, revisionTable } from './resource-views.js';
-import { waitOptionsOf, type Accepted } from './wait.js';
+import { type Accepted, waitOptionsOf } from './wait.js';
 
 interface MutatingFlags {
   dryRun?: boolean;
@@ -19,7 +20,9 @@ interface MutatingFlags {
 
 /** `steward resource …`: a client for /api/v1beta1/resources. */
 export function registerResourceCommands(program: Command): void {
-  const resource = program.command('resource').description('create, inspect, change and delete resources');
+  const resource = program
+    .command('resource')
+    .description('create, inspect, change and delete resources');
 
   mutatingOptions(
     resource
@@ -31,7 +34,10 @@ export function registerResourceCommands(program: Command): void {
     const ctx = contextOf(command);
     const wait = waitOptionsOf(options);
     const body = await readDocument(options.file);
-    const accepted = await ctx.client.request<Accepted>('POST', '/resources', { body, query: dryRunQuery(options.dryRun) });
+    const accepted = await ctx.client.request<Accepted>('POST', '/resources', {
+      body,
+      query: dryRunQuery(options.dryRun),
+    });
     await reportAccepted(ctx, accepted, wait);
   });
 
@@ -51,27 +57,63 @@ export function registerResourceCommands(program: Command): void {
     .option('--project <project>', 'only this project')
     .option('--kind <kind>', 'only this kind')
     .option('--status <status>', 'only PENDING, COMPLETED or ERROR')
-    .option('--label <key=value>', 'only resources with this label (repeatable; all must match)', collect, [])
+    .option(
+      '--label <key=value>',
+      'only resources with this label (repeatable; all must match)',
+      collect,
+      [],
+    )
     .option('--limit <n>', 'at most this many (default: all)')
-    .action(async (options: { project?: string; kind?: string; status?: string; label: string[]; limit?: string }, command: Command) => {
-      const ctx = contextOf(command);
-      for (const pair of options.label) if (pair.indexOf('=') <= 0) throw new CliError(`--label takes key=value, not "${pair}"`, EXIT.usage);
-      const query = { project: options.project, kind: options.kind, status: options.status, labels: options.label.length ? options.label.join(',') : undefined };
-      const listing = await collectPages<Resource>(ctx.client, '/resources', 'resources', query, parseLimit(options.limit));
-      if (ctx.out.format === 'json') ctx.out.json({ resources: listing.items, next_page_token: listing.next_page_token });
-      else ctx.out.line(resourceTable(listing.items));
-    });
+    .action(
+      async (
+        options: {
+          project?: string;
+          kind?: string;
+          status?: string;
+          label: string[];
+          limit?: string;
+        },
+        command: Command,
+      ) => {
+        const ctx = contextOf(command);
+        for (const pair of options.label)
+          if (pair.indexOf('=') <= 0)
+            throw new CliError(`--label takes key=value, not "${pair}"`, EXIT.usage);
+        const query = {
+          project: options.project,
+          kind: options.kind,
+          status: options.status,
+          labels: options.label.length ? options.label.join(',') : undefined,
+        };
+        const listing = await collectPages<Resource>(
+          ctx.client,
+          '/resources',
+          'resources',
+          query,
+          parseLimit(options.limit),
+        );
+        if (ctx.out.format === 'json')
+          ctx.out.json({ resources: listing.items, next_page_token: listing.next_page_token });
+        else ctx.out.line(resourceTable(listing.items));
+      },
+    );
 
   mutatingOptions(
     resource
       .command('update <urn>')
-      .description('change configs, dependencies or labels (each part given replaces the stored one)')
+      .description(
+        'change configs, dependencies or labels (each part given replaces the stored one)',
+      )
       .requiredOption('-f, --file <file>', 'the PATCH body, nested or flat; - reads stdin'),
   ).action(async (urn: string, options: MutatingFlags & { file: string }, command: Command) => {
     const ctx = contextOf(command);
     const wait = waitOptionsOf(options);
     const body = withoutIdentity(await readDocument(options.file), urn);
-    const accepted = await ctx.client.request<Accepted>('PATCH', `/resources/${segment(urn)}`, { body, query: dryRunQuery(options.dryRun), headers: ifMatchHeader(options.ifMatch) });
+    const accepted = await ctx.client.request<Accepted>('PATCH', `/resources/${segment(urn)}`, {
+      body,
+      query: dryRunQuery(options.dryRun),
+      headers: ifMatchHeader(options.ifMatch),
+    });
     await reportAccepted(ctx, accepted, wait);
   });
 
@@ -80,31 +122,50 @@ export function registerResourceCommands(program: Command): void {
       .command('execute <urn> <action>')
       .description("run one of the kind's actions (steward module get KIND lists them)")
       .option('--params <json>', 'the action params, a JSON object', '{}'),
-  ).action(async (urn: string, action: string, options: MutatingFlags & { params: string }, command: Command) => {
+  ).action(
+    async (
+      urn: string,
+      action: string,
+      options: MutatingFlags & { params: string },
+      command: Command,
+    ) => {
+      const ctx = contextOf(command);
+      const wait = waitOptionsOf(options);
+      const body = { action, params: parseJsonObject(options.params, '--params') };
+      const accepted = await ctx.client.request<Accepted>(
+        'POST',
+        `/resources/${segment(urn)}/execute`,
+        { body, query: dryRunQuery(options.dryRun), headers: ifMatchHeader(options.ifMatch) },
+      );
+      await reportAccepted(ctx, accepted, wait);
+    },
+  );
+
+  mutatingOptions(
+    resource.command('delete <urn>').description('tear the resource down and remove it'),
+  ).action(async (urn: string, options: MutatingFlags, command: Command) => {
     const ctx = contextOf(command);
     const wait = waitOptionsOf(options);
-    const body = { action, params: parseJsonObject(options.params, '--params') };
-    const accepted = await ctx.client.request<Accepted>('POST', `/resources/${segment(urn)}/execute`, { body, query: dryRunQuery(options.dryRun), headers: ifMatchHeader(options.ifMatch) });
+    const accepted = await ctx.client.request<Accepted>('DELETE', `/resources/${segment(urn)}`, {
+      query: dryRunQuery(options.dryRun),
+      headers: ifMatchHeader(options.ifMatch),
+    });
     await reportAccepted(ctx, accepted, wait);
   });
 
-  mutatingOptions(resource.command('delete <urn>').description('tear the resource down and remove it')).action(
-    async (urn: string, options: MutatingFlags, command: Command) => {
-      const ctx = contextOf(command);
-      const wait = waitOptionsOf(options);
-      const accepted = await ctx.client.request<Accepted>('DELETE', `/resources/${segment(urn)}`, { query: dryRunQuery(options.dryRun), headers: ifMatchHeader(options.ifMatch) });
-      await reportAccepted(ctx, accepted, wait);
-    },
-  );
-
-  mutatingOptions(resource.command('retry <urn>').description('retry the failed action of a resource in ERROR'), { dryRun: false }).action(
-    async (urn: string, options: MutatingFlags, command: Command) => {
-      const ctx = contextOf(command);
-      const wait = waitOptionsOf(options);
-      const accepted = await ctx.client.request<Accepted>('POST', `/resources/${segment(urn)}/retry`, { headers: ifMatchHeader(options.ifMatch) });
-      await reportAccepted(ctx, accepted, wait);
-    },
-  );
+  mutatingOptions(
+    resource.command('retry <urn>').description('retry the failed action of a resource in ERROR'),
+    { dryRun: false },
+  ).action(async (urn: string, options: MutatingFlags, command: Command) => {
+    const ctx = contextOf(command);
+    const wait = waitOptionsOf(options);
+    const accepted = await ctx.client.request<Accepted>(
+      'POST',
+      `/resources/${segment(urn)}/retry`,
+      { headers: ifMatchHeader(options.ifMatch) },
+    );
+    await reportAccepted(ctx, accepted, wait);
+  });
 
   resource
     .command('revisions <urn>')
@@ -112,8 +173,15 @@ export function registerResourceCommands(program: Command): void {
     .option('--limit <n>', 'at most this many (default: all)')
     .action(async (urn: string, options: { limit?: string }, command: Command) => {
       const ctx = contextOf(command);
-      const listing = await collectPages<Revision>(ctx.client, `/resources/${segment(urn)}/revisions`, 'revisions', {}, parseLimit(options.limit));
-      if (ctx.out.format === 'json') ctx.out.json({ revisions: listing.items, next_page_token: listing.next_page_token });
+      const listing = await collectPages<Revision>(
+        ctx.client,
+        `/resources/${segment(urn)}/revisions`,
+        'revisions',
+        {},
+        parseLimit(options.limit),
+      );
+      if (ctx.out.format === 'json')
+        ctx.out.json({ revisions: listing.items, next_page_token: listing.next_page_token });
       else ctx.out.line(revisionTable(listing.items));
     });
 
@@ -125,13 +193,26 @@ export function registerResourceCommands(program: Command): void {
  * `name` and `urn` are dropped when they match the URN (the PATCH body has no
  * identity), and refused when they name another resource.
  */
-export function withoutIdentity(document: Record<string, unknown>, urn: string): Record<string, unknown> {
+export function withoutIdentity(
+  document: Record<string, unknown>,
+  urn: string,
+): Record<string, unknown> {
   const [, , kind, project, name] = urn.split(':');
-  const expected: Record<string, string | undefined> = { kind, project, parent: project, name, urn };
+  const expected: Record<string, string | undefined> = {
+    kind,
+    project,
+    parent: project,
+    name,
+    urn,
+  };
   const body: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(document)) {
     if (!Object.hasOwn(expected, key)) body[key] = value;
-    else if (value !== expected[key]) throw new CliError(`the file's ${key} "${String(value)}" does not match ${urn}; a resource's identity cannot change`, EXIT.usage);
+    else if (value !== expected[key])
+      throw new CliError(
+        `the file's ${key} "${String(value)}" does not match ${urn}; a resource's identity cannot change`,
+        EXIT.usage,
+      );
   }
   return body;
 }

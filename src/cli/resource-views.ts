@@ -7,7 +7,14 @@ export function resourceTable(resources: readonly Resource[]): string {
   if (resources.length === 0) return 'no resources';
   return table(
     ['URN', 'STATUS', 'ACTION', 'VERSION', 'LABELS', 'UPDATED'],
-    resources.map((r) => [r.urn, r.state.status, r.state.action, String(r.version), labelsText(r.labels), age(r.updated_at)]),
+    resources.map((r) => [
+      r.urn,
+      r.state.status,
+      r.state.action,
+      String(r.version),
+      labelsText(r.labels),
+      age(r.updated_at),
+    ]),
   );
 }
 
@@ -29,13 +36,19 @@ export function resourceDetails(r: Resource): string {
     ['created', `${r.created_at} by ${r.created_by}`],
     ['updated', `${r.updated_at} by ${r.updated_by}`],
   ]);
-  return [summary, block('configs', r.spec.configs), block('dependencies', r.spec.dependencies), block('output', r.state.output)].join('\n');
+  return [
+    summary,
+    block('configs', r.spec.configs),
+    block('dependencies', r.spec.dependencies),
+    block('output', r.state.output),
+  ].join('\n');
 }
 
 /** One line about an accepted write (or a dry run). */
 export function acceptedLine(accepted: Accepted): string {
   const { resource, operation } = accepted;
-  if (accepted.dry_run) return `dry run: ${operation.action} of ${resource.urn} would be accepted at version ${resource.version}; nothing was stored`;
+  if (accepted.dry_run)
+    return `dry run: ${operation.action} of ${resource.urn} would be accepted at version ${resource.version}; nothing was stored`;
   return `${operation.action} of ${resource.urn} accepted: operation ${operation.id}, version ${resource.version}, ${resource.state.status}`;
 }
 
@@ -43,6 +56,12 @@ export function revisionTable(revisions: readonly Revision[]): string {
   if (revisions.length === 0) return 'no revisions';
   return table(
     ['VERSION', 'ACTION', 'OPERATION', 'CREATED', 'CHANGES'],
-    revisions.map((r) => [String(r.version), r.action, r.operation_id, `${age(r.created_at)} ago by ${r.created_by}`, r.changes.map((c) => c.path).join(', ') || '-']),
+    revisions.map((r) => [
+      String(r.version),
+      r.action,
+      r.operation_id,
+      `${age(r.created_at)} ago by ${r.created_by}`,
+      r.changes.map((c) => c.path).join(', ') || '-',
+    ]),
   );
 }

@@ -3,7 +3,11 @@ import { loadConfig } from '../config.js';
 import { loadModulesFromPaths } from '../core/module-loader.js';
 import { createRegistry } from '../core/registry.js';
 import { createSecretBox } from '../core/secret-box.js';
-import { rotateSecrets, type RotationOptions, type RotationReport } from '../core/secret-rotation.js';
+import {
+  rotateSecrets,
+  type RotationOptions,
+  type RotationReport,
+} from '../core/secret-rotation.js';
 import { createStore } from '../store/create-store.js';
 import { CliError, EXIT } from './cli-error.js';
 
@@ -14,11 +18,22 @@ import { CliError, EXIT } from './cli-error.js';
  */
 export async function rotateWithConfiguration(options: RotationOptions): Promise<RotationReport> {
   const config = loadConfig();
-  if (!config.secretKey) throw new CliError('STEWARD_SECRET_KEY is not set: rotation seals every secret with it (docs/security.md)', EXIT.usage);
-  const registry = createRegistry([...(await builtinModules(config)), ...(await loadModulesFromPaths(config.modulePaths))], {
-    secretBox: createSecretBox(config.secretKey, config.secretKeysPrevious),
+  if (!config.secretKey)
+    throw new CliError(
+      'STEWARD_SECRET_KEY is not set: rotation seals every secret with it (docs/security.md)',
+      EXIT.usage,
+    );
+  const registry = createRegistry(
+    [...(await builtinModules(config)), ...(await loadModulesFromPaths(config.modulePaths))],
+    {
+      secretBox: createSecretBox(config.secretKey, config.secretKeysPrevious),
+    },
+  );
+  const store = await createStore({
+    db: config.db,
+    busyTimeoutMs: config.dbBusyTimeoutMs,
+    poolSize: config.dbPoolSize,
   });
-  const store = await createStore({ db: config.db, busyTimeoutMs: config.dbBusyTimeoutMs, poolSize: config.dbPoolSize });
   try {
     return await rotateSecrets({ store, registry }, options);
   } finally {

@@ -33,7 +33,10 @@ export function createSseParser(initialLastEventId = ''): SseParser {
     push(line) {
       if (line === '') {
         lastEventId = idBuffer;
-        const dispatched = data.length === 0 ? undefined : { type: type || 'message', data: data.join('\n'), lastEventId };
+        const dispatched =
+          data.length === 0
+            ? undefined
+            : { type: type || 'message', data: data.join('\n'), lastEventId };
         type = '';
         data = [];
         return dispatched;

@@ -1,6 +1,8 @@
 import { existsSync } from 'node:fs';
+
 import type { Command } from 'commander';
-import { ROLES, type Role } from '../api/auth/caller.js';
+
+import { type Role, ROLES } from '../api/auth/caller.js';
 import {
   generateToken,
   grantProblems,
@@ -9,8 +11,8 @@ import {
   readTokensFile,
   RESERVED_NAMES,
   TOKEN_NAME_PATTERN,
-  writeTokensFile,
   type TokenEntry,
+  writeTokensFile,
 } from '../api/auth/tokens-file.js';
 import { CliError, EXIT } from './cli-error.js';
 import { printerOf } from './context.js';
@@ -26,7 +28,9 @@ interface FileOption {
  * The file holds hashes only; `create` prints the token once.
  */
 export function registerTokenCommands(program: Command): void {
-  const token = program.command('token').description('manage the API tokens in the tokens file (STEWARD_TOKENS_FILE or --file)');
+  const token = program
+    .command('token')
+    .description('manage the API tokens in the tokens file (STEWARD_TOKENS_FILE or --file)');
 
   token
     .command('create')
@@ -35,20 +39,34 @@ export function registerTokenCommands(program: Command): void {
     .requiredOption('--role <role>', `one of ${ROLES.join(', ')}`)
     .requiredOption('--projects <list>', "','-separated projects, or '*' for every project")
     .option('--file <path>', 'the tokens file (default: $STEWARD_TOKENS_FILE)')
-    .action(async (options: FileOption & { name: string; role: string; projects: string }, command: Command) => {
-      const out = printerOf(command);
-      const file = await tokensFileOf(options);
-      const entry = newEntry(options);
-      const entries = existsSync(file) ? readTokensFile(file) : [];
-      if (entries.some((e) => e.name === entry.name)) {
-        throw new CliError(`a token named ${entry.name} exists in ${file}; revoke it first, or choose another name`, EXIT.failure);
-      }
-      const secret = generateToken();
-      writeTokensFile(file, [...entries, { ...entry, sha256: hashToken(secret), created_at: new Date().toISOString() }]);
-      if (out.format === 'json') out.json({ name: entry.name, role: entry.role, projects: entry.projects, token: secret });
-      else out.line(secret);
-      out.note(`token ${entry.name} (${entry.role} on ${entry.projects.join(',')}) added to ${file}. It is shown only this once: Steward keeps its hash.`);
-    });
+    .action(
+      async (
+        options: FileOption & { name: string; role: string; projects: string },
+        command: Command,
+      ) => {
+        const out = printerOf(command);
+        const file = await tokensFileOf(options);
+        const entry = newEntry(options);
+        const entries = existsSync(file) ? readTokensFile(file) : [];
+        if (entries.some((e) => e.name === entry.name)) {
+          throw new CliError(
+            `a token named ${entry.name} exists in ${file}; revoke it first, or choose another name`,
+            EXIT.failure,
+          );
+        }
+        const secret = generateToken();
+        writeTokensFile(file, [
+          ...entries,
+          { ...entry, sha256: hashToken(secret), created_at: new Date().toISOString() },
+        ]);
+        if (out.format === 'json')
+          out.json({ name: entry.name, role: entry.role, projects: entry.projects, token: secret });
+        else out.line(secret);
+        out.note(
+          `token ${entry.name} (${entry.role} on ${entry.projects.join(',')}) added to ${file}. It is shown only this once: Steward keeps its hash.`,
+        );
+      },
+    );
 
   token
     .command('list')
@@ -57,9 +75,20 @@ export function registerTokenCommands(program: Command): void {
     .action(async (options: FileOption, command: Command) => {
       const out = printerOf(command);
       const entries = readTokensFile(await tokensFileOf(options));
-      const shown = entries.map(({ name, role, projects, created_at }) => ({ name, role, projects, created_at: created_at ?? null }));
+      const shown = entries.map(({ name, role, projects, created_at }) => ({
+        name,
+        role,
+        projects,
+        created_at: created_at ?? null,
+      }));
       if (out.format === 'json') out.json({ tokens: shown });
-      else out.line(table(['NAME', 'ROLE', 'PROJECTS', 'CREATED'], shown.map((e) => [e.name, e.role, e.projects.join(','), e.created_at ?? '-'])));
+      else
+        out.line(
+          table(
+            ['NAME', 'ROLE', 'PROJECTS', 'CREATED'],
+            shown.map((e) => [e.name, e.role, e.projects.join(','), e.created_at ?? '-']),
+          ),
+        );
     });
 
   token
@@ -72,7 +101,8 @@ export function registerTokenCommands(program: Command): void {
       const file = await tokensFileOf(options);
       const entries = readTokensFile(file);
       const kept = entries.filter((e) => e.name !== options.name);
-      if (kept.length === entries.length) throw new CliError(`no token named ${options.name} in ${file}`, EXIT.failure);
+      if (kept.length === entries.length)
+        throw new CliError(`no token named ${options.name} in ${file}`, EXIT.failure);
       writeTokensFile(file, kept);
       if (out.format === 'json') out.json({ revoked: options.name });
       else out.line(`token ${options.name} revoked`);
@@ -84,15 +114,27 @@ async function tokensFileOf(options: FileOption): Promise<string> {
   if (options.file) return options.file;
   const { loadConfig } = await import('../config.js');
   const file = loadConfig().tokensFile;
-  if (!file) throw new CliError('no tokens file: pass --file PATH or set STEWARD_TOKENS_FILE', EXIT.usage);
+  if (!file)
+    throw new CliError('no tokens file: pass --file PATH or set STEWARD_TOKENS_FILE', EXIT.usage);
   return file;
 }
 
-function newEntry(options: { name: string; role: string; projects: string }): Omit<TokenEntry, 'sha256'> {
+function newEntry(options: {
+  name: string;
+  role: string;
+  projects: string;
+}): Omit<TokenEntry, 'sha256'> {
   if (!TOKEN_NAME_PATTERN.test(options.name) || RESERVED_NAMES.includes(options.name)) {
-    throw new CliError(`--name must match ${TOKEN_NAME_PATTERN.source} and not be anonymous or unknown`, EXIT.usage);
+    throw new CliError(
+      `--name must match ${TOKEN_NAME_PATTERN.source} and not be anonymous or unknown`,
+      EXIT.usage,
+    );
   }
-  if (!ROLES.includes(options.role as Role)) throw new CliError(`--role must be one of ${ROLES.join(', ')}, not "${options.role}"`, EXIT.usage);
+  if (!ROLES.includes(options.role as Role))
+    throw new CliError(
+      `--role must be one of ${ROLES.join(', ')}, not "${options.role}"`,
+      EXIT.usage,
+    );
   const projects = options.projects
     .split(',')
     .map((p) => p.trim())

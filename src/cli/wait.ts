@@ -18,14 +18,19 @@ export interface WaitOptions {
 }
 
 /** --wait and --timeout, as the mutating commands declare them. */
-export function waitOptionsOf(options: { wait?: boolean; timeout?: string }): WaitOptions | undefined {
+export function waitOptionsOf(options: {
+  wait?: boolean;
+  timeout?: string;
+}): WaitOptions | undefined {
   if (!options.wait) {
-    if (options.timeout !== undefined) throw new CliError('--timeout only applies with --wait', EXIT.usage);
+    if (options.timeout !== undefined)
+      throw new CliError('--timeout only applies with --wait', EXIT.usage);
     return undefined;
   }
   if (options.timeout === undefined) return {};
   const seconds = Number(options.timeout);
-  if (!Number.isFinite(seconds) || seconds <= 0) throw new CliError('--timeout must be a positive number of seconds', EXIT.usage);
+  if (!Number.isFinite(seconds) || seconds <= 0)
+    throw new CliError('--timeout must be a positive number of seconds', EXIT.usage);
   return { timeoutMs: seconds * 1000 };
 }
 
@@ -39,7 +44,11 @@ const FINAL: ReadonlySet<string> = new Set(['succeeded', 'failed', 'cancelled'])
  * Resolves with the final operation and the resource (null once a delete has
  * removed it).
  */
-export async function waitForOperation(ctx: CliContext, accepted: Accepted, options: WaitOptions = {}): Promise<{ operation: Operation; resource: Resource | null }> {
+export async function waitForOperation(
+  ctx: CliContext,
+  accepted: Accepted,
+  options: WaitOptions = {},
+): Promise<{ operation: Operation; resource: Resource | null }> {
   const { client, out } = ctx;
   const { urn } = accepted.resource;
   const id = accepted.operation.id;
@@ -48,10 +57,12 @@ export async function waitForOperation(ctx: CliContext, accepted: Accepted, opti
   let shownLine = '';
   for (;;) {
     const operation = await client.request<Operation>('GET', `/operations/${segment(id)}`);
-    const resource = await client.request<Resource>('GET', `/resources/${segment(urn)}`).catch((err: unknown) => {
-      if (err instanceof ApiError && err.status === 404) return null;
-      throw err;
-    });
+    const resource = await client
+      .request<Resource>('GET', `/resources/${segment(urn)}`)
+      .catch((err: unknown) => {
+        if (err instanceof ApiError && err.status === 404) return null;
+        throw err;
+      });
     const { key, line } = progressLine(operation, resource);
     const final = FINAL.has(operation.status);
     if (out.interactive) {
@@ -64,7 +75,10 @@ export async function waitForOperation(ctx: CliContext, accepted: Accepted, opti
     if (final) return { operation, resource };
     if (Date.now() >= deadline) {
       if (out.interactive) out.redraw('');
-      throw new CliError(`gave up waiting for ${operation.action} of ${urn} (operation ${id}) after ${options.timeoutMs! / 1000}s; it goes on`, EXIT.timeout);
+      throw new CliError(
+        `gave up waiting for ${operation.action} of ${urn} (operation ${id}) after ${options.timeoutMs! / 1000}s; it goes on`,
+        EXIT.timeout,
+      );
     }
     await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? 200));
   }
@@ -74,9 +88,15 @@ export async function waitForOperation(ctx: CliContext, accepted: Accepted, opti
  * `orn:…: PENDING (create running), step chmod, attempts 1, last error: …`;
  * `key` is the line without the attempts, what a non-terminal prints on.
  */
-export function progressLine(operation: Operation, resource: Resource | null): { key: string; line: string } {
+export function progressLine(
+  operation: Operation,
+  resource: Resource | null,
+): { key: string; line: string } {
   if (FINAL.has(operation.status)) {
-    const result = resource === null && operation.action === 'delete' && operation.status === 'succeeded' ? 'deleted' : (resource?.state.status ?? operation.status);
+    const result =
+      resource === null && operation.action === 'delete' && operation.status === 'succeeded'
+        ? 'deleted'
+        : (resource?.state.status ?? operation.status);
     const error = operation.error ? `: ${oneLine(operation.error)}` : '';
     const line = `${operation.urn}: ${result} (${operation.action} ${operation.status}, attempts ${operation.attempts})${error}`;
     return { key: line, line };
@@ -84,7 +104,9 @@ export function progressLine(operation: Operation, resource: Resource | null): {
   const head = `${operation.urn}: ${resource?.state.status ?? 'PENDING'} (${operation.action} ${operation.status})`;
   const current = resource?.state.operation_id === operation.id ? resource : null;
   const step = current ? currentStep(current) : undefined;
-  const error = current?.state.sync.last_error ? `last error: ${oneLine(current.state.sync.last_error)}` : undefined;
+  const error = current?.state.sync.last_error
+    ? `last error: ${oneLine(current.state.sync.last_error)}`
+    : undefined;
   const key = [head, step, error].filter(Boolean).join(', ');
   const line = [head, step, `attempts ${operation.attempts}`, error].filter(Boolean).join(', ');
   return { key, line };
@@ -102,6 +124,9 @@ function currentStep(resource: Resource): string | undefined {
 /** The exit of a waited command: 0 when the operation succeeded, else the reason. */
 export function assertSucceeded(operation: Operation): void {
   if (operation.status !== 'succeeded') {
-    throw new CliError(`${operation.action} of ${operation.urn} ${operation.status}: ${operation.error ?? 'no reason given'}`, EXIT.failure);
+    throw new CliError(
+      `${operation.action} of ${operation.urn} ${operation.status}: ${operation.error ?? 'no reason given'}`,
+      EXIT.failure,
+    );
   }
 }

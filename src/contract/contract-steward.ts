@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+
 import type { Config } from '../config.js';
 import { newWorkerId } from '../core/ids.js';
 import type { CoreLogger } from '../core/logging.js';
@@ -9,8 +10,8 @@ import { createRegistry } from '../core/registry.js';
 import { createResourceCommands } from '../core/resource-commands.js';
 import { createSyncEngine } from '../core/sync-engine.js';
 import { createWakeup } from '../core/wakeup.js';
-import type { ModuleDefinition } from '../sdk/index.js';
 import { engineOptionsFrom } from '../engine-options.js';
+import type { ModuleDefinition } from '../sdk/index.js';
 import { createStore } from '../store/create-store.js';
 
 /**
@@ -36,7 +37,11 @@ export async function createContractSteward(
   const clock = () => new Date(Date.now() + skewMs);
   try {
     const registry = createRegistry([{ definition, origin: 'module under test' }, ...support]);
-    const store = await createStore({ db: join(dir, 'steward.db'), busyTimeoutMs: config.dbBusyTimeoutMs, poolSize: 1 });
+    const store = await createStore({
+      db: join(dir, 'steward.db'),
+      busyTimeoutMs: config.dbBusyTimeoutMs,
+      poolSize: 1,
+    });
     const wakeup = createWakeup();
     const engine = createSyncEngine({
       store,

@@ -43,7 +43,12 @@ export interface Convergence {
  * the stored resource for secrets (rule 8). Waits (backoff, `requeueAfterMs`)
  * cost little time: see `waitUntilDue`.
  */
-export async function converge(ctx: ConvergeContext, urn: string, action: string, label: string): Promise<Convergence> {
+export async function converge(
+  ctx: ConvergeContext,
+  urn: string,
+  action: string,
+  label: string,
+): Promise<Convergence> {
   const { steward } = ctx;
   let steps = 0;
   let firstInput: SyncInput | undefined;
@@ -57,16 +62,34 @@ export async function converge(ctx: ConvergeContext, urn: string, action: string
     }
     const stored = await steward.store.findResource(urn);
     ctx.secrets.check(stored, `${label} after ${steps} sync call${steps === 1 ? '' : 's'}`);
-    const done = (end: Convergence['end'], detail: string): Convergence => ({ end, steps, detail, firstInput });
+    const done = (end: Convergence['end'], detail: string): Convergence => ({
+      end,
+      steps,
+      detail,
+      firstInput,
+    });
     const after = `after ${steps} sync call${steps === 1 ? '' : 's'}`;
     if (!stored) return done(action === 'delete' ? 'DELETED' : 'GONE', `removed ${after}`);
     if (stored.state.status === 'COMPLETED') return done('COMPLETED', `COMPLETED ${after}`);
-    if (stored.state.status === 'ERROR') return done('ERROR', `ERROR ${after}: ${stored.state.sync.last_error ?? 'no error recorded'}`);
+    if (stored.state.status === 'ERROR')
+      return done(
+        'ERROR',
+        `ERROR ${after}: ${stored.state.sync.last_error ?? 'no error recorded'}`,
+      );
     if (claimed === 0) await waitUntilDue(steward, stored, ctx.maxRealWaitMs);
   }
   const last = ctx.syncs.at(-1)?.outcome;
-  const lastSaid = !last ? 'sync was never called' : 'value' in last ? `the last sync returned ${last.value.status}` : `the last sync threw: ${message(last.error)}`;
-  return { end: 'OUT_OF_BUDGET', steps, detail: `still PENDING after ${steps} sync calls (budget ${ctx.stepBudget}); ${lastSaid}`, firstInput };
+  const lastSaid = !last
+    ? 'sync was never called'
+    : 'value' in last
+      ? `the last sync returned ${last.value.status}`
+      : `the last sync threw: ${message(last.error)}`;
+  return {
+    end: 'OUT_OF_BUDGET',
+    steps,
+    detail: `still PENDING after ${steps} sync calls (budget ${ctx.stepBudget}); ${lastSaid}`,
+    firstInput,
+  };
 }
 
 /**
@@ -75,7 +98,11 @@ export async function converge(ctx: ConvergeContext, urn: string, action: string
  * process, a cloud operation) can move on, then jumps the virtual clock to the
  * due time: an hour's requeue costs `maxRealWaitMs`, not an hour.
  */
-export async function waitUntilDue(steward: ContractSteward, stored: Resource, maxRealWaitMs: number): Promise<void> {
+export async function waitUntilDue(
+  steward: ContractSteward,
+  stored: Resource,
+  maxRealWaitMs: number,
+): Promise<void> {
   const dueMs = Date.parse(stored.state.sync.next_sync_at ?? '') || 0;
   const realMs = Math.min(dueMs - steward.clock().getTime(), maxRealWaitMs);
   if (realMs > 0) await new Promise((resolve) => setTimeout(resolve, realMs));
@@ -100,15 +127,25 @@ async function replay(ctx: ConvergeContext, call: SyncCall, label: string): Prom
     } catch (err) {
       if (attempt < REPLAY_ATTEMPTS && !isTerminalError(err)) continue;
       const times = attempt === 1 ? '' : ` ${attempt} times`;
-      ctx.book.fail('sync-idempotent', `${label}: run again with the same input, sync threw${times}: ${message(err)}`);
+      ctx.book.fail(
+        'sync-idempotent',
+        `${label}: run again with the same input, sync threw${times}: ${message(err)}`,
+      );
       return true;
     }
   }
-  const dataOf = (result: SyncResult) => (result.data === undefined ? call.input.resource.state.data : result.data);
+  const dataOf = (result: SyncResult) =>
+    result.data === undefined ? call.input.resource.state.data : result.data;
   // A step that only waited (PENDING after requeueAfterMs, data unchanged) polls a backend that moves on by
   // itself: run again a moment later it may see more progress (a job that has just ended). Not a broken step.
-  const polled = first.status === 'PENDING' && first.requeueAfterMs !== undefined && jsonEqual(normal(dataOf(first)), normal(call.input.resource.state.data));
-  if (!polled && (first.status !== second.status || !jsonEqual(normal(dataOf(first)), normal(dataOf(second))))) {
+  const polled =
+    first.status === 'PENDING' &&
+    first.requeueAfterMs !== undefined &&
+    jsonEqual(normal(dataOf(first)), normal(call.input.resource.state.data));
+  if (
+    !polled &&
+    (first.status !== second.status || !jsonEqual(normal(dataOf(first)), normal(dataOf(second))))
+  ) {
     ctx.book.fail(
       'sync-idempotent',
       `${label}: run again with the same input, sync returned ${second.status} with data ${preview(dataOf(second))}; the first run returned ${first.status} with data ${preview(dataOf(first))}`,
@@ -119,10 +156,16 @@ async function replay(ctx: ConvergeContext, call: SyncCall, label: string): Prom
 
 /** One direct sync call with the core's own deadline and result checks (the engine is not involved). */
 export function syncOnce(ctx: ConvergeContext, input: SyncInput): Promise<SyncResult> {
-  return callSync(ctx.original, input, { log: ctx.secrets.logger, now: ctx.steward.clock }, new AbortController(), {
-    timeoutMs: ctx.syncTimeoutMs,
-    maxStateBytes: ctx.maxStateBytes,
-  });
+  return callSync(
+    ctx.original,
+    input,
+    { log: ctx.secrets.logger, now: ctx.steward.clock },
+    new AbortController(),
+    {
+      timeoutMs: ctx.syncTimeoutMs,
+      maxStateBytes: ctx.maxStateBytes,
+    },
+  );
 }
 
 export function message(err: unknown): string {

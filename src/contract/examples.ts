@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+
 import { parseCreateBody, parseUpdateBody } from '../api/request-parsing.js';
 import { loadBodySchemas } from '../api/schemas.js';
 import type { CreateRequest, UpdateRequest } from '../core/resource-commands.js';
@@ -35,8 +36,15 @@ const ACTIONS_SUFFIX = '.actions.json';
 export const FIXTURES_FOLDER = 'fixtures';
 
 /** Reads and checks every example; a bad file is a problem to report, not a crash. */
-export function readExamples(dir: string, { kind, actions, env }: ExampleSource): { examples: Example[]; problems: string[] } {
-  if (!existsSync(dir)) return { examples: [], problems: [`no examples: ${dir} does not exist (add <name>.json create bodies there)`] };
+export function readExamples(
+  dir: string,
+  { kind, actions, env }: ExampleSource,
+): { examples: Example[]; problems: string[] } {
+  if (!existsSync(dir))
+    return {
+      examples: [],
+      problems: [`no examples: ${dir} does not exist (add <name>.json create bodies there)`],
+    };
   const schemas = loadBodySchemas();
   const files = jsonFiles(dir).filter((file) => !file.endsWith(ACTIONS_SUFFIX));
   const examples: Example[] = [];
@@ -46,12 +54,19 @@ export function readExamples(dir: string, { kind, actions, env }: ExampleSource)
     const name = file.slice(0, -'.json'.length);
     try {
       const create = parseCreateBody(schemas, withKind(readJson(dir, file, env), kind));
-      if (create.kind !== kind) throw new Error(`its kind is "${create.kind}", the module's is "${kind}"`);
+      if (create.kind !== kind)
+        throw new Error(`its kind is "${create.kind}", the module's is "${kind}"`);
       const actionsFile = `${name}${ACTIONS_SUFFIX}`;
-      const given = existsSync(join(dir, actionsFile)) ? readJson(dir, actionsFile, env, `${actionsFile}: `) : {};
-      if (typeof given !== 'object' || given === null || Array.isArray(given)) throw new Error(`${actionsFile} must be an object of action → params`);
+      const given = existsSync(join(dir, actionsFile))
+        ? readJson(dir, actionsFile, env, `${actionsFile}: `)
+        : {};
+      if (typeof given !== 'object' || given === null || Array.isArray(given))
+        throw new Error(`${actionsFile} must be an object of action → params`);
       const unknown = Object.keys(given).filter((action) => !actions.includes(action));
-      if (unknown.length) throw new Error(`${actionsFile} names actions the module does not declare: ${unknown.join(', ')}`);
+      if (unknown.length)
+        throw new Error(
+          `${actionsFile} names actions the module does not declare: ${unknown.join(', ')}`,
+        );
       const { update: patch = {}, ...params } = given as Record<string, unknown>;
       const update = Object.keys(patch as object).length ? parseUpdateBody(schemas, patch) : {};
       examples.push({ name, create, update, params });
@@ -77,7 +92,10 @@ export function readFixtures(
   const bodies: Array<{ name: string; body: () => unknown }> = given
     ? given.map((body, i) => ({ name: `fixtures[${i}]`, body: () => structuredClone(body) }))
     : dir && existsSync(dir)
-      ? jsonFiles(dir).map((file) => ({ name: `${FIXTURES_FOLDER}/${file}`, body: () => readJson(dir, file, env) }))
+      ? jsonFiles(dir).map((file) => ({
+          name: `${FIXTURES_FOLDER}/${file}`,
+          body: () => readJson(dir, file, env),
+        }))
       : [];
   const fixtures: Array<{ name: string; create: CreateRequest }> = [];
   const problems: string[] = [];
@@ -99,7 +117,8 @@ function jsonFiles(dir: string): string[] {
 }
 
 function withKind(body: unknown, kind: string): unknown {
-  if (typeof body === 'object' && body !== null && !('kind' in body)) (body as Record<string, unknown>).kind = kind;
+  if (typeof body === 'object' && body !== null && !('kind' in body))
+    (body as Record<string, unknown>).kind = kind;
   return body;
 }
 

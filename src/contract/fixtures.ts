@@ -22,7 +22,10 @@ interface Settling {
  * says why; the URNs of those created (to delete later) are returned either way.
  * No rule judges them: they belong to other modules, or are only the setting.
  */
-export async function createFixtures(ctx: Settling, fixtures: readonly Fixture[]): Promise<{ urns: string[]; problem?: string }> {
+export async function createFixtures(
+  ctx: Settling,
+  fixtures: readonly Fixture[],
+): Promise<{ urns: string[]; problem?: string }> {
   const urns: string[] = [];
   for (const fixture of fixtures) {
     const label = `fixture ${fixture.name}`;
@@ -34,7 +37,8 @@ export async function createFixtures(ctx: Settling, fixtures: readonly Fixture[]
     }
     urns.push(urn);
     const end = await settle(ctx, urn);
-    if (end !== 'COMPLETED') return { urns, problem: `${label} (${urn}): create did not converge: ${end}` };
+    if (end !== 'COMPLETED')
+      return { urns, problem: `${label} (${urn}): create did not converge: ${end}` };
   }
   return { urns };
 }
@@ -57,13 +61,17 @@ export async function deleteFixtures(ctx: Settling, urns: readonly string[]): Pr
 }
 
 /** Steps the engine until `urn` is COMPLETED, ERROR or gone, within the step budget (counted in engine rounds). */
-async function settle({ steward, stepBudget, maxRealWaitMs }: Settling, urn: string): Promise<string> {
+async function settle(
+  { steward, stepBudget, maxRealWaitMs }: Settling,
+  urn: string,
+): Promise<string> {
   for (let round = 0; round < stepBudget * 3 + 10; round += 1) {
     const claimed = await steward.engine.runOnce(1);
     const stored = await steward.store.findResource(urn);
     if (!stored) return 'GONE';
     if (stored.state.status === 'COMPLETED') return 'COMPLETED';
-    if (stored.state.status === 'ERROR') return `ERROR: ${stored.state.sync.last_error ?? 'no error recorded'}`;
+    if (stored.state.status === 'ERROR')
+      return `ERROR: ${stored.state.sync.last_error ?? 'no error recorded'}`;
     if (claimed === 0) await waitUntilDue(steward, stored, maxRealWaitMs);
   }
   return `still PENDING after ${stepBudget * 3 + 10} rounds of the engine`;

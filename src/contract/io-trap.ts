@@ -13,7 +13,10 @@ import { createRequire, syncBuiltinESMExports } from 'node:module';
  * of built-ins are snapshots jest takes at link time and are not trapped; default
  * imports (`import fs from 'node:fs'`) and `require` are. Plain node (the CLI) traps all.
  */
-export function withTraps<T>(fn: () => T): { outcome: { value: T } | { error: unknown }; attempts: string[] } {
+export function withTraps<T>(fn: () => T): {
+  outcome: { value: T } | { error: unknown };
+  attempts: string[];
+} {
   const attempts: string[] = [];
   const restore = install(attempts);
   try {
@@ -39,12 +42,24 @@ const IO_MODULES: Record<string, '*' | string[]> = {
   'node:net': ['connect', 'createConnection'],
   'node:http': ['request', 'get'],
   'node:https': ['request', 'get'],
-  'node:child_process': ['spawn', 'spawnSync', 'exec', 'execSync', 'execFile', 'execFileSync', 'fork'],
+  'node:child_process': [
+    'spawn',
+    'spawnSync',
+    'exec',
+    'execSync',
+    'execFile',
+    'execFileSync',
+    'fork',
+  ],
   'node:dns': ['lookup', 'lookupService', 'resolve', 'resolve4', 'resolve6'],
   'node:dns/promises': ['lookup', 'lookupService', 'resolve', 'resolve4', 'resolve6'],
 };
 type Trapped = 'I/O' | 'clock' | 'randomness';
-const FORBIDDEN: Record<Trapped, string> = { 'I/O': 'do I/O', clock: 'read the clock (only input.now)', randomness: 'use randomness' };
+const FORBIDDEN: Record<Trapped, string> = {
+  'I/O': 'do I/O',
+  clock: 'read the clock (only input.now)',
+  randomness: 'use randomness',
+};
 
 const RANDOM_MODULES: Record<string, string[]> = {
   'node:crypto': ['randomUUID', 'randomBytes', 'randomInt', 'randomFillSync', 'getRandomValues'],
@@ -89,7 +104,8 @@ function setTraps(
     const what: Trapped = specifier in RANDOM_MODULES ? 'randomness' : 'I/O';
     const moduleObject = require(specifier) as Record<string, unknown>;
     // '*' skips classes (fs.Stats, fs.Dirent): constructing one is not I/O
-    const names = keys === '*' ? Object.keys(moduleObject).filter((key) => /^[a-z]/.test(key)) : keys;
+    const names =
+      keys === '*' ? Object.keys(moduleObject).filter((key) => /^[a-z]/.test(key)) : keys;
     const short = specifier.slice('node:'.length);
     for (const key of names) patch(moduleObject, key, trap(`${short}.${key}()`, what));
   }
@@ -97,17 +113,39 @@ function setTraps(
   patch(Math, 'random', trap('Math.random()', 'randomness'));
   // globalThis.crypto's methods live on its prototype: shadow them with own properties
   for (const key of ['randomUUID', 'getRandomValues'] as const) {
-    if (globalThis.crypto && !Object.hasOwn(globalThis.crypto, key) && typeof globalThis.crypto[key] === 'function') {
-      Object.defineProperty(globalThis.crypto, key, { value: trap(`crypto.${key}()`, 'randomness'), configurable: true, writable: true });
+    if (
+      globalThis.crypto &&
+      !Object.hasOwn(globalThis.crypto, key) &&
+      typeof globalThis.crypto[key] === 'function'
+    ) {
+      Object.defineProperty(globalThis.crypto, key, {
+        value: trap(`crypto.${key}()`, 'randomness'),
+        configurable: true,
+        writable: true,
+      });
       undo.push(() => delete (globalThis.crypto as unknown as Record<string, unknown>)[key]);
     }
   }
   const RealDate = Date;
-  patch(globalThis, 'Date', trappedDate(RealDate, trap('Date.now()', 'clock'), trap('new Date()', 'clock'), trap('Date()', 'clock')));
+  patch(
+    globalThis,
+    'Date',
+    trappedDate(
+      RealDate,
+      trap('Date.now()', 'clock'),
+      trap('new Date()', 'clock'),
+      trap('Date()', 'clock'),
+    ),
+  );
 }
 
 /** A Date that refuses to tell the time: `Date.now()`, `new Date()` and `Date()` trap; `new Date(x)` works. */
-function trappedDate(RealDate: DateConstructor, now: () => never, construct: () => never, call: () => never): DateConstructor {
+function trappedDate(
+  RealDate: DateConstructor,
+  now: () => never,
+  construct: () => never,
+  call: () => never,
+): DateConstructor {
   function TrappedDate(this: unknown, ...args: unknown[]): unknown {
     if (!new.target) return call();
     if (args.length === 0) return construct();

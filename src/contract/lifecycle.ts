@@ -1,6 +1,6 @@
 import type { RequestOptions } from '../core/resource-commands.js';
 import type { SyncInput } from '../sdk/index.js';
-import { converge, message, syncOnce, type ConvergeContext, type Convergence } from './converge.js';
+import { converge, type ConvergeContext, type Convergence, message, syncOnce } from './converge.js';
 import type { Example } from './examples.js';
 
 const AS: RequestOptions = { actor: 'contract-kit' };
@@ -11,7 +11,11 @@ const AS: RequestOptions = { actor: 'contract-kit' };
  * from the start against the torn-down backend. Each request goes through the
  * core's commands exactly as the API's would.
  */
-export async function runExample(ctx: ConvergeContext, example: Example, declared: readonly string[]): Promise<void> {
+export async function runExample(
+  ctx: ConvergeContext,
+  example: Example,
+  declared: readonly string[],
+): Promise<void> {
   const { steward, book, secrets } = ctx;
   const at = (action: string) => `${action} (${example.name})`;
   secrets.rememberConfigs(example.create.configs);
@@ -21,16 +25,21 @@ export async function runExample(ctx: ConvergeContext, example: Example, declare
     urn = (await steward.commands.create(example.create, AS)).resource.urn;
   } catch (err) {
     book.fail('actions-plan', `${at('create')}: refused: ${message(err)}`);
-    for (const rule of ['create-converges', 'actions-converge', 'delete-converges'] as const) book.skip(rule, `${at('create')} was refused`);
+    for (const rule of ['create-converges', 'actions-converge', 'delete-converges'] as const)
+      book.skip(rule, `${at('create')} was refused`);
     return;
   }
   book.pass('actions-plan', `${at('create')} planned`);
   secrets.check(await steward.store.findResource(urn), `${at('create')} accepted`);
   const created = await converge(ctx, urn, 'create', at('create'));
-  if (created.end === 'COMPLETED') book.pass('create-converges', `${at('create')}: ${created.detail}`);
+  if (created.end === 'COMPLETED')
+    book.pass('create-converges', `${at('create')}: ${created.detail}`);
   else book.fail('create-converges', `${at('create')}: ${created.detail}`);
 
-  const others = ['update', ...declared.filter((action) => !['create', 'update', 'delete'].includes(action))];
+  const others = [
+    'update',
+    ...declared.filter((action) => !['create', 'update', 'delete'].includes(action)),
+  ];
   for (const action of others) {
     const current = await steward.store.findResource(urn);
     if (!current || current.state.status === 'PENDING') {
@@ -44,7 +53,10 @@ export async function runExample(ctx: ConvergeContext, example: Example, declare
       if (action === 'update') await steward.commands.update(urn, example.update, AS);
       else await steward.commands.execute(urn, action, params ?? {}, AS);
     } catch (err) {
-      const hint = params === undefined && action !== 'update' ? ` (give its params in examples/${example.name}.actions.json)` : '';
+      const hint =
+        params === undefined && action !== 'update'
+          ? ` (give its params in examples/${example.name}.actions.json)`
+          : '';
       book.fail('actions-plan', `${at(action)}: refused: ${message(err)}${hint}`);
       book.skip('actions-converge', `${at(action)} was refused`);
       continue;
@@ -68,7 +80,10 @@ export async function runExample(ctx: ConvergeContext, example: Example, declare
   book.pass('actions-plan', `${at('delete')} planned`);
   const deleted = await converge(ctx, urn, 'delete', at('delete'));
   if (deleted.end !== 'DELETED') {
-    book.fail('delete-converges', `${at('delete')}: ${deleted.end === 'COMPLETED' ? 'sync returned COMPLETED but the resource was not removed' : deleted.detail}`);
+    book.fail(
+      'delete-converges',
+      `${at('delete')}: ${deleted.end === 'COMPLETED' ? 'sync returned COMPLETED but the resource was not removed' : deleted.detail}`,
+    );
     return;
   }
   await deleteAgain(ctx, deleted, at('delete'));
@@ -79,7 +94,11 @@ export async function runExample(ctx: ConvergeContext, example: Example, declare
  * backend was torn down (a crash after teardown, or a re-run by an operator)
  * must also complete: nothing the module can observe is left behind.
  */
-async function deleteAgain(ctx: ConvergeContext, deleted: Convergence, label: string): Promise<void> {
+async function deleteAgain(
+  ctx: ConvergeContext,
+  deleted: Convergence,
+  label: string,
+): Promise<void> {
   if (!deleted.firstInput) {
     ctx.book.pass('delete-converges', `${label}: ${deleted.detail}`);
     return;
@@ -90,18 +109,34 @@ async function deleteAgain(ctx: ConvergeContext, deleted: Convergence, label: st
     try {
       result = await syncOnce(ctx, input);
     } catch (err) {
-      ctx.book.fail('delete-converges', `${label}: ${deleted.detail}, but deleting again from the start threw: ${message(err)}`);
+      ctx.book.fail(
+        'delete-converges',
+        `${label}: ${deleted.detail}, but deleting again from the start threw: ${message(err)}`,
+      );
       return;
     }
     if (result.status === 'COMPLETED') {
-      ctx.book.pass('delete-converges', `${label}: ${deleted.detail}; deleting again from the start completed in ${calls}`);
+      ctx.book.pass(
+        'delete-converges',
+        `${label}: ${deleted.detail}; deleting again from the start completed in ${calls}`,
+      );
       return;
     }
     const state = input.resource.state;
     input = {
       ...input,
-      resource: { ...input.resource, state: { ...state, data: result.data === undefined ? state.data : result.data, output: result.output ?? state.output } },
+      resource: {
+        ...input.resource,
+        state: {
+          ...state,
+          data: result.data === undefined ? state.data : result.data,
+          output: result.output ?? state.output,
+        },
+      },
     };
   }
-  ctx.book.fail('delete-converges', `${label}: deleted once, but deleting again from the start was still PENDING after ${ctx.stepBudget} sync calls`);
+  ctx.book.fail(
+    'delete-converges',
+    `${label}: deleted once, but deleting again from the start was still PENDING after ${ctx.stepBudget} sync calls`,
+  );
 }

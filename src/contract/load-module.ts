@@ -9,9 +9,13 @@ const ENTRY_FILES = ['index.js', 'index.mjs', 'index.cjs'];
  * its `index.js` (or .mjs/.cjs), default export or `module.exports`.
  * Returns the problem as a string instead of throwing, for the report.
  */
-export async function loadModuleFolder(dir: string): Promise<{ definition: unknown } | { problem: string }> {
+export async function loadModuleFolder(
+  dir: string,
+): Promise<{ definition: unknown } | { problem: string }> {
   const folder = resolve(dir);
-  const file = ENTRY_FILES.map((name) => join(folder, name)).find((candidate) => existsSync(candidate));
+  const file = ENTRY_FILES.map((name) => join(folder, name)).find((candidate) =>
+    existsSync(candidate),
+  );
   if (!file) return { problem: `${folder} has no ${ENTRY_FILES.join(', ')}` };
   let loaded: Record<string, unknown>;
   try {
@@ -21,5 +25,8 @@ export async function loadModuleFolder(dir: string): Promise<{ definition: unkno
   }
   const candidate = loaded.default ?? loaded;
   const nested = (candidate as Record<string, unknown> | undefined)?.default;
-  return { definition: typeof nested === 'object' && nested !== null && 'kind' in nested ? nested : candidate };
+  return {
+    definition:
+      typeof nested === 'object' && nested !== null && 'kind' in nested ? nested : candidate,
+  };
 }

@@ -25,7 +25,10 @@ export async function checkPlanPurity(
   for (const call of calls) {
     const label = `plan(${call.input.action}) of ${exampleOf(call.input)}`;
     const runs = [];
-    for (let i = 0; i < 2; i += 1) runs.push(await settled(withTraps(() => definition.plan(deepFreeze(structuredClone(call.input))))));
+    for (let i = 0; i < 2; i += 1)
+      runs.push(
+        await settled(withTraps(() => definition.plan(deepFreeze(structuredClone(call.input))))),
+      );
     const attempts = [...new Set(runs.flatMap((run) => run.attempts))];
     if (attempts.length) {
       book.fail('plan-pure', `${label} tried to ${attempts.join(', ')}`);
@@ -42,12 +45,19 @@ export async function checkPlanPurity(
     ];
     const differs = others.find(([, other]) => !sameOutcome(first, other));
     if (differs) {
-      book.fail('plan-pure', `${label} is not deterministic: on the same input, ${differs[0]} returned ${differenceFrom(first, differs[1])}`);
+      book.fail(
+        'plan-pure',
+        `${label} is not deterministic: on the same input, ${differs[0]} returned ${differenceFrom(first, differs[1])}`,
+      );
       continue;
     }
     pure += 1;
   }
-  if (pure) book.pass('plan-pure', `${pure} plan call${pure === 1 ? '' : 's'} replayed twice on frozen input with I/O, clock and randomness trapped: same results`);
+  if (pure)
+    book.pass(
+      'plan-pure',
+      `${pure} plan call${pure === 1 ? '' : 's'} replayed twice on frozen input with I/O, clock and randomness trapped: same results`,
+    );
 }
 
 type Described = { value: unknown; raw: unknown } | { error: string };
@@ -79,8 +89,14 @@ function differenceFrom(first: Described, other: Described): string {
 }
 
 /** Awaits a plan that returned a promise, so its result is compared like a direct one. */
-async function settled(run: ReturnType<typeof withTraps<unknown>>): Promise<{ outcome: Outcome<unknown>; attempts: string[] }> {
-  if (!('value' in run.outcome) || typeof (run.outcome.value as { then?: unknown } | null)?.then !== 'function') return run;
+async function settled(
+  run: ReturnType<typeof withTraps<unknown>>,
+): Promise<{ outcome: Outcome<unknown>; attempts: string[] }> {
+  if (
+    !('value' in run.outcome) ||
+    typeof (run.outcome.value as { then?: unknown } | null)?.then !== 'function'
+  )
+    return run;
   try {
     return { outcome: { value: await run.outcome.value }, attempts: run.attempts };
   } catch (error) {

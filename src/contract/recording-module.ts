@@ -1,4 +1,11 @@
-import type { ModuleDefinition, PlanInput, PlanResult, SyncContext, SyncInput, SyncResult } from '../sdk/index.js';
+import type {
+  ModuleDefinition,
+  PlanInput,
+  PlanResult,
+  SyncContext,
+  SyncInput,
+  SyncResult,
+} from '../sdk/index.js';
 
 /** How a call ended: its (cloned) value, or the error it threw. */
 export type Outcome<T> = { value: T } | { error: unknown };
@@ -25,7 +32,10 @@ export function createRecordingModule(definition: ModuleDefinition) {
     plan: {
       enumerable: true,
       async value(input: PlanInput): Promise<PlanResult> {
-        const call: PlanCall = { input: structuredClone(input), outcome: { error: new Error('plan did not return') } };
+        const call: PlanCall = {
+          input: structuredClone(input),
+          outcome: { error: new Error('plan did not return') },
+        };
         plans.push(call);
         try {
           const result = await definition.plan(input);
@@ -40,7 +50,10 @@ export function createRecordingModule(definition: ModuleDefinition) {
     sync: {
       enumerable: true,
       async value(input: SyncInput, ctx: SyncContext): Promise<SyncResult> {
-        const call: SyncCall = { input: structuredClone(input), outcome: { error: new Error('sync did not return') } };
+        const call: SyncCall = {
+          input: structuredClone(input),
+          outcome: { error: new Error('sync did not return') },
+        };
         syncs.push(call);
         try {
           const result = await definition.sync(input, ctx);

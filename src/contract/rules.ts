@@ -43,20 +43,39 @@ export function createRuleBook() {
     },
     /** Marks every rule that has nothing recorded yet as skipped, for `why`. */
     skipRest(why: string): void {
-      for (const e of entries.values()) if (!e.passed.length && !e.failed.length && !e.skipped.length) e.skipped.push(why);
+      for (const e of entries.values())
+        if (!e.passed.length && !e.failed.length && !e.skipped.length) e.skipped.push(why);
     },
     results(): RuleResult[] {
       return RULES.map(({ id, title }) => {
         const { passed, failed, skipped } = entry(id);
         if (failed.length) {
           const more = failed.length > 1 ? ` (and ${failed.length - 1} more)` : '';
-          return { id, title, status: 'FAIL', reason: `${failed[0]}${more}`, details: [...failed, ...skipped.map((s) => `not run: ${s}`)] };
+          return {
+            id,
+            title,
+            status: 'FAIL',
+            reason: `${failed[0]}${more}`,
+            details: [...failed, ...skipped.map((s) => `not run: ${s}`)],
+          };
         }
         if (passed.length) {
           const notRun = skipped.length ? `; ${skipped.length} not run` : '';
-          return { id, title, status: 'PASS', reason: `${summarise(passed)}${notRun}`, details: [...passed, ...skipped.map((s) => `not run: ${s}`)] };
+          return {
+            id,
+            title,
+            status: 'PASS',
+            reason: `${summarise(passed)}${notRun}`,
+            details: [...passed, ...skipped.map((s) => `not run: ${s}`)],
+          };
         }
-        return { id, title, status: 'SKIP', reason: skipped[0] ?? 'nothing to check', details: skipped.map((s) => `not run: ${s}`) };
+        return {
+          id,
+          title,
+          status: 'SKIP',
+          reason: skipped[0] ?? 'nothing to check',
+          details: skipped.map((s) => `not run: ${s}`),
+        };
       });
     },
   };
@@ -66,5 +85,7 @@ export type RuleBook = ReturnType<typeof createRuleBook>;
 
 function summarise(passed: string[]): string {
   const unique = [...new Set(passed)];
-  return unique.length <= 3 ? unique.join('; ') : `${unique.slice(0, 3).join('; ')}; … (${unique.length} checks)`;
+  return unique.length <= 3
+    ? unique.join('; ')
+    : `${unique.slice(0, 3).join('; ')}; … (${unique.length} checks)`;
 }

@@ -1,10 +1,11 @@
 import { join } from 'node:path';
-import { loadConfig, type Config } from '../config.js';
+
+import { type Config, loadConfig } from '../config.js';
 import { createRegistry, type Registry } from '../core/registry.js';
 import type { ModuleDefinition, PlanInput } from '../sdk/index.js';
 import { createContractSteward } from './contract-steward.js';
-import { message, type ConvergeContext } from './converge.js';
-import { readExamples, readFixtures, type Example } from './examples.js';
+import { type ConvergeContext, message } from './converge.js';
+import { type Example, readExamples, readFixtures } from './examples.js';
 import { createFixtures, deleteFixtures, type Fixture } from './fixtures.js';
 import { runExample } from './lifecycle.js';
 import { loadModuleFolder } from './load-module.js';
@@ -75,7 +76,12 @@ export async function runModuleContract(options: ContractOptions): Promise<Contr
   const problems: string[] = [];
   const report = (kind?: string): ContractReport => {
     const rules = book.results();
-    return { kind, passed: problems.length === 0 && rules.every((rule) => rule.status !== 'FAIL'), rules, problems };
+    return {
+      kind,
+      passed: problems.length === 0 && rules.every((rule) => rule.status !== 'FAIL'),
+      rules,
+      problems,
+    };
   };
   const stop = (why: string[], kind: string) => {
     problems.push(...why);
@@ -84,7 +90,8 @@ export async function runModuleContract(options: ContractOptions): Promise<Contr
   };
   let definition = options.definition;
   if (definition === undefined) {
-    if (!options.dir) throw new Error('runModuleContract needs a module folder (dir) or a definition');
+    if (!options.dir)
+      throw new Error('runModuleContract needs a module folder (dir) or a definition');
     const loaded = await loadModuleFolder(options.dir);
     if ('problem' in loaded) {
       book.fail('schemas-compile', loaded.problem);
@@ -103,22 +110,41 @@ export async function runModuleContract(options: ContractOptions): Promise<Contr
   }
   const module = definition as ModuleDefinition;
   const actions = Object.keys(module.actions);
-  book.pass('schemas-compile', `kind ${module.kind}: configSchema${module.outputSchema ? ', outputSchema' : ''} and the params of ${actions.length} actions compile`);
+  book.pass(
+    'schemas-compile',
+    `kind ${module.kind}: configSchema${module.outputSchema ? ', outputSchema' : ''} and the params of ${actions.length} actions compile`,
+  );
 
-  const examplesDir = options.examplesDir ?? (options.dir ? join(options.dir, 'examples') : undefined);
-  if (!examplesDir) throw new Error('runModuleContract needs examplesDir when it is given a definition without a dir');
+  const examplesDir =
+    options.examplesDir ?? (options.dir ? join(options.dir, 'examples') : undefined);
+  if (!examplesDir)
+    throw new Error(
+      'runModuleContract needs examplesDir when it is given a definition without a dir',
+    );
   const env = options.env ?? process.env;
-  const { examples, problems: bad } = readExamples(examplesDir, { kind: module.kind, actions, env });
+  const { examples, problems: bad } = readExamples(examplesDir, {
+    kind: module.kind,
+    actions,
+    env,
+  });
   for (const problem of bad) book.fail('actions-plan', problem);
   if (examples.length === 0) {
     book.skipRest('no usable example');
     return report(module.kind);
   }
-  const { fixtures, problems: badFixtures } = readFixtures(examplesDir, options.fixtures, { kind: module.kind, env });
+  const { fixtures, problems: badFixtures } = readFixtures(examplesDir, options.fixtures, {
+    kind: module.kind,
+    env,
+  });
   if (badFixtures.length) return stop(badFixtures, module.kind);
 
   const config: Readonly<Config> = { ...loadConfig({}), ...options.config };
-  const support = await resolveSupportModules(fixtures.map((f) => f.create.kind), module.kind, options.supportModules, config);
+  const support = await resolveSupportModules(
+    fixtures.map((f) => f.create.kind),
+    module.kind,
+    options.supportModules,
+    config,
+  );
   if (support.problems.length) return stop(support.problems, module.kind);
 
   const { recording, plans, syncs } = createRecordingModule(module);
@@ -149,13 +175,25 @@ export async function runModuleContract(options: ContractOptions): Promise<Contr
     await steward.close();
   }
 
-  await checkPlanPurity(module, plans, book, (input: PlanInput) => exampleOf.get(`${input.desired.project}/${input.desired.name}`) ?? input.desired.name);
+  await checkPlanPurity(
+    module,
+    plans,
+    book,
+    (input: PlanInput) =>
+      exampleOf.get(`${input.desired.project}/${input.desired.name}`) ?? input.desired.name,
+  );
   judgeSecrets(book, secrets);
   return report(module.kind);
 }
 
 /** The fixtures, then every example's lifecycle, then the fixtures' deletion; returns the fixtures' problems. */
-async function runExamples(ctx: ConvergeContext, fixtures: Fixture[], examples: Example[], actions: string[], exampleOf: Map<string, string>): Promise<string[]> {
+async function runExamples(
+  ctx: ConvergeContext,
+  fixtures: Fixture[],
+  examples: Example[],
+  actions: string[],
+  exampleOf: Map<string, string>,
+): Promise<string[]> {
   const { urns, problem } = await createFixtures(ctx, fixtures);
   const problems = problem ? [problem] : [];
   try {
@@ -165,14 +203,19 @@ async function runExamples(ctx: ConvergeContext, fixtures: Fixture[], examples: 
     }
     for (const urn of urns) {
       const fixture = await ctx.steward.store.findResource(urn);
-      if (fixture) ctx.secrets.rememberFixture(fixture, ctx.steward.registry.get(fixture.kind).definition);
+      if (fixture)
+        ctx.secrets.rememberFixture(fixture, ctx.steward.registry.get(fixture.kind).definition);
     }
     ctx.secrets.skipLogs();
     for (const example of examples) {
       exampleOf.set(`${example.create.project}/${example.create.name}`, example.name);
       await runExample(ctx, example, actions);
     }
-    if (ctx.replayed) ctx.book.pass('sync-idempotent', `${ctx.replayed} sync step${ctx.replayed === 1 ? '' : 's'} run twice on the same input: same status and data`);
+    if (ctx.replayed)
+      ctx.book.pass(
+        'sync-idempotent',
+        `${ctx.replayed} sync step${ctx.replayed === 1 ? '' : 's'} run twice on the same input: same status and data`,
+      );
   } finally {
     problems.push(...(await deleteFixtures(ctx, urns)));
   }
@@ -184,6 +227,9 @@ function judgeSecrets(book: RuleBook, secrets: ReturnType<typeof createSecretWat
   for (const leak of leaks) book.fail('secrets-stay-secret', leak);
   if (leaks.length) return;
   if (secrets.secretCount()) {
-    book.pass('secrets-stay-secret', `${secrets.secretCount()} secret value(s) never seen in the API view, state.data, non-secret outputs or logs`);
+    book.pass(
+      'secrets-stay-secret',
+      `${secrets.secretCount()} secret value(s) never seen in the API view, state.data, non-secret outputs or logs`,
+    );
   } else book.skip('secrets-stay-secret', 'the examples hold no writeOnly value to follow');
 }

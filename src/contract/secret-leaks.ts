@@ -14,20 +14,29 @@ const MIN_SECRET_LENGTH = 4;
  * (src/core/secrets.ts) finds what to remove: `properties`, `patternProperties`,
  * `additionalProperties` and `items`.
  */
-export function secretValues(value: unknown, schema: JSONSchema | undefined, source: string): Secret[] {
+export function secretValues(
+  value: unknown,
+  schema: JSONSchema | undefined,
+  source: string,
+): Secret[] {
   if (!schema || value === null || value === undefined) return [];
-  if (schema.writeOnly === true) return stringLeaves(value, source).filter((s) => s.value.length >= MIN_SECRET_LENGTH);
+  if (schema.writeOnly === true)
+    return stringLeaves(value, source).filter((s) => s.value.length >= MIN_SECRET_LENGTH);
   if (typeof value !== 'object') return [];
   if (Array.isArray(value)) {
     const items = schema.items as JSONSchema | undefined;
-    return items && typeof items === 'object' ? value.flatMap((item, i) => secretValues(item, items, `${source}[${i}]`)) : [];
+    return items && typeof items === 'object'
+      ? value.flatMap((item, i) => secretValues(item, items, `${source}[${i}]`))
+      : [];
   }
   const properties = (schema.properties ?? {}) as Record<string, JSONSchema>;
   const patterns = Object.entries((schema.patternProperties ?? {}) as Record<string, JSONSchema>);
   const additional = schema.additionalProperties as JSONSchema | boolean | undefined;
   return Object.entries(value as Record<string, unknown>).flatMap(([key, child]) => {
     const childSchema =
-      properties[key] ?? patterns.find(([pattern]) => new RegExp(pattern, 'u').test(key))?.[1] ?? (typeof additional === 'object' ? additional : undefined);
+      properties[key] ??
+      patterns.find(([pattern]) => new RegExp(pattern, 'u').test(key))?.[1] ??
+      (typeof additional === 'object' ? additional : undefined);
     return secretValues(child, childSchema, `${source}.${key}`);
   });
 }
@@ -36,14 +45,19 @@ export function secretValues(value: unknown, schema: JSONSchema | undefined, sou
 export function findLeaks(document: unknown, root: string, secrets: readonly Secret[]): string[] {
   if (secrets.length === 0) return [];
   return stringLeaves(document, root).flatMap(({ source: path, value }) =>
-    secrets.filter((secret) => value.includes(secret.value)).map((secret) => `${path} holds the value of ${secret.source}`),
+    secrets
+      .filter((secret) => value.includes(secret.value))
+      .map((secret) => `${path} holds the value of ${secret.source}`),
   );
 }
 
 function stringLeaves(value: unknown, path: string): Secret[] {
   if (typeof value === 'string') return [{ source: path, value }];
-  if (typeof value === 'number' || typeof value === 'bigint') return [{ source: path, value: String(value) }];
+  if (typeof value === 'number' || typeof value === 'bigint')
+    return [{ source: path, value: String(value) }];
   if (typeof value !== 'object' || value === null) return [];
   if (Array.isArray(value)) return value.flatMap((item, i) => stringLeaves(item, `${path}[${i}]`));
-  return Object.entries(value as Record<string, unknown>).flatMap(([key, child]) => stringLeaves(child, `${path}.${key}`));
+  return Object.entries(value as Record<string, unknown>).flatMap(([key, child]) =>
+    stringLeaves(child, `${path}.${key}`),
+  );
 }

@@ -3,7 +3,7 @@ import type { Resource } from '../core/model.js';
 import type { Registry } from '../core/registry.js';
 import { resourceView } from '../core/views.js';
 import type { JSONSchema } from '../sdk/index.js';
-import { findLeaks, secretValues, type Secret } from './secret-leaks.js';
+import { findLeaks, type Secret, secretValues } from './secret-leaks.js';
 
 interface LogEntry {
   level: string;
@@ -30,8 +30,17 @@ export function createSecretWatch(registry: Registry, kind: string) {
   };
 
   function capture(base: Record<string, unknown>): CoreLogger {
-    const at = (level: string) => (message: string, fields: Record<string, unknown> = {}) => void entries.push({ level, message, fields: { ...base, ...fields } });
-    return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error'), child: (fields) => capture({ ...base, ...fields }) };
+    const at =
+      (level: string) =>
+      (message: string, fields: Record<string, unknown> = {}) =>
+        void entries.push({ level, message, fields: { ...base, ...fields } });
+    return {
+      debug: at('debug'),
+      info: at('info'),
+      warn: at('warn'),
+      error: at('error'),
+      child: (fields) => capture({ ...base, ...fields }),
+    };
   }
 
   return {
@@ -41,17 +50,30 @@ export function createSecretWatch(registry: Registry, kind: string) {
       remember(secretValues(configs, definition.configSchema, 'spec.configs'));
     },
     rememberParams(action: string, params: unknown): void {
-      remember(secretValues(params, definition.actions[action]?.paramsSchema as JSONSchema | undefined, `params of ${action}`));
+      remember(
+        secretValues(
+          params,
+          definition.actions[action]?.paramsSchema as JSONSchema | undefined,
+          `params of ${action}`,
+        ),
+      );
     },
     /**
      * A fixture's secrets (by its own kind's schemas) reach the module under test
      * as dependency outputs: they must not leak through it either. The fixture's
      * own log lines are not the module's, and are not looked at.
      */
-    rememberFixture(fixture: Resource, schemas: { configSchema: JSONSchema; outputSchema?: JSONSchema }): void {
+    rememberFixture(
+      fixture: Resource,
+      schemas: { configSchema: JSONSchema; outputSchema?: JSONSchema },
+    ): void {
       fixtures.add(fixture.urn);
-      remember(secretValues(fixture.spec.configs, schemas.configSchema, `${fixture.urn} spec.configs`));
-      remember(secretValues(fixture.state.output, schemas.outputSchema, `${fixture.urn} state.output`));
+      remember(
+        secretValues(fixture.spec.configs, schemas.configSchema, `${fixture.urn} spec.configs`),
+      );
+      remember(
+        secretValues(fixture.state.output, schemas.outputSchema, `${fixture.urn} state.output`),
+      );
     },
     /** Checks the stored resource (secrets included) as the API would show it, and the logs written since the last check. */
     check(stored: Resource | undefined, where: string): void {
@@ -62,7 +84,8 @@ export function createSecretWatch(registry: Registry, kind: string) {
       const known = [...secrets.values()];
       const found = stored ? findLeaks(resourceView(stored, registry), 'resource', known) : [];
       for (const entry of entries.slice(checkedLogs)) {
-        if (!fixtures.has(String(entry.fields.urn))) found.push(...findLeaks(entry.fields, `log line "${entry.message}"`, known));
+        if (!fixtures.has(String(entry.fields.urn)))
+          found.push(...findLeaks(entry.fields, `log line "${entry.message}"`, known));
       }
       checkedLogs = entries.length;
       for (const leak of found) if (!leaks.has(leak)) leaks.set(leak, where);

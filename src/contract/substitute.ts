@@ -12,7 +12,10 @@ const PLACEHOLDER = /\$(\$?)\{([A-Z_][A-Z0-9_]*)\}/g;
  * substitute('{"port": ${PGPORT}, "host": "${PGHOST}"}', { PGPORT: '5433', PGHOST: '127.0.0.1' });
  * // '{"port": 5433, "host": "127.0.0.1"}'
  */
-export function substitute(text: string, env: Readonly<Record<string, string | undefined>>): string {
+export function substitute(
+  text: string,
+  env: Readonly<Record<string, string | undefined>>,
+): string {
   const missing = new Set<string>();
   const replaced = text.replace(PLACEHOLDER, (_whole, escaped: string, name: string) => {
     if (escaped) return `\${${name}}`;

@@ -25,12 +25,20 @@ export async function resolveSupportModules(
   if (given) {
     const modules = given.map((definition, i) => ({ definition, origin: `supportModules[${i}]` }));
     const missing = kinds.filter((kind) => !modules.some((m) => kindOf(m.definition) === kind));
-    return { modules, problems: missing.map((kind) => `the fixtures need kind ${kind}, which no module in supportModules serves`) };
+    return {
+      modules,
+      problems: missing.map(
+        (kind) => `the fixtures need kind ${kind}, which no module in supportModules serves`,
+      ),
+    };
   }
   if (kinds.length === 0) return { modules: [], problems: [] };
   let candidates: Loaded[];
   try {
-    candidates = [...(await builtinModules(config)), ...(await loadModulesFromPaths(config.modulePaths))];
+    candidates = [
+      ...(await builtinModules(config)),
+      ...(await loadModulesFromPaths(config.modulePaths)),
+    ];
   } catch (err) {
     return { modules: [], problems: [`the support modules did not load: ${message(err)}`] };
   }
@@ -39,7 +47,10 @@ export async function resolveSupportModules(
   for (const kind of kinds) {
     const found = candidates.find((candidate) => kindOf(candidate.definition) === kind);
     if (found) modules.push(found);
-    else problems.push(`the fixtures need kind ${kind}: it is not a built-in kind, nor in a module folder of STEWARD_MODULE_PATHS`);
+    else
+      problems.push(
+        `the fixtures need kind ${kind}: it is not a built-in kind, nor in a module folder of STEWARD_MODULE_PATHS`,
+      );
   }
   return { modules, problems };
 }

@@ -12,7 +12,14 @@ export interface BackoffOptions {
  * so retries of many resources that failed together spread out but never come
  * back sooner than half the nominal delay.
  */
-export function backoffDelayMs(failures: number, options: BackoffOptions, random: () => number = Math.random): number {
-  const nominal = Math.min(options.maxMs, options.baseMs * options.factor ** Math.max(0, failures - 1));
+export function backoffDelayMs(
+  failures: number,
+  options: BackoffOptions,
+  random: () => number = Math.random,
+): number {
+  const nominal = Math.min(
+    options.maxMs,
+    options.baseMs * options.factor ** Math.max(0, failures - 1),
+  );
   return Math.round(nominal / 2 + (nominal / 2) * random());
 }

@@ -34,7 +34,12 @@ export function rowsToLoad(sizes: readonly number[], pageSize: number, maxBytes:
  * `maxBytes` (always at least one item, however large). `more`: rows exist past
  * `items`; the next token is then where the page ended.
  */
-export function boundedPage<T>(items: readonly T[], more: boolean, maxBytes: number, tokenOf: (last: T) => string): EncodedPage<T> {
+export function boundedPage<T>(
+  items: readonly T[],
+  more: boolean,
+  maxBytes: number,
+  tokenOf: (last: T) => string,
+): EncodedPage<T> {
   const budget = maxBytes - ENVELOPE_BYTES;
   const kept: T[] = [];
   const json: string[] = [];
@@ -49,5 +54,7 @@ export function boundedPage<T>(items: readonly T[], more: boolean, maxBytes: num
   }
   const cut = kept.length < items.length;
   // No rows at all although the sizes promised some: they were deleted in between; the list ends here.
-  return kept.length > 0 && (more || cut) ? { items: kept, json, next: tokenOf(kept[kept.length - 1]!) } : { items: kept, json };
+  return kept.length > 0 && (more || cut)
+    ? { items: kept, json, next: tokenOf(kept[kept.length - 1]!) }
+    : { items: kept, json };
 }

@@ -8,7 +8,13 @@
  * a worker holds as many waiting claims as its slots would start within `windowMs` at the
  * average sync duration it has seen (none while it has seen no sync, at most three per slot).
  */
-export function createClaimWindow({ concurrency, windowMs = 20 }: { concurrency: number; windowMs?: number }) {
+export function createClaimWindow({
+  concurrency,
+  windowMs = 20,
+}: {
+  concurrency: number;
+  windowMs?: number;
+}) {
   let averageMs: number | undefined;
   return {
     /** One finished sync call's duration, in ms. */
@@ -21,8 +27,17 @@ export function createClaimWindow({ concurrency, windowMs = 20 }: { concurrency:
      * written back count against a second allowance of `concurrency`).
      */
     claimable(syncingOrWaiting: number, held: number): number {
-      const waiting = averageMs === undefined ? 0 : Math.min(3 * concurrency, Math.floor((concurrency * windowMs) / Math.max(averageMs, 0.001)));
-      return Math.max(0, Math.min(concurrency + waiting - syncingOrWaiting, 2 * concurrency + waiting - held));
+      const waiting =
+        averageMs === undefined
+          ? 0
+          : Math.min(
+              3 * concurrency,
+              Math.floor((concurrency * windowMs) / Math.max(averageMs, 0.001)),
+            );
+      return Math.max(
+        0,
+        Math.min(concurrency + waiting - syncingOrWaiting, 2 * concurrency + waiting - held),
+      );
     },
   };
 }

@@ -19,10 +19,18 @@ export async function resolveDependencies(
   const declared = module.definition.dependencies ?? {};
   const problems: Array<{ path: string; message: string }> = [];
   for (const name of Object.keys(requested)) {
-    if (!declared[name]) problems.push({ path: `/spec/dependencies/${name}`, message: `is not a dependency of kind ${module.definition.kind}` });
+    if (!declared[name])
+      problems.push({
+        path: `/spec/dependencies/${name}`,
+        message: `is not a dependency of kind ${module.definition.kind}`,
+      });
   }
   for (const [name, rule] of Object.entries(declared)) {
-    if (!rule.optional && requested[name] === undefined) problems.push({ path: `/spec/dependencies/${name}`, message: `is required (a ${rule.kind})` });
+    if (!rule.optional && requested[name] === undefined)
+      problems.push({
+        path: `/spec/dependencies/${name}`,
+        message: `is required (a ${rule.kind})`,
+      });
   }
   const targets = new Map<string, string>();
   for (const [name, urn] of Object.entries(requested)) {
@@ -35,8 +43,16 @@ export async function resolveDependencies(
       problems.push({ path: `/spec/dependencies/${name}`, message: (err as Error).message });
       continue;
     }
-    if (id.kind !== rule.kind) problems.push({ path: `/spec/dependencies/${name}`, message: `must be a ${rule.kind}, not a ${id.kind}` });
-    else if (id.project !== project) problems.push({ path: `/spec/dependencies/${name}`, message: `must be in project ${project}` });
+    if (id.kind !== rule.kind)
+      problems.push({
+        path: `/spec/dependencies/${name}`,
+        message: `must be a ${rule.kind}, not a ${id.kind}`,
+      });
+    else if (id.project !== project)
+      problems.push({
+        path: `/spec/dependencies/${name}`,
+        message: `must be in project ${project}`,
+      });
     else targets.set(name, urn);
   }
   const found = targets.size ? await store.findResources([...targets.values()]) : [];
@@ -44,12 +60,17 @@ export async function resolveDependencies(
   const resolved: Record<string, ResolvedDependency> = {};
   for (const [name, urn] of targets) {
     const resource = byUrn.get(urn);
-    if (!resource) problems.push({ path: `/spec/dependencies/${name}`, message: `${urn} does not exist` });
-    else if (isBeingDeleted(resource)) problems.push({ path: `/spec/dependencies/${name}`, message: `${urn} is being deleted` });
+    if (!resource)
+      problems.push({ path: `/spec/dependencies/${name}`, message: `${urn} does not exist` });
+    else if (isBeingDeleted(resource))
+      problems.push({ path: `/spec/dependencies/${name}`, message: `${urn} is being deleted` });
     else resolved[name] = toResolved(resource);
   }
   if (problems.length) {
-    throw new InvalidRequestError(`dependencies are invalid: ${problems.map((p) => `${p.path} ${p.message}`).join('; ')}`, { problems });
+    throw new InvalidRequestError(
+      `dependencies are invalid: ${problems.map((p) => `${p.path} ${p.message}`).join('; ')}`,
+      { problems },
+    );
   }
   return resolved;
 }

@@ -8,7 +8,14 @@ import { publicConfigs } from './views.js';
 
 /** Builders for the documents an accepted request writes; pure. */
 
-export function newResource(id: ResourceId, spec: Resource['spec'], labels: Record<string, string>, operationId: string, actor: string, now: Date): Resource {
+export function newResource(
+  id: ResourceId,
+  spec: Resource['spec'],
+  labels: Record<string, string>,
+  operationId: string,
+  actor: string,
+  now: Date,
+): Resource {
   const iso = now.toISOString();
   return {
     urn: formatUrn(id),
@@ -35,7 +42,13 @@ export function newResource(id: ResourceId, spec: Resource['spec'], labels: Reco
 }
 
 /** `current` re-aimed at a new operation: PENDING, attempts reset, due now. */
-export function pendingFor(current: Resource, action: string, operationId: string, actor: string, now: Date): Resource {
+export function pendingFor(
+  current: Resource,
+  action: string,
+  operationId: string,
+  actor: string,
+  now: Date,
+): Resource {
   const iso = now.toISOString();
   return {
     ...current,
@@ -46,12 +59,23 @@ export function pendingFor(current: Resource, action: string, operationId: strin
       status: 'PENDING',
       action,
       operation_id: operationId,
-      sync: { attempts: 0, last_error: null, next_sync_at: iso, last_synced_at: current.state.sync.last_synced_at },
+      sync: {
+        attempts: 0,
+        last_error: null,
+        next_sync_at: iso,
+        last_synced_at: current.state.sync.last_synced_at,
+      },
     },
   };
 }
 
-export function newOperation(resource: Resource, action: string, params: unknown, actor: string, now: Date): Operation {
+export function newOperation(
+  resource: Resource,
+  action: string,
+  params: unknown,
+  actor: string,
+  now: Date,
+): Operation {
   return {
     id: resource.state.operation_id,
     urn: resource.urn,
@@ -68,15 +92,36 @@ export function newOperation(resource: Resource, action: string, params: unknown
   };
 }
 
-export function eventFor(resource: Pick<Resource, 'urn' | 'kind' | 'project'>, type: EventType, operationId: string | null, data: Record<string, unknown>): EventInput {
-  return { type, urn: resource.urn, kind: resource.kind, project: resource.project, operation_id: operationId, data };
+export function eventFor(
+  resource: Pick<Resource, 'urn' | 'kind' | 'project'>,
+  type: EventType,
+  operationId: string | null,
+  data: Record<string, unknown>,
+): EventInput {
+  return {
+    type,
+    urn: resource.urn,
+    kind: resource.kind,
+    project: resource.project,
+    operation_id: operationId,
+    data,
+  };
 }
 
 /** The revision an accepted change of spec or labels writes: the public spec after it, and what changed (secrets redacted). */
-export function revisionOf(current: Resource | null, resource: Resource, operation: Operation, registry: Registry): RevisionInput {
+export function revisionOf(
+  current: Resource | null,
+  resource: Resource,
+  operation: Operation,
+  registry: Registry,
+): RevisionInput {
   const configs = publicConfigs(resource.spec.configs, registry, resource.kind);
   const before = current
-    ? { configs: publicConfigs(current.spec.configs, registry, current.kind), dependencies: current.spec.dependencies, labels: current.labels }
+    ? {
+        configs: publicConfigs(current.spec.configs, registry, current.kind),
+        dependencies: current.spec.dependencies,
+        labels: current.labels,
+      }
     : {};
   return {
     version: resource.version,
@@ -85,7 +130,11 @@ export function revisionOf(current: Resource | null, resource: Resource, operati
     labels: resource.labels,
     configs,
     dependencies: resource.spec.dependencies,
-    changes: diffJson(before, { configs, dependencies: resource.spec.dependencies, labels: resource.labels }),
+    changes: diffJson(before, {
+      configs,
+      dependencies: resource.spec.dependencies,
+      labels: resource.labels,
+    }),
     created_at: operation.created_at,
     created_by: operation.created_by,
   };

@@ -32,11 +32,16 @@ export function createEventFeed({ store, options }: { store: Store; options: Eve
    * Checks the filter and the resume point, then returns the watch; throws before
    * anything is streamed. `since` undefined: only events committed from now on.
    */
-  async function open(filter: EventFilter, since: number | undefined, signal: AbortSignal): Promise<EventWatch> {
+  async function open(
+    filter: EventFilter,
+    since: number | undefined,
+    signal: AbortSignal,
+  ): Promise<EventWatch> {
     checkFilter(filter);
     const range = await store.findEventIdRange();
     // A caller held to some projects is told only ids of their events: the global newest id moves with every project's work.
-    const visible = filter.projects === undefined ? range : await store.findEventIdRange(filter.projects);
+    const visible =
+      filter.projects === undefined ? range : await store.findEventIdRange(filter.projects);
     if (since !== undefined) {
       if (filter.projects === undefined) assertRetained(since, range);
       else assertResumableInScope(since, range, visible);
@@ -50,7 +55,11 @@ export function createEventFeed({ store, options }: { store: Store; options: Eve
   }
 
   /** Registers itself on its first step, so a watch that is never read holds nothing. */
-  async function* stream(filter: EventFilter, startId: number, stop: AbortController): AsyncGenerator<EventRecord> {
+  async function* stream(
+    filter: EventFilter,
+    startId: number,
+    stop: AbortController,
+  ): AsyncGenerator<EventRecord> {
     if (closed || stop.signal.aborted) return;
     let finished!: () => void;
     watches.set(stop, new Promise<void>((resolve) => (finished = resolve)));
@@ -101,8 +110,10 @@ export function createEventFeed({ store, options }: { store: Store; options: Eve
 export type EventFeed = ReturnType<typeof createEventFeed>;
 
 function checkFilter(filter: EventFilter): void {
-  if (filter.kind !== undefined && !KIND_PATTERN.test(filter.kind)) throw new InvalidRequestError(`kind must match ${KIND_PATTERN.source}`);
-  if (filter.project !== undefined && !NAME_PATTERN.test(filter.project)) throw new InvalidRequestError(`project must match ${NAME_PATTERN.source}`);
+  if (filter.kind !== undefined && !KIND_PATTERN.test(filter.kind))
+    throw new InvalidRequestError(`kind must match ${KIND_PATTERN.source}`);
+  if (filter.project !== undefined && !NAME_PATTERN.test(filter.project))
+    throw new InvalidRequestError(`project must match ${NAME_PATTERN.source}`);
   if (filter.urn !== undefined) parseUrn(filter.urn);
 }
 
@@ -113,17 +124,23 @@ function checkFilter(filter: EventFilter): void {
 function assertRetained(since: number, range: EventIdRange | undefined): void {
   const newestId = range?.newestId ?? 0;
   if (since > newestId) {
-    throw new ExpiredError(`event ${since} is newer than the newest event (${newestId}): this is not the database the client watched; list again, then watch`, {
-      since,
-      newest_id: newestId,
-    });
+    throw new ExpiredError(
+      `event ${since} is newer than the newest event (${newestId}): this is not the database the client watched; list again, then watch`,
+      {
+        since,
+        newest_id: newestId,
+      },
+    );
   }
   if (range && since < range.oldestId - 1) {
-    throw new ExpiredError(`events after ${since} are no longer retained (the oldest is ${range.oldestId}); list again, then watch`, {
-      since,
-      oldest_id: range.oldestId,
-      newest_id: range.newestId,
-    });
+    throw new ExpiredError(
+      `events after ${since} are no longer retained (the oldest is ${range.oldestId}); list again, then watch`,
+      {
+        since,
+        oldest_id: range.oldestId,
+        newest_id: range.newestId,
+      },
+    );
   }
 }
 
@@ -134,19 +151,29 @@ function assertRetained(since: number, range: EventIdRange | undefined): void {
  * pruning takes the oldest first). Anything else is a 410 naming only `since`, so
  * probing with made-up ids tells nothing of other projects' activity.
  */
-function assertResumableInScope(since: number, range: EventIdRange | undefined, visible: EventIdRange | undefined): void {
+function assertResumableInScope(
+  since: number,
+  range: EventIdRange | undefined,
+  visible: EventIdRange | undefined,
+): void {
   if (since === 0) {
     if (range && range.oldestId > 1) throw notRetainedInScope(0);
     return;
   }
   if (!visible || since > visible.newestId) {
-    throw new ExpiredError(`event ${since} is not one this token can resume from (newer than every event it may see): list again, then watch`, { since });
+    throw new ExpiredError(
+      `event ${since} is not one this token can resume from (newer than every event it may see): list again, then watch`,
+      { since },
+    );
   }
   if (since < visible.oldestId) throw notRetainedInScope(since);
 }
 
 function notRetainedInScope(since: number): ExpiredError {
-  return new ExpiredError(`events after ${since} may no longer be retained; list again, then watch`, { since });
+  return new ExpiredError(
+    `events after ${since} may no longer be retained; list again, then watch`,
+    { since },
+  );
 }
 
 /** A wake-up flag: set by commits in this process, waited on with a poll timeout and the watch's abort. */

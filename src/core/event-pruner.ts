@@ -15,7 +15,15 @@ export interface EventPrunerOptions {
  * what is kept gets a 410 (see event-feed.ts). `runOnce` resolves to the number
  * of events deleted.
  */
-export function createEventPruner({ store, logger, options }: { store: Store; logger: CoreLogger; options: EventPrunerOptions }) {
+export function createEventPruner({
+  store,
+  logger,
+  options,
+}: {
+  store: Store;
+  logger: CoreLogger;
+  options: EventPrunerOptions;
+}) {
   const log = logger.child({ component: 'event-pruner' });
   return createPeriodicTask({
     name: 'pruning events',

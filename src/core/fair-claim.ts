@@ -43,7 +43,11 @@ export function allowance(shares: ProjectShares, project: string): number {
  * than its share while other projects might have work due further back, or while slots are
  * reserved: the claim must then pick. A head shorter than `limit` is all the due work there is.
  */
-export function headOverShare(head: readonly DueRow[], shares: ProjectShares, limit: number): boolean {
+export function headOverShare(
+  head: readonly DueRow[],
+  shares: ProjectShares,
+  limit: number,
+): boolean {
   if (head.length < limit && !shares.reserved) return false;
   const counts = new Map<string, number>();
   for (const row of head) counts.set(row.project, (counts.get(row.project) ?? 0) + 1);
@@ -57,7 +61,9 @@ export function headOverShare(head: readonly DueRow[], shares: ProjectShares, li
  * and the claim need not be the fair one.
  */
 export function shareMayBind(shares: ProjectShares, limit: number): boolean {
-  return (shares.reserved ?? 0) > 0 || limit > shares.cap - Math.max(0, ...Object.values(shares.held));
+  return (
+    (shares.reserved ?? 0) > 0 || limit > shares.cap - Math.max(0, ...Object.values(shares.held))
+  );
 }
 
 /**
@@ -102,14 +108,23 @@ export function withinShare(head: readonly DueRow[], shares: ProjectShares): Due
  * (every project's oldest, then every project's second, …; ties by due time); then, to
  * fill the free slots but the `reserved` ones, the oldest rows of the head whatever their project.
  */
-export function pickFair(shared: readonly DueRow[], head: readonly DueRow[], limit: number, reserved = 0): DueRow[] {
+export function pickFair(
+  shared: readonly DueRow[],
+  head: readonly DueRow[],
+  limit: number,
+  reserved = 0,
+): DueRow[] {
   const byProject = new Map<string, DueRow[]>();
-  for (const row of shared) byProject.set(row.project, [...(byProject.get(row.project) ?? []), row]);
-  const ranked = [...byProject.values()].flatMap((rows) => [...rows].sort(byDue).map((row, rank) => ({ row, rank })));
+  for (const row of shared)
+    byProject.set(row.project, [...(byProject.get(row.project) ?? []), row]);
+  const ranked = [...byProject.values()].flatMap((rows) =>
+    [...rows].sort(byDue).map((row, rank) => ({ row, rank })),
+  );
   ranked.sort((a, b) => a.rank - b.rank || byDue(a.row, b.row));
   const picked = new Map<string, DueRow>();
   for (const { row } of ranked) if (picked.size < limit) picked.set(row.urn, row);
-  for (const row of [...head].sort(byDue)) if (picked.size < limit - reserved && !picked.has(row.urn)) picked.set(row.urn, row);
+  for (const row of [...head].sort(byDue))
+    if (picked.size < limit - reserved && !picked.has(row.urn)) picked.set(row.urn, row);
   return [...picked.values()];
 }
 
@@ -117,7 +132,11 @@ export function pickFair(shared: readonly DueRow[], head: readonly DueRow[], lim
  * The order to start claimed work in: each project's rows within its share first (they run
  * first, at `priority` 1, ahead of rows over a share still waiting for a slot), then the rest.
  */
-export function launchOrder<T>(items: readonly T[], projectOf: (item: T) => string, shares: ProjectShares): Array<{ item: T; priority: number }> {
+export function launchOrder<T>(
+  items: readonly T[],
+  projectOf: (item: T) => string,
+  shares: ProjectShares,
+): Array<{ item: T; priority: number }> {
   const taken = new Map<string, number>();
   const ordered = items.map((item) => {
     const project = projectOf(item);
@@ -156,7 +175,10 @@ export function createProjectSlots(cap: number) {
       let kept = 0;
       for (const [project, n] of returning) kept += Math.min(n, allowance(shares, project));
       // Rows over a share may then take only the free slots not kept, never a place in the queue ahead of those slots.
-      return { ...shares, reserved: kept > 0 ? Math.max(0, limit - Math.max(0, freeSlots - kept)) : 0 };
+      return {
+        ...shares,
+        reserved: kept > 0 ? Math.max(0, limit - Math.max(0, freeSlots - kept)) : 0,
+      };
     },
   };
 }

@@ -17,17 +17,34 @@ export interface HeldLease {
  * calls whose lease was lost; shutdown waits for them, aborts what is left and gives
  * those leases back.
  */
-export function createHeldLeases({ store, clock, leaseMs, log }: { store: Store; clock: () => Date; leaseMs: number; log: CoreLogger }) {
+export function createHeldLeases({
+  store,
+  clock,
+  leaseMs,
+  log,
+}: {
+  store: Store;
+  clock: () => Date;
+  leaseMs: number;
+  log: CoreLogger;
+}) {
   const held = new Map<string, HeldLease & { done: Promise<void> }>();
   const allDone = () => Promise.all([...held.values()].map((entry) => entry.done));
 
   return {
     /** Holds `lease` while `run` works on it; resolves (never rejects) when `run` settles and the lease is let go. */
     hold(lease: LeaseRef, run: (entry: HeldLease) => Promise<void>): Promise<void> {
-      const entry = { lease, controller: new AbortController(), leaseEndsMs: clock().getTime() + leaseMs, done: Promise.resolve() };
+      const entry = {
+        lease,
+        controller: new AbortController(),
+        leaseEndsMs: clock().getTime() + leaseMs,
+        done: Promise.resolve(),
+      };
       held.set(lease.urn, entry);
       entry.done = run(entry)
-        .catch((err: unknown) => log.error('sync slot failed', { urn: lease.urn, error: describeError(err) }))
+        .catch((err: unknown) =>
+          log.error('sync slot failed', { urn: lease.urn, error: describeError(err) }),
+        )
         .finally(() => void held.delete(lease.urn));
       return entry.done;
     },
@@ -40,9 +57,16 @@ export function createHeldLeases({ store, clock, leaseMs, log }: { store: Store;
       if (entries.length === 0) return;
       try {
         const nowMs = clock().getTime();
-        const lost = new Set(await store.renewLeases(entries.map((entry) => entry.lease), nowMs, leaseMs));
+        const lost = new Set(
+          await store.renewLeases(
+            entries.map((entry) => entry.lease),
+            nowMs,
+            leaseMs,
+          ),
+        );
         for (const entry of entries) {
-          if (lost.has(entry.lease.urn)) entry.controller.abort(new Error('the lease was lost or the operation was superseded'));
+          if (lost.has(entry.lease.urn))
+            entry.controller.abort(new Error('the lease was lost or the operation was superseded'));
           else entry.leaseEndsMs = nowMs + leaseMs;
         }
       } catch (err) {

@@ -14,7 +14,15 @@ export interface HistoryPrunerOptions {
  * that runs the worker, at start and then every interval, like the event pruner.
  * With a retention of 0 it never starts (`runOnce` still prunes nothing).
  */
-export function createHistoryPruner({ store, logger, options }: { store: Store; logger: CoreLogger; options: HistoryPrunerOptions }) {
+export function createHistoryPruner({
+  store,
+  logger,
+  options,
+}: {
+  store: Store;
+  logger: CoreLogger;
+  options: HistoryPrunerOptions;
+}) {
   const log = logger.child({ component: 'history-pruner' });
   const task = createPeriodicTask({
     name: 'pruning deleted history',
@@ -22,7 +30,8 @@ export function createHistoryPruner({ store, logger, options }: { store: Store; 
     log,
     async task(): Promise<DeletedHistoryPruned> {
       const pruned = await store.pruneDeletedHistory(options.keep);
-      if (pruned.urns > 0) log.info('history of deleted resources pruned', { ...pruned, keep: options.keep });
+      if (pruned.urns > 0)
+        log.info('history of deleted resources pruned', { ...pruned, keep: options.keep });
       return pruned;
     },
   });

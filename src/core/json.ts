@@ -5,10 +5,16 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
   if (Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((item, i) => jsonEqual(item, b[i]));
+  if (Array.isArray(a) && Array.isArray(b))
+    return a.length === b.length && a.every((item, i) => jsonEqual(item, b[i]));
   const ak = Object.keys(a);
   const bo = b as Record<string, unknown>;
-  return ak.length === Object.keys(bo).length && ak.every((key) => Object.hasOwn(bo, key) && jsonEqual((a as Record<string, unknown>)[key], bo[key]));
+  return (
+    ak.length === Object.keys(bo).length &&
+    ak.every(
+      (key) => Object.hasOwn(bo, key) && jsonEqual((a as Record<string, unknown>)[key], bo[key]),
+    )
+  );
 }
 
 /** The leaf paths (JSON pointers) that differ between two JSON values. */
@@ -22,7 +28,9 @@ export function diffJson(before: unknown, after: unknown, path = ''): Change[] {
     return [change];
   }
   const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort();
-  return keys.flatMap((key) => diffJson(before[key], after[key], `${path}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`));
+  return keys.flatMap((key) =>
+    diffJson(before[key], after[key], `${path}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`),
+  );
 }
 
 export function isPlainObject(value: unknown): value is Record<string, unknown> {

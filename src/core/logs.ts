@@ -18,13 +18,22 @@ export interface LogRequest {
  * ("kind X has no logs"), never a 500.
  */
 export function createLogReader({ store, registry }: { store: Store; registry: Registry }) {
-  return async function openLogs(urn: string, request: LogRequest): Promise<AsyncIterable<LogChunk>> {
+  return async function openLogs(
+    urn: string,
+    request: LogRequest,
+  ): Promise<AsyncIterable<LogChunk>> {
     parseUrn(urn);
     const resource = await store.findResource(urn);
     if (!resource) throw new NotFoundError(`resource ${urn} does not exist`, { urn });
     const definition = registry.find(resource.kind)?.definition;
-    if (!definition?.logs) throw new InvalidRequestError(`kind ${resource.kind} has no logs`, { kind: resource.kind });
-    const found = new Map((await store.findResources(Object.values(resource.spec.dependencies))).map((dep) => [dep.urn, dep]));
+    if (!definition?.logs)
+      throw new InvalidRequestError(`kind ${resource.kind} has no logs`, { kind: resource.kind });
+    const found = new Map(
+      (await store.findResources(Object.values(resource.spec.dependencies))).map((dep) => [
+        dep.urn,
+        dep,
+      ]),
+    );
     const dependencies = Object.fromEntries(
       Object.entries(resource.spec.dependencies).flatMap(([name, depUrn]) => {
         const dep = found.get(depUrn);
@@ -33,7 +42,10 @@ export function createLogReader({ store, registry }: { store: Store; registry: R
     );
     // The module sees its secrets opened, as in sync; one that does not open is left out (logs are a read).
     const opened = registry.secrets.open(resource).resource;
-    const chunks = definition.logs({ resource: opened, dependencies }, { signal: request.signal, follow: request.follow, tail: request.tail });
+    const chunks = definition.logs(
+      { resource: opened, dependencies },
+      { signal: request.signal, follow: request.follow, tail: request.tail },
+    );
     return withoutSecrets(chunks, registry.secrets.secretStringsOf(opened, dependencies));
   };
 }
@@ -44,8 +56,12 @@ export function createLogReader({ store, registry }: { store: Store; registry: R
  * `[secret]`, as in last_error. (A line is scrubbed whole: a secret the module
  * splits across two chunks is not found.)
  */
-async function* withoutSecrets(chunks: AsyncIterable<LogChunk>, secrets: readonly string[]): AsyncIterable<LogChunk> {
-  for await (const chunk of chunks) yield secrets.length === 0 ? chunk : { ...chunk, line: scrubSecrets(chunk.line, secrets) };
+async function* withoutSecrets(
+  chunks: AsyncIterable<LogChunk>,
+  secrets: readonly string[],
+): AsyncIterable<LogChunk> {
+  for await (const chunk of chunks)
+    yield secrets.length === 0 ? chunk : { ...chunk, line: scrubSecrets(chunk.line, secrets) };
 }
 
 export type LogReader = ReturnType<typeof createLogReader>;

@@ -5,7 +5,11 @@ export type { Resource, ResourceStatus };
 /** docs/design.md §3: queued → running → succeeded | failed | cancelled. */
 export type OperationStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
 
-export const FINAL_OPERATION_STATUSES: readonly OperationStatus[] = ['succeeded', 'failed', 'cancelled'];
+export const FINAL_OPERATION_STATUSES: readonly OperationStatus[] = [
+  'succeeded',
+  'failed',
+  'cancelled',
+];
 
 export interface Operation {
   id: string;

@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+
 import { ModuleDefinitionError } from './registry.js';
 
 const ENTRY_FILES = ['index.js', 'index.mjs', 'index.cjs'];
@@ -10,17 +11,27 @@ const ENTRY_FILES = ['index.js', 'index.mjs', 'index.cjs'];
  * `index.js` exports a definition (default export or `module.exports`).
  * Anything wrong stops start-up with a message naming the folder.
  */
-export async function loadModulesFromPaths(paths: readonly string[]): Promise<Array<{ definition: unknown; origin: string }>> {
+export async function loadModulesFromPaths(
+  paths: readonly string[],
+): Promise<Array<{ definition: unknown; origin: string }>> {
   const found: Array<{ definition: unknown; origin: string }> = [];
   for (const dir of paths) {
     const root = resolve(dir);
     if (!existsSync(root) || !statSync(root).isDirectory()) {
-      throw new ModuleDefinitionError(root, 'STEWARD_MODULE_PATHS names a directory that does not exist');
+      throw new ModuleDefinitionError(
+        root,
+        'STEWARD_MODULE_PATHS names a directory that does not exist',
+      );
     }
-    for (const entry of readdirSync(root, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
-      if (!entry.isDirectory() || entry.name.startsWith('.') || entry.name === 'node_modules') continue;
+    for (const entry of readdirSync(root, { withFileTypes: true }).sort((a, b) =>
+      a.name.localeCompare(b.name),
+    )) {
+      if (!entry.isDirectory() || entry.name.startsWith('.') || entry.name === 'node_modules')
+        continue;
       const folder = join(root, entry.name);
-      const file = ENTRY_FILES.map((name) => join(folder, name)).find((candidate) => existsSync(candidate));
+      const file = ENTRY_FILES.map((name) => join(folder, name)).find((candidate) =>
+        existsSync(candidate),
+      );
       if (!file) continue;
       found.push({ definition: await importDefinition(file, folder), origin: folder });
     }

@@ -6,7 +6,17 @@ import { describeError } from './sync-outcome.js';
  * runs the worker (the pruners of retained history). A failed run is logged and tried again
  * at the next interval.
  */
-export function createPeriodicTask<T>({ name, task, intervalMs, log }: { name: string; task: () => Promise<T>; intervalMs: number; log: CoreLogger }) {
+export function createPeriodicTask<T>({
+  name,
+  task,
+  intervalMs,
+  log,
+}: {
+  name: string;
+  task: () => Promise<T>;
+  intervalMs: number;
+  log: CoreLogger;
+}) {
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<T> | undefined;
 
@@ -19,7 +29,9 @@ export function createPeriodicTask<T>({ name, task, intervalMs, log }: { name: s
   }
 
   function tick(): void {
-    runOnce().catch((err: unknown) => log.warn(`${name} failed; will try again`, { error: describeError(err) }));
+    runOnce().catch((err: unknown) =>
+      log.warn(`${name} failed; will try again`, { error: describeError(err) }),
+    );
   }
 
   return {

@@ -1,4 +1,4 @@
-import { ValidationError, type PlanInput, type PlanResult, type Resource } from '../sdk/index.js';
+import { type PlanInput, type PlanResult, type Resource, ValidationError } from '../sdk/index.js';
 import { InvalidRequestError, ModuleFaultError } from './errors.js';
 import { deepFreeze, jsonEqual } from './json.js';
 import type { RegisteredModule } from './registry.js';
@@ -11,13 +11,24 @@ import { assertValid } from './validation.js';
  * Strings starting with `$sealed:` are refused: Steward reserves the prefix for the
  * secrets it seals, so every sealed value in the store is one Steward made.
  */
-export function validatedConfigs(module: RegisteredModule, configs: Record<string, unknown>): Record<string, unknown> {
+export function validatedConfigs(
+  module: RegisteredModule,
+  configs: Record<string, unknown>,
+): Record<string, unknown> {
   const copy = structuredClone(configs);
-  assertValid(module.checkConfigs, copy, '/spec/configs', `configs of kind ${module.definition.kind}`);
+  assertValid(
+    module.checkConfigs,
+    copy,
+    '/spec/configs',
+    `configs of kind ${module.definition.kind}`,
+  );
   const sealed = findSealed(copy, '/spec/configs');
   if (sealed !== undefined) {
     const message = `must not start with "${SEALED_PREFIX}": Steward reserves it for sealed secrets`;
-    throw new InvalidRequestError(`configs of kind ${module.definition.kind} are invalid: ${sealed} ${message}`, { problems: [{ path: sealed, message }] });
+    throw new InvalidRequestError(
+      `configs of kind ${module.definition.kind} are invalid: ${sealed} ${message}`,
+      { problems: [{ path: sealed, message }] },
+    );
   }
   return copy;
 }
@@ -27,19 +38,37 @@ export function validatedConfigs(module: RegisteredModule, configs: Record<strin
  * read, changed and sent back a resource would erase them: a top-level
  * `writeOnly` config the request leaves out keeps its stored value.
  */
-export function keepOmittedSecrets(module: RegisteredModule, stored: Record<string, unknown>, requested: Record<string, unknown>): Record<string, unknown> {
+export function keepOmittedSecrets(
+  module: RegisteredModule,
+  stored: Record<string, unknown>,
+  requested: Record<string, unknown>,
+): Record<string, unknown> {
   if (!module.hasSecretConfigs) return requested;
-  const properties = (module.definition.configSchema.properties ?? {}) as Record<string, { writeOnly?: boolean }>;
-  const kept = Object.keys(properties).filter((key) => properties[key]?.writeOnly === true && !(key in requested) && key in stored);
-  return kept.length ? { ...requested, ...Object.fromEntries(kept.map((key) => [key, stored[key]])) } : requested;
+  const properties = (module.definition.configSchema.properties ?? {}) as Record<
+    string,
+    { writeOnly?: boolean }
+  >;
+  const kept = Object.keys(properties).filter(
+    (key) => properties[key]?.writeOnly === true && !(key in requested) && key in stored,
+  );
+  return kept.length
+    ? { ...requested, ...Object.fromEntries(kept.map((key) => [key, stored[key]])) }
+    : requested;
 }
 
 /** Validates an action's params; returns a copy with defaults filled in. */
-export function validatedParams(module: RegisteredModule, action: string, params: unknown): unknown {
+export function validatedParams(
+  module: RegisteredModule,
+  action: string,
+  params: unknown,
+): unknown {
   const check = module.checkParams[action];
   if (!check) {
     const actions = Object.keys(module.definition.actions).sort();
-    throw new InvalidRequestError(`kind ${module.definition.kind} has no action "${action}"; its actions: ${actions.join(', ')}`, { actions });
+    throw new InvalidRequestError(
+      `kind ${module.definition.kind} has no action "${action}"; its actions: ${actions.join(', ')}`,
+      { actions },
+    );
   }
   const copy = structuredClone(params ?? {});
   assertValid(check, copy, '/params', `params of action ${action}`);
@@ -59,13 +88,23 @@ export async function runPlan(module: RegisteredModule, input: PlanInput): Promi
   } catch (err) {
     const secrets = planSecrets(module, input);
     if (err instanceof ValidationError || (err as Error | undefined)?.name === 'ValidationError') {
-      throw new InvalidRequestError(scrubSecrets((err as Error).message, secrets), scrubSecrets((err as ValidationError).details, secrets));
+      throw new InvalidRequestError(
+        scrubSecrets((err as Error).message, secrets),
+        scrubSecrets((err as ValidationError).details, secrets),
+      );
     }
-    throw new ModuleFaultError(scrubSecrets(`plan of kind ${module.definition.kind} failed: ${(err as Error)?.message ?? String(err)}`, secrets));
+    throw new ModuleFaultError(
+      scrubSecrets(
+        `plan of kind ${module.definition.kind} failed: ${(err as Error)?.message ?? String(err)}`,
+        secrets,
+      ),
+    );
   }
   if (result === undefined || result === null) return {};
   if (typeof result !== 'object' || Array.isArray(result)) {
-    throw new ModuleFaultError(`plan of kind ${module.definition.kind} returned ${typeof result}, not a PlanResult object`);
+    throw new ModuleFaultError(
+      `plan of kind ${module.definition.kind} returned ${typeof result}, not a PlanResult object`,
+    );
   }
   return structuredClone(result) as PlanResult;
 }
@@ -73,12 +112,20 @@ export async function runPlan(module: RegisteredModule, input: PlanInput): Promi
 /** The secret strings of the resource plan was shown, before and after. */
 function planSecrets(module: RegisteredModule, input: PlanInput): string[] {
   const { configSchema, outputSchema } = module.definition;
-  const documents = [input.current, input.desired].filter((resource): resource is Resource => resource !== null);
-  return documents.flatMap((resource) => [...secretStrings(resource.spec.configs, configSchema), ...secretStrings(resource.state.output, outputSchema)]);
+  const documents = [input.current, input.desired].filter(
+    (resource): resource is Resource => resource !== null,
+  );
+  return documents.flatMap((resource) => [
+    ...secretStrings(resource.spec.configs, configSchema),
+    ...secretStrings(resource.state.output, outputSchema),
+  ]);
 }
 
 /** Configs that plan decided must still match the module's own schema; if not, the module has a bug. */
-function plannedConfigs(module: RegisteredModule, configs: Record<string, unknown>): Record<string, unknown> {
+function plannedConfigs(
+  module: RegisteredModule,
+  configs: Record<string, unknown>,
+): Record<string, unknown> {
   const copy = structuredClone(configs);
   const problems = module.checkConfigs(copy);
   if (problems.length === 0) return copy;
@@ -92,8 +139,14 @@ function plannedConfigs(module: RegisteredModule, configs: Record<string, unknow
  * The accepted document: `desired` with what plan decided. `version` moves on
  * only when spec or labels changed.
  */
-export function applyPlan(module: RegisteredModule, current: Resource | null, desired: Resource, plan: PlanResult): Resource {
-  const configs = plan.configs === undefined ? desired.spec.configs : plannedConfigs(module, plan.configs);
+export function applyPlan(
+  module: RegisteredModule,
+  current: Resource | null,
+  desired: Resource,
+  plan: PlanResult,
+): Resource {
+  const configs =
+    plan.configs === undefined ? desired.spec.configs : plannedConfigs(module, plan.configs);
   const labels = plan.labels === undefined ? desired.labels : plan.labels;
   const spec = { configs, dependencies: desired.spec.dependencies };
   const changed = !current || !jsonEqual(current.spec, spec) || !jsonEqual(current.labels, labels);

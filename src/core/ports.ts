@@ -86,7 +86,9 @@ export interface Store {
   onEventsCommitted(listener: () => void): () => void;
 
   /** Resources per kind and status (the metrics gauge). */
-  countResourcesByKindAndStatus(): Promise<Array<{ kind: string; status: ResourceStatus; count: number }>>;
+  countResourcesByKindAndStatus(): Promise<
+    Array<{ kind: string; status: ResourceStatus; count: number }>
+  >;
   /** Resources due at `nowMs` that no worker holds (the work queue's depth). */
   countDueResources(nowMs: number): Promise<number>;
 

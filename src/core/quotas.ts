@@ -22,16 +22,33 @@ export interface Quotas {
 }
 
 /** The setting of each quota, for refusals and docs. */
-export const QUOTA_SETTINGS: Readonly<Record<'project' | 'global', Record<QuotaName, string>>> = Object.freeze({
-  project: { resources: 'STEWARD_QUOTA_PROJECT_RESOURCES', bytes: 'STEWARD_QUOTA_PROJECT_BYTES', processes: 'STEWARD_QUOTA_PROJECT_PROCESSES' },
-  global: { resources: 'STEWARD_QUOTA_RESOURCES', bytes: 'STEWARD_QUOTA_BYTES', processes: 'STEWARD_QUOTA_PROCESSES' },
-});
+export const QUOTA_SETTINGS: Readonly<Record<'project' | 'global', Record<QuotaName, string>>> =
+  Object.freeze({
+    project: {
+      resources: 'STEWARD_QUOTA_PROJECT_RESOURCES',
+      bytes: 'STEWARD_QUOTA_PROJECT_BYTES',
+      processes: 'STEWARD_QUOTA_PROJECT_PROCESSES',
+    },
+    global: {
+      resources: 'STEWARD_QUOTA_RESOURCES',
+      bytes: 'STEWARD_QUOTA_BYTES',
+      processes: 'STEWARD_QUOTA_PROCESSES',
+    },
+  });
 
 export function resolveQuotas(settings: QuotaSettings): Quotas {
   return Object.freeze({
     limits: Object.freeze({
-      project: Object.freeze({ resources: settings.quotaProjectResources, bytes: settings.quotaProjectBytes, processes: settings.quotaProjectProcesses }),
-      global: Object.freeze({ resources: settings.quotaResources, bytes: settings.quotaBytes, processes: settings.quotaProcesses }),
+      project: Object.freeze({
+        resources: settings.quotaProjectResources,
+        bytes: settings.quotaProjectBytes,
+        processes: settings.quotaProjectProcesses,
+      }),
+      global: Object.freeze({
+        resources: settings.quotaResources,
+        bytes: settings.quotaBytes,
+        processes: settings.quotaProcesses,
+      }),
     }),
     keepRevisions: settings.revisionRetention,
   });
@@ -58,7 +75,10 @@ export const NO_QUOTAS: Quotas = resolveQuotas({
  */
 export function footprintOf(module: RegisteredModule, resource: Resource): Footprint {
   const { configs, dependencies } = resource.spec;
-  const specBytes = utf8Bytes(JSON.stringify(configs)) + utf8Bytes(JSON.stringify(dependencies)) + utf8Bytes(JSON.stringify(resource.labels));
+  const specBytes =
+    utf8Bytes(JSON.stringify(configs)) +
+    utf8Bytes(JSON.stringify(dependencies)) +
+    utf8Bytes(JSON.stringify(resource.labels));
   return { specBytes, processes: declaredProcesses(module, resource) };
 }
 
@@ -67,14 +87,26 @@ function declaredProcesses(module: RegisteredModule, resource: Resource): number
   if (!usage) return 0;
   let declared: unknown;
   try {
-    declared = usage(deepFreeze(structuredClone({ project: resource.project, configs: resource.spec.configs, dependencies: resource.spec.dependencies })));
+    declared = usage(
+      deepFreeze(
+        structuredClone({
+          project: resource.project,
+          configs: resource.spec.configs,
+          dependencies: resource.spec.dependencies,
+        }),
+      ),
+    );
   } catch (err) {
-    throw new ModuleFaultError(`module ${kind}: usage threw: ${(err as Error)?.message ?? String(err)}`);
+    throw new ModuleFaultError(
+      `module ${kind}: usage threw: ${(err as Error)?.message ?? String(err)}`,
+    );
   }
   // Names other than the built-in quotas are the module's own business: not counted, not refused.
   const processes = (declared as Record<string, unknown> | null | undefined)?.processes ?? 0;
   if (typeof processes !== 'number' || !Number.isSafeInteger(processes) || processes < 0) {
-    throw new ModuleFaultError(`module ${kind}: usage returned processes ${JSON.stringify(processes)}, not a whole number of at least 0`);
+    throw new ModuleFaultError(
+      `module ${kind}: usage returned processes ${JSON.stringify(processes)}, not a whole number of at least 0`,
+    );
   }
   return processes;
 }
@@ -83,7 +115,11 @@ function utf8Bytes(text: string): number {
   return Buffer.byteLength(text, 'utf8');
 }
 
-const WHAT: Record<QuotaName, string> = { resources: 'resources', bytes: 'bytes of stored spec', processes: 'processes' };
+const WHAT: Record<QuotaName, string> = {
+  resources: 'resources',
+  bytes: 'bytes of stored spec',
+  processes: 'processes',
+};
 
 /** The refusal as the API answers it (403 quota_exceeded). */
 export function quotaExceeded(project: string, { refused }: QuotaRefusal): QuotaExceededError {
@@ -92,5 +128,13 @@ export function quotaExceeded(project: string, { refused }: QuotaRefusal): Quota
   const message =
     `${where} would go past its quota of ${refused.max} ${WHAT[refused.quota]} (${setting}): ` +
     `${refused.used} in use, this request adds ${refused.requested}`;
-  return new QuotaExceededError(message, { quota: refused.quota, scope: refused.scope, setting, max: refused.max, used: refused.used, requested: refused.requested, ...(refused.scope === 'project' ? { project } : {}) });
+  return new QuotaExceededError(message, {
+    quota: refused.quota,
+    scope: refused.scope,
+    setting,
+    max: refused.max,
+    used: refused.used,
+    requested: refused.requested,
+    ...(refused.scope === 'project' ? { project } : {}),
+  });
 }

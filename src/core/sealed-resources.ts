@@ -1,6 +1,12 @@
-import { TerminalError, type ModuleDefinition, type ResolvedDependency } from '../sdk/index.js';
+import { type ModuleDefinition, type ResolvedDependency, TerminalError } from '../sdk/index.js';
 import type { Resource } from './model.js';
-import { isSealed, sealedKeyId, UnreadableSecretError, type SecretBox, type UnreadableReason } from './secret-box.js';
+import {
+  isSealed,
+  sealedKeyId,
+  type SecretBox,
+  type UnreadableReason,
+  UnreadableSecretError,
+} from './secret-box.js';
 import { findSealed, mapSealed, OMIT, pickSecrets, sealSecrets, secretStrings } from './secrets.js';
 
 /** A sealed value that did not open: where it is and why (never the value). */
@@ -28,7 +34,9 @@ export interface Resealed {
   unreadable: UnreadableSecret[];
 }
 
-type SchemasOf = (kind: string) => Pick<ModuleDefinition, 'configSchema' | 'outputSchema'> | undefined;
+type SchemasOf = (
+  kind: string,
+) => Pick<ModuleDefinition, 'configSchema' | 'outputSchema'> | undefined;
 
 const CONFIGS = '/spec/configs';
 const OUTPUT = '/state/output';
@@ -49,17 +57,34 @@ export function createResourceSecrets(box: SecretBox, schemasOf: SchemasOf) {
   }
 
   /** Opens one sealed value found at `pointer`; what does not open is described, never shown. */
-  function openOne(urn: string, sealed: string, pointer: string): { value: unknown } | { unreadable: UnreadableSecret } {
+  function openOne(
+    urn: string,
+    sealed: string,
+    pointer: string,
+  ): { value: unknown } | { unreadable: UnreadableSecret } {
     try {
       return { value: JSON.parse(box.open(sealed, placeOf(urn, pointer))) as unknown };
     } catch (err) {
       const reason = err instanceof UnreadableSecretError ? err.reason : 'malformed';
       const why = err instanceof UnreadableSecretError ? err.message : 'it does not hold JSON';
-      return { unreadable: { pointer, reason, keyId: sealedKeyId(sealed), message: `secret ${pointer} of ${urn}: ${why}`, sealed } };
+      return {
+        unreadable: {
+          pointer,
+          reason,
+          keyId: sealedKeyId(sealed),
+          message: `secret ${pointer} of ${urn}: ${why}`,
+          sealed,
+        },
+      };
     }
   }
 
-  function openPart(urn: string, value: Record<string, unknown>, at: string, unreadable: UnreadableSecret[]): Record<string, unknown> {
+  function openPart(
+    urn: string,
+    value: Record<string, unknown>,
+    at: string,
+    unreadable: UnreadableSecret[],
+  ): Record<string, unknown> {
     if (findSealed(value) === undefined) return value;
     return mapSealed(value, at, (sealed, pointer) => {
       const opened = openOne(urn, sealed, pointer);
@@ -74,14 +99,33 @@ export function createResourceSecrets(box: SecretBox, schemasOf: SchemasOf) {
     const unreadable: UnreadableSecret[] = [];
     const configs = openPart(resource.urn, resource.spec.configs, CONFIGS, unreadable);
     const output = openPart(resource.urn, resource.state.output, OUTPUT, unreadable);
-    if (configs === resource.spec.configs && output === resource.state.output) return { resource, unreadable };
-    return { resource: { ...resource, spec: { ...resource.spec, configs }, state: { ...resource.state, output } }, unreadable };
+    if (configs === resource.spec.configs && output === resource.state.output)
+      return { resource, unreadable };
+    return {
+      resource: {
+        ...resource,
+        spec: { ...resource.spec, configs },
+        state: { ...resource.state, output },
+      },
+      unreadable,
+    };
   }
 
-  function openDependency(dependency: ResolvedDependency): { dependency: ResolvedDependency; unreadable: UnreadableSecret[] } {
+  function openDependency(dependency: ResolvedDependency): {
+    dependency: ResolvedDependency;
+    unreadable: UnreadableSecret[];
+  } {
     const unreadable: UnreadableSecret[] = [];
-    const output = openPart(dependency.urn, dependency.output as Record<string, unknown>, OUTPUT, unreadable);
-    return { dependency: output === dependency.output ? dependency : { ...dependency, output }, unreadable };
+    const output = openPart(
+      dependency.urn,
+      dependency.output as Record<string, unknown>,
+      OUTPUT,
+      unreadable,
+    );
+    return {
+      dependency: output === dependency.output ? dependency : { ...dependency, output },
+      unreadable,
+    };
   }
 
   /** The document to store: writeOnly configs and output sealed (with a key), and the values that did not open put back. */
@@ -90,18 +134,34 @@ export function createResourceSecrets(box: SecretBox, schemasOf: SchemasOf) {
     const sealing = box.keyId !== undefined && schemas !== undefined;
     if (!sealing && carried.length === 0) return resource;
     const sealer = (value: unknown, pointer: string) => sealValue(resource.urn, value, pointer);
-    let configs = sealing ? (sealSecrets(resource.spec.configs, schemas.configSchema, CONFIGS, sealer) as Record<string, unknown>) : resource.spec.configs;
-    let output = sealing ? (sealSecrets(resource.state.output, schemas.outputSchema, OUTPUT, sealer) as Record<string, unknown>) : resource.state.output;
+    let configs = sealing
+      ? (sealSecrets(resource.spec.configs, schemas.configSchema, CONFIGS, sealer) as Record<
+          string,
+          unknown
+        >)
+      : resource.spec.configs;
+    let output = sealing
+      ? (sealSecrets(resource.state.output, schemas.outputSchema, OUTPUT, sealer) as Record<
+          string,
+          unknown
+        >)
+      : resource.state.output;
     if (carried.length) {
       // putBack writes in place: never into objects the caller still holds.
       configs = structuredClone(configs);
       output = structuredClone(output);
     }
     for (const value of carried) {
-      if (value.pointer.startsWith(`${CONFIGS}/`)) configs = putBack(configs, value.pointer.slice(CONFIGS.length), value.sealed);
-      else if (value.pointer.startsWith(`${OUTPUT}/`)) output = putBack(output, value.pointer.slice(OUTPUT.length), value.sealed);
+      if (value.pointer.startsWith(`${CONFIGS}/`))
+        configs = putBack(configs, value.pointer.slice(CONFIGS.length), value.sealed);
+      else if (value.pointer.startsWith(`${OUTPUT}/`))
+        output = putBack(output, value.pointer.slice(OUTPUT.length), value.sealed);
     }
-    return { ...resource, spec: { ...resource.spec, configs }, state: { ...resource.state, output } };
+    return {
+      ...resource,
+      spec: { ...resource.spec, configs },
+      state: { ...resource.state, output },
+    };
   }
 
   return {
@@ -117,38 +177,65 @@ export function createResourceSecrets(box: SecretBox, schemasOf: SchemasOf) {
      * TerminalError that names each value that does not open (its field and key
      * id, never the value), so the resource goes to ERROR with a readable last_error.
      */
-    openForModule(resource: Resource, dependencies: Record<string, ResolvedDependency>): { resource: Resource; dependencies: Record<string, ResolvedDependency> } {
+    openForModule(
+      resource: Resource,
+      dependencies: Record<string, ResolvedDependency>,
+    ): { resource: Resource; dependencies: Record<string, ResolvedDependency> } {
       const opened = open(resource);
       const unreadable = [...opened.unreadable];
       const openedDependencies: Record<string, ResolvedDependency> = {};
       for (const [name, dependency] of Object.entries(dependencies)) {
         const result = openDependency(dependency);
         openedDependencies[name] = result.dependency;
-        unreadable.push(...result.unreadable.map((u) => ({ ...u, message: `dependency ${name}: ${u.message}` })));
+        unreadable.push(
+          ...result.unreadable.map((u) => ({ ...u, message: `dependency ${name}: ${u.message}` })),
+        );
       }
       if (unreadable.length) throw new TerminalError(describeUnreadable(unreadable));
       return { resource: opened.resource, dependencies: openedDependencies };
     },
 
     /** A sync result's output as it is stored: its writeOnly values sealed for this resource. */
-    sealOutput(resource: Pick<Resource, 'urn' | 'kind'>, output: Record<string, unknown>): Record<string, unknown> {
+    sealOutput(
+      resource: Pick<Resource, 'urn' | 'kind'>,
+      output: Record<string, unknown>,
+    ): Record<string, unknown> {
       const schema = schemasOf(resource.kind)?.outputSchema;
       if (box.keyId === undefined || !schema) return output;
-      return sealSecrets(output, schema, OUTPUT, (value, pointer) => sealValue(resource.urn, value, pointer)) as Record<string, unknown>;
+      return sealSecrets(output, schema, OUTPUT, (value, pointer) =>
+        sealValue(resource.urn, value, pointer),
+      ) as Record<string, unknown>;
     },
 
     /** The secret (writeOnly) outputs of a stored resource, opened, for the admin's explicit read. */
-    secretOutput(resource: Resource): { output: Record<string, unknown>; unreadable: UnreadableSecret[] } {
+    secretOutput(resource: Resource): {
+      output: Record<string, unknown>;
+      unreadable: UnreadableSecret[];
+    } {
       const opened = open(resource);
-      const picked = pickSecrets(opened.resource.state.output, schemasOf(resource.kind)?.outputSchema);
-      return { output: (picked ?? {}) as Record<string, unknown>, unreadable: opened.unreadable.filter((u) => u.pointer.startsWith(`${OUTPUT}/`)) };
+      const picked = pickSecrets(
+        opened.resource.state.output,
+        schemasOf(resource.kind)?.outputSchema,
+      );
+      return {
+        output: (picked ?? {}) as Record<string, unknown>,
+        unreadable: opened.unreadable.filter((u) => u.pointer.startsWith(`${OUTPUT}/`)),
+      };
     },
 
     /** The strings of the resource's secrets (opened), to keep out of error messages. */
-    secretStringsOf(resource: Resource, dependencies: Record<string, ResolvedDependency> = {}): string[] {
+    secretStringsOf(
+      resource: Resource,
+      dependencies: Record<string, ResolvedDependency> = {},
+    ): string[] {
       const schemas = schemasOf(resource.kind);
-      const own = [...secretStrings(resource.spec.configs, schemas?.configSchema), ...secretStrings(resource.state.output, schemas?.outputSchema)];
-      const ofDependencies = Object.values(dependencies).flatMap((dep) => secretStrings(dep.output, schemasOf(dep.kind)?.outputSchema));
+      const own = [
+        ...secretStrings(resource.spec.configs, schemas?.configSchema),
+        ...secretStrings(resource.state.output, schemas?.outputSchema),
+      ];
+      const ofDependencies = Object.values(dependencies).flatMap((dep) =>
+        secretStrings(dep.output, schemasOf(dep.kind)?.outputSchema),
+      );
       return [...own, ...ofDependencies];
     },
 
@@ -176,15 +263,35 @@ export function createResourceSecrets(box: SecretBox, schemasOf: SchemasOf) {
           return box.seal(JSON.stringify(opened.value), placeOf(resource.urn, pointer));
         }) as Record<string, unknown>;
       const schemas = schemasOf(resource.kind);
-      const sealPlain = (value: Record<string, unknown>, schema: Parameters<typeof sealSecrets>[1], at: string) =>
+      const sealPlain = (
+        value: Record<string, unknown>,
+        schema: Parameters<typeof sealSecrets>[1],
+        at: string,
+      ) =>
         sealSecrets(value, schema, at, (plain, pointer) => {
           if (isSealed(plain)) return plain;
           counts.sealed += 1;
           return box.seal(JSON.stringify(plain), placeOf(resource.urn, pointer));
         }) as Record<string, unknown>;
-      const configs = sealPlain(rewrite(resource.spec.configs, CONFIGS), schemas?.configSchema, CONFIGS);
-      const output = sealPlain(rewrite(resource.state.output, OUTPUT), schemas?.outputSchema, OUTPUT);
-      return { resource: { ...resource, spec: { ...resource.spec, configs }, state: { ...resource.state, output } }, ...counts, unreadable };
+      const configs = sealPlain(
+        rewrite(resource.spec.configs, CONFIGS),
+        schemas?.configSchema,
+        CONFIGS,
+      );
+      const output = sealPlain(
+        rewrite(resource.state.output, OUTPUT),
+        schemas?.outputSchema,
+        OUTPUT,
+      );
+      return {
+        resource: {
+          ...resource,
+          spec: { ...resource.spec, configs },
+          state: { ...resource.state, output },
+        },
+        ...counts,
+        unreadable,
+      };
     },
   };
 }
@@ -202,14 +309,21 @@ export function describeUnreadable(unreadable: readonly UnreadableSecret[]): str
  * Sets `value` at `pointer` (relative, `/a/b`) when nothing is there and its parent
  * exists: a secret the request did not replace keeps what was stored.
  */
-function putBack(root: Record<string, unknown>, pointer: string, value: string): Record<string, unknown> {
+function putBack(
+  root: Record<string, unknown>,
+  pointer: string,
+  value: string,
+): Record<string, unknown> {
   const keys = pointer
     .split('/')
     .slice(1)
     .map((key) => key.replace(/~1/g, '/').replace(/~0/g, '~'));
   let node: unknown = root;
   for (const key of keys.slice(0, -1)) {
-    node = node !== null && typeof node === 'object' ? (node as Record<string, unknown>)[key] : undefined;
+    node =
+      node !== null && typeof node === 'object'
+        ? (node as Record<string, unknown>)[key]
+        : undefined;
   }
   const last = keys.at(-1)!;
   if (Array.isArray(node)) {

@@ -14,7 +14,8 @@ import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:
  */
 export const SEALED_PREFIX = '$sealed:';
 const V1 = `${SEALED_PREFIX}v1:`;
-const ENVELOPE = /^\$sealed:v1:([0-9a-f]{8}):([A-Za-z0-9+/]{16}):([A-Za-z0-9+/]*={0,2}):([A-Za-z0-9+/]{22}==)$/;
+const ENVELOPE =
+  /^\$sealed:v1:([0-9a-f]{8}):([A-Za-z0-9+/]{16}):([A-Za-z0-9+/]*={0,2}):([A-Za-z0-9+/]{22}==)$/;
 const KEY_BYTES = 32;
 const IV_BYTES = 12;
 
@@ -59,23 +60,34 @@ export function sealedKeyId(sealed: string): string | undefined {
  */
 export function parseSecretKey(text: string): Buffer {
   const trimmed = text.trim();
-  const hint = 'must be 32 random bytes in base64, 44 characters (make one with: openssl rand -base64 32)';
-  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(trimmed) || trimmed.length % 4 === 1) throw new Error(`${hint}; the value given is not base64`);
+  const hint =
+    'must be 32 random bytes in base64, 44 characters (make one with: openssl rand -base64 32)';
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(trimmed) || trimmed.length % 4 === 1)
+    throw new Error(`${hint}; the value given is not base64`);
   const key = Buffer.from(trimmed, 'base64');
-  if (key.length !== KEY_BYTES) throw new Error(`${hint}; the value given decodes to ${key.length} bytes`);
-  if (key.toString('base64').replace(/=+$/, '') !== trimmed.replace(/=+$/, '')) throw new Error(`${hint}; the value given is not canonical base64`);
+  if (key.length !== KEY_BYTES)
+    throw new Error(`${hint}; the value given decodes to ${key.length} bytes`);
+  if (key.toString('base64').replace(/=+$/, '') !== trimmed.replace(/=+$/, ''))
+    throw new Error(`${hint}; the value given is not canonical base64`);
   return key;
 }
 
 export function keyIdOf(key: Buffer): string {
-  return createHash('sha256').update('steward secret key id\0').update(key).digest('hex').slice(0, 8);
+  return createHash('sha256')
+    .update('steward secret key id\0')
+    .update(key)
+    .digest('hex')
+    .slice(0, 8);
 }
 
 /**
  * The box over the configured keys (base64, as in the configuration). Without a
  * current key it seals nothing, and opens with the previous keys only.
  */
-export function createSecretBox(current: string | undefined, previous: readonly string[] = []): SecretBox {
+export function createSecretBox(
+  current: string | undefined,
+  previous: readonly string[] = [],
+): SecretBox {
   const currentKey = current === undefined ? undefined : parseSecretKey(current);
   const keys = new Map<string, Buffer[]>();
   const add = (key: Buffer) => keys.set(keyIdOf(key), [...(keys.get(keyIdOf(key)) ?? []), key]);
@@ -103,11 +115,24 @@ export function createSecretBox(current: string | undefined, previous: readonly 
     },
     open(sealed, place) {
       const parts = ENVELOPE.exec(sealed);
-      if (!parts) throw new UnreadableSecretError('malformed', undefined, 'it is not a well-formed sealed value');
-      const [, id, iv, ciphertext, tag] = parts as unknown as [string, string, string, string, string];
+      if (!parts)
+        throw new UnreadableSecretError(
+          'malformed',
+          undefined,
+          'it is not a well-formed sealed value',
+        );
+      const [, id, iv, ciphertext, tag] = parts as unknown as [
+        string,
+        string,
+        string,
+        string,
+        string,
+      ];
       const candidates = keys.get(id);
       if (!candidates) {
-        const known = keyId ? 'which is neither STEWARD_SECRET_KEY nor in STEWARD_SECRET_KEYS_PREVIOUS' : 'and STEWARD_SECRET_KEY is not set';
+        const known = keyId
+          ? 'which is neither STEWARD_SECRET_KEY nor in STEWARD_SECRET_KEYS_PREVIOUS'
+          : 'and STEWARD_SECRET_KEY is not set';
         throw new UnreadableSecretError('unknown_key', id, `it is sealed with key ${id}, ${known}`);
       }
       for (const key of candidates) {
@@ -115,12 +140,19 @@ export function createSecretBox(current: string | undefined, previous: readonly 
           const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64'));
           decipher.setAAD(Buffer.from(place, 'utf8'));
           decipher.setAuthTag(Buffer.from(tag, 'base64'));
-          return Buffer.concat([decipher.update(Buffer.from(ciphertext, 'base64')), decipher.final()]).toString('utf8');
+          return Buffer.concat([
+            decipher.update(Buffer.from(ciphertext, 'base64')),
+            decipher.final(),
+          ]).toString('utf8');
         } catch {
           // the next key with the same id, if any
         }
       }
-      throw new UnreadableSecretError('altered', id, `it does not open with key ${id}: it was altered, or it was sealed for another resource or field`);
+      throw new UnreadableSecretError(
+        'altered',
+        id,
+        `it does not open with key ${id}: it was altered, or it was sealed for another resource or field`,
+      );
     },
   };
 }

@@ -1,6 +1,11 @@
 import type { Store } from './ports.js';
 import type { Registry } from './registry.js';
-import { ALL_PROJECTS, assertResourceInScope, resourceNotFound, type ProjectScope } from './scope.js';
+import {
+  ALL_PROJECTS,
+  assertResourceInScope,
+  type ProjectScope,
+  resourceNotFound,
+} from './scope.js';
 
 /** A resource's secret outputs, opened: the one answer that holds secrets (GET …/secrets, admins only). */
 export interface SecretOutputRead {
@@ -21,7 +26,10 @@ export interface SecretOutputRead {
  */
 export function createSecretReads({ store, registry }: { store: Store; registry: Registry }) {
   return {
-    async readSecretOutput(urn: string, scope: ProjectScope = ALL_PROJECTS): Promise<SecretOutputRead> {
+    async readSecretOutput(
+      urn: string,
+      scope: ProjectScope = ALL_PROJECTS,
+    ): Promise<SecretOutputRead> {
       assertResourceInScope(scope, urn);
       const resource = await store.findResource(urn);
       if (!resource) throw resourceNotFound(urn, false);
@@ -30,8 +38,14 @@ export function createSecretReads({ store, registry }: { store: Store; registry:
         urn,
         version: resource.version,
         output,
-        fields: Object.keys(output).map((key) => `/state/output/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`),
-        unreadable: unreadable.map((u) => ({ field: u.pointer, key_id: u.keyId ?? null, message: u.message })),
+        fields: Object.keys(output).map(
+          (key) => `/state/output/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`,
+        ),
+        unreadable: unreadable.map((u) => ({
+          field: u.pointer,
+          key_id: u.keyId ?? null,
+          message: u.message,
+        })),
       };
     },
   };

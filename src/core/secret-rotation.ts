@@ -43,15 +43,36 @@ const MAX_RETRIES = 3;
  * read, so a sync writing the same resource meanwhile wins and the resource is
  * read again. Running it again finds nothing to do.
  */
-export async function rotateSecrets({ store, registry }: { store: Store; registry: Registry }, options: RotationOptions): Promise<RotationReport> {
+export async function rotateSecrets(
+  { store, registry }: { store: Store; registry: Registry },
+  options: RotationOptions,
+): Promise<RotationReport> {
   const keyId = registry.secrets.keyId;
   if (!keyId) throw new Error('STEWARD_SECRET_KEY is not set: rotation seals every secret with it');
-  const report: RotationReport = { key_id: keyId, resources: 0, rewritten: 0, resealed: 0, sealed: 0, current: 0, unreadable: [], forgotten: 0, changed: [], kinds_not_loaded: [] };
+  const report: RotationReport = {
+    key_id: keyId,
+    resources: 0,
+    rewritten: 0,
+    resealed: 0,
+    sealed: 0,
+    current: 0,
+    unreadable: [],
+    forgotten: 0,
+    changed: [],
+    kinds_not_loaded: [],
+  };
   const notLoaded = new Set<string>();
 
   const tally = (urn: string, result: Resealed, written: boolean) => {
     report.current += result.current;
-    report.unreadable.push(...result.unreadable.map((u) => ({ urn, field: u.pointer, key_id: u.keyId ?? null, message: u.message })));
+    report.unreadable.push(
+      ...result.unreadable.map((u) => ({
+        urn,
+        field: u.pointer,
+        key_id: u.keyId ?? null,
+        message: u.message,
+      })),
+    );
     if (!written) return;
     report.rewritten += 1;
     report.resealed += result.resealed;
@@ -61,7 +82,8 @@ export async function rotateSecrets({ store, registry }: { store: Store; registr
   const plan = (resource: Resource): { result: Resealed; change?: ValuesRewrite } => {
     if (!registry.find(resource.kind)) notLoaded.add(resource.kind);
     const result = registry.secrets.reseal(resource, { forget: options.forget });
-    const changes = result.resealed + result.sealed + (options.forget ? result.unreadable.length : 0);
+    const changes =
+      result.resealed + result.sealed + (options.forget ? result.unreadable.length : 0);
     if (changes === 0) return { result };
     return {
       result,

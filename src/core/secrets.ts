@@ -17,7 +17,9 @@ export function redact(value: unknown, schema: JSONSchema | undefined): unknown 
   if (value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) {
     const items = itemsOf(schema);
-    return value.map((item) => (isSealed(item) || (items && isSecret(items)) ? undefined : redact(item, items)));
+    return value.map((item) =>
+      isSealed(item) || (items && isSecret(items)) ? undefined : redact(item, items),
+    );
   }
   const result: Record<string, unknown> = {};
   for (const [key, child] of Object.entries(value as Record<string, unknown>)) {
@@ -38,25 +40,37 @@ export function hasSecrets(schema: JSONSchema | undefined): boolean {
     schema.additionalProperties,
     schema.items,
   ];
-  return children.some((child) => typeof child === 'object' && child !== null && hasSecrets(child as JSONSchema));
+  return children.some(
+    (child) => typeof child === 'object' && child !== null && hasSecrets(child as JSONSchema),
+  );
 }
 
 /**
  * Replaces the value of every writeOnly node with `seal(value, pointer)`, where
  * `pointer` is the node's JSON pointer below `at` (e.g. `/spec/configs/password`).
  */
-export function sealSecrets(value: unknown, schema: JSONSchema | undefined, at: string, seal: (value: unknown, pointer: string) => unknown): unknown {
+export function sealSecrets(
+  value: unknown,
+  schema: JSONSchema | undefined,
+  at: string,
+  seal: (value: unknown, pointer: string) => unknown,
+): unknown {
   if (!schema || value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) {
     const items = itemsOf(schema);
     if (!items) return value;
-    return value.map((item, i) => (isSecret(items) ? seal(item, `${at}/${i}`) : sealSecrets(item, items, `${at}/${i}`, seal)));
+    return value.map((item, i) =>
+      isSecret(items) ? seal(item, `${at}/${i}`) : sealSecrets(item, items, `${at}/${i}`, seal),
+    );
   }
   const result: Record<string, unknown> = {};
   for (const [key, child] of Object.entries(value as Record<string, unknown>)) {
     const childSchema = childSchemaOf(schema, key);
     const pointer = `${at}/${escapePointer(key)}`;
-    result[key] = childSchema && isSecret(childSchema) ? seal(child, pointer) : sealSecrets(child, childSchema, pointer, seal);
+    result[key] =
+      childSchema && isSecret(childSchema)
+        ? seal(child, pointer)
+        : sealSecrets(child, childSchema, pointer, seal);
   }
   return result;
 }
@@ -65,7 +79,11 @@ export function sealSecrets(value: unknown, schema: JSONSchema | undefined, at: 
 export const OMIT: unique symbol = Symbol('omit');
 
 /** Replaces every sealed string, wherever it is, with what `fn` makes of it; pointers as in `sealSecrets`. */
-export function mapSealed(value: unknown, at: string, fn: (sealed: string, pointer: string) => unknown): unknown {
+export function mapSealed(
+  value: unknown,
+  at: string,
+  fn: (sealed: string, pointer: string) => unknown,
+): unknown {
   if (isSealed(value)) return fn(value, at);
   if (value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) {
@@ -101,7 +119,9 @@ export function pickSecrets(value: unknown, schema: JSONSchema | undefined): unk
     if (!items) return undefined;
     if (isSecret(items)) return value;
     const picked = value.map((item) => pickSecrets(item, items));
-    return picked.some((item) => item !== undefined) ? picked.map((item) => item ?? null) : undefined;
+    return picked.some((item) => item !== undefined)
+      ? picked.map((item) => item ?? null)
+      : undefined;
   }
   const result: Record<string, unknown> = {};
   let found = false;
@@ -134,12 +154,20 @@ export function scrubSecrets<T>(value: T, secrets: readonly string[]): T {
   if (secrets.length === 0) return value;
   if (typeof value === 'string') {
     const longestFirst = [...secrets].sort((a, b) => b.length - a.length);
-    return longestFirst.reduce((text, secret) => text.split(secret).join('[secret]'), value as string) as T;
+    return longestFirst.reduce(
+      (text, secret) => text.split(secret).join('[secret]'),
+      value as string,
+    ) as T;
   }
   if (value === null || typeof value !== 'object') return value;
-  if (!secrets.some((secret) => JSON.stringify(value).includes(JSON.stringify(secret).slice(1, -1)))) return value;
+  if (
+    !secrets.some((secret) => JSON.stringify(value).includes(JSON.stringify(secret).slice(1, -1)))
+  )
+    return value;
   if (Array.isArray(value)) return value.map((item: unknown) => scrubSecrets(item, secrets)) as T;
-  return Object.fromEntries(Object.entries(value).map(([key, child]) => [key, scrubSecrets(child, secrets)])) as T;
+  return Object.fromEntries(
+    Object.entries(value).map(([key, child]) => [key, scrubSecrets(child, secrets)]),
+  ) as T;
 }
 
 function isSecret(schema: JSONSchema): boolean {
@@ -148,7 +176,9 @@ function isSecret(schema: JSONSchema): boolean {
 
 function itemsOf(schema: JSONSchema | undefined): JSONSchema | undefined {
   const items = schema?.items;
-  return items && typeof items === 'object' && !Array.isArray(items) ? (items as JSONSchema) : undefined;
+  return items && typeof items === 'object' && !Array.isArray(items)
+    ? (items as JSONSchema)
+    : undefined;
 }
 
 function childSchemaOf(schema: JSONSchema | undefined, key: string): JSONSchema | undefined {
@@ -157,7 +187,10 @@ function childSchemaOf(schema: JSONSchema | undefined, key: string): JSONSchema 
   if (Object.hasOwn(properties, key)) return properties[key];
   const patterns = Object.entries((schema.patternProperties ?? {}) as Record<string, JSONSchema>);
   const additional = schema.additionalProperties as JSONSchema | boolean | undefined;
-  return patterns.find(([pattern]) => new RegExp(pattern, 'u').test(key))?.[1] ?? (typeof additional === 'object' ? additional : undefined);
+  return (
+    patterns.find(([pattern]) => new RegExp(pattern, 'u').test(key))?.[1] ??
+    (typeof additional === 'object' ? additional : undefined)
+  );
 }
 
 function escapePointer(key: string): string {

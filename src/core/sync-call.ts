@@ -35,12 +35,19 @@ export async function callSync(
     }, options.timeoutMs);
   });
   const aborted = new Promise<never>((_, reject) => {
-    const onAbort = () => reject(controller.signal.reason instanceof Error ? controller.signal.reason : new Error('sync aborted'));
+    const onAbort = () =>
+      reject(
+        controller.signal.reason instanceof Error
+          ? controller.signal.reason
+          : new Error('sync aborted'),
+      );
     if (controller.signal.aborted) onAbort();
     else controller.signal.addEventListener('abort', onAbort, { once: true });
   });
   try {
-    const call = Promise.resolve().then(() => module.definition.sync(input, { ...ctx, signal: controller.signal }));
+    const call = Promise.resolve().then(() =>
+      module.definition.sync(input, { ...ctx, signal: controller.signal }),
+    );
     const result = await Promise.race([call, deadline, aborted]);
     return checkSyncResult(module, result, options);
   } finally {
@@ -48,20 +55,36 @@ export async function callSync(
   }
 }
 
-function checkSyncResult(module: RegisteredModule, result: unknown, options: SyncCallOptions): SyncResult {
+function checkSyncResult(
+  module: RegisteredModule,
+  result: unknown,
+  options: SyncCallOptions,
+): SyncResult {
   const kind = module.definition.kind;
   const fail = (problem: string): never => {
-    throw new InvalidSyncResultError(`sync of kind ${kind} returned an invalid SyncResult: ${problem}`);
+    throw new InvalidSyncResultError(
+      `sync of kind ${kind} returned an invalid SyncResult: ${problem}`,
+    );
   };
   if (typeof result !== 'object' || result === null || Array.isArray(result)) {
-    return fail(`expected an object, got ${result === null ? 'null' : Array.isArray(result) ? 'an array' : typeof result}`);
+    return fail(
+      `expected an object, got ${result === null ? 'null' : Array.isArray(result) ? 'an array' : typeof result}`,
+    );
   }
   // Each member is read once and output/data are copied through JSON: what is checked is what gets stored,
   // even if the module changes its objects after returning them (the write-back is batched a tick later).
   const { status, output, data, requeueAfterMs } = result as Record<string, unknown>;
-  if (status !== 'PENDING' && status !== 'COMPLETED') fail(`status must be "PENDING" or "COMPLETED", got ${JSON.stringify(status) ?? 'undefined'}`);
-  if (output !== undefined && (typeof output !== 'object' || output === null || Array.isArray(output))) fail('output must be an object');
-  if (requeueAfterMs !== undefined && !(typeof requeueAfterMs === 'number' && Number.isFinite(requeueAfterMs) && requeueAfterMs >= 0)) {
+  if (status !== 'PENDING' && status !== 'COMPLETED')
+    fail(`status must be "PENDING" or "COMPLETED", got ${JSON.stringify(status) ?? 'undefined'}`);
+  if (
+    output !== undefined &&
+    (typeof output !== 'object' || output === null || Array.isArray(output))
+  )
+    fail('output must be an object');
+  if (
+    requeueAfterMs !== undefined &&
+    !(typeof requeueAfterMs === 'number' && Number.isFinite(requeueAfterMs) && requeueAfterMs >= 0)
+  ) {
     fail('requeueAfterMs must be a non-negative number');
   }
   let outputJson: string | undefined;
@@ -75,17 +98,26 @@ function checkSyncResult(module: RegisteredModule, result: unknown, options: Syn
   if (output !== undefined && outputJson === undefined) fail('output must be JSON');
   if (data !== undefined && dataJson === undefined) fail(`data must be JSON, got ${typeof data}`);
   const size = Buffer.byteLength(outputJson ?? 'null') + Buffer.byteLength(dataJson ?? 'null');
-  if (size > options.maxStateBytes) fail(`output and data are ${size} bytes of JSON, more than the ${options.maxStateBytes} allowed (STEWARD_MAX_STATE_BYTES)`);
+  if (size > options.maxStateBytes)
+    fail(
+      `output and data are ${size} bytes of JSON, more than the ${options.maxStateBytes} allowed (STEWARD_MAX_STATE_BYTES)`,
+    );
   const checked: SyncResult = { status: status as SyncResult['status'] };
   if (outputJson !== undefined) checked.output = JSON.parse(outputJson) as SyncResult['output'];
   if (dataJson !== undefined) checked.data = JSON.parse(dataJson) as unknown;
   if (requeueAfterMs !== undefined) checked.requeueAfterMs = requeueAfterMs as number;
   if (checked.output !== undefined && module.checkOutput) {
     const problems = module.checkOutput(structuredClone(checked.output));
-    if (problems.length) fail(`output does not match outputSchema: ${problems.map((p) => `${p.path} ${p.message}`).join('; ')}`);
+    if (problems.length)
+      fail(
+        `output does not match outputSchema: ${problems.map((p) => `${p.path} ${p.message}`).join('; ')}`,
+      );
   }
   // Every sealed value in the store is one Steward made (planning.ts refuses the prefix in configs).
   const sealed = checked.output === undefined ? undefined : findSealed(checked.output);
-  if (sealed !== undefined) fail(`output${sealed} must not start with "${SEALED_PREFIX}": Steward reserves it for sealed secrets`);
+  if (sealed !== undefined)
+    fail(
+      `output${sealed} must not start with "${SEALED_PREFIX}": Steward reserves it for sealed secrets`,
+    );
   return checked;
 }

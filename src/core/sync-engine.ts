@@ -1,8 +1,15 @@
 import PQueue from 'p-queue';
+
 import type { BackoffOptions } from './backoff.js';
 import { backoffDelayMs } from './backoff.js';
 import { createClaimWindow } from './claim-window.js';
-import { createAloneWindow, createProjectSlots, launchOrder, projectSlotCap, shareMayBind } from './fair-claim.js';
+import {
+  createAloneWindow,
+  createProjectSlots,
+  launchOrder,
+  projectSlotCap,
+  shareMayBind,
+} from './fair-claim.js';
 import { createHeldLeases, type HeldLease } from './held-leases.js';
 import type { CoreLogger } from './logging.js';
 import type { Resource } from './model.js';
@@ -65,7 +72,16 @@ class ShutdownAbort extends Error {
  * The sync loop (docs/design.md §6): claim due resources with a fenced lease, run their
  * module's `sync` in p-queue slots, write outcomes back in batches.
  */
-export function createSyncEngine({ store, registry, wakeup, clock, logger, options, random = Math.random, observer = NO_SYNC_OBSERVER }: SyncEngineDeps) {
+export function createSyncEngine({
+  store,
+  registry,
+  wakeup,
+  clock,
+  logger,
+  options,
+  random = Math.random,
+  observer = NO_SYNC_OBSERVER,
+}: SyncEngineDeps) {
   const log = logger.child({ component: 'sync-engine', worker: options.owner });
   const queue = new PQueue({ concurrency: options.concurrency });
   /** Every lease this worker holds: claimed and waiting for a slot, syncing, or writing back. */
@@ -73,7 +89,9 @@ export function createSyncEngine({ store, registry, wakeup, clock, logger, optio
   const batcher = createWriteBackBatcher(store, () => clock().getTime());
   const claimWindow = createClaimWindow({ concurrency: options.concurrency });
   /** Syncs running or waiting for a slot, per project: a project at its share gets more only when nothing else is due. */
-  const projectSlots = createProjectSlots(projectSlotCap(options.concurrency, options.projectSlotShare));
+  const projectSlots = createProjectSlots(
+    projectSlotCap(options.concurrency, options.projectSlotShare),
+  );
   const aloneWindow = createAloneWindow(Math.min(ALONE_RECHECK_MS, options.pollIntervalMs));
   let running = false;
   let loopDone: Promise<void> = Promise.resolve();
@@ -96,10 +114,13 @@ export function createSyncEngine({ store, registry, wakeup, clock, logger, optio
     if (!running || atMs >= timerAt) return;
     clearTimeout(timer);
     timerAt = atMs;
-    timer = setTimeout(() => {
-      timerAt = Infinity;
-      signal();
-    }, Math.max(0, atMs - clock().getTime()));
+    timer = setTimeout(
+      () => {
+        timerAt = Infinity;
+        signal();
+      },
+      Math.max(0, atMs - clock().getTime()),
+    );
     timer.unref();
   }
 
@@ -110,11 +131,18 @@ export function createSyncEngine({ store, registry, wakeup, clock, logger, optio
       // The fair claim only where it can pick differently from the oldest rows (the fast claim).
       const { fair, mark } = aloneWindow.check(nowMs);
       const fairClaim = fair && shareMayBind(shares, limit);
-      const batch = await store.claimDue({ owner: options.owner, limit, nowMs, leaseMs: options.leaseMs, shares: fairClaim ? shares : undefined });
+      const batch = await store.claimDue({
+        owner: options.owner,
+        limit,
+        nowMs,
+        leaseMs: options.leaseMs,
+        shares: fairClaim ? shares : undefined,
+      });
       if (fairClaim) aloneWindow.claimed(batch.alone, nowMs, mark);
       const claimed = batch.work;
       dbFailures = 0;
-      if (claimed.length) observer.claimed(claimed.map((work) => Math.max(0, nowMs - work.dueAtMs)));
+      if (claimed.length)
+        observer.claimed(claimed.map((work) => Math.max(0, nowMs - work.dueAtMs)));
       return claimed;
     } catch (err) {
       dbFailures += 1;
@@ -177,24 +205,36 @@ export function createSyncEngine({ store, registry, wakeup, clock, logger, optio
   /** `priority` 1: within its project's share, so it takes the next free slot before work over a share. */
   function launch(work: ClaimedWork, priority = 1): Promise<void> {
     const claimedStatus = work.resource.state.status === 'COMPLETED' ? 'COMPLETED' : 'PENDING';
-    const lease: LeaseRef = { urn: work.resource.urn, leaseToken: work.leaseToken, operationId: work.resource.state.operation_id, claimedStatus };
+    const lease: LeaseRef = {
+      urn: work.resource.urn,
+      leaseToken: work.leaseToken,
+      operationId: work.resource.state.operation_id,
+      claimedStatus,
+    };
     return held.hold(lease, (entry) => runOne(work.resource, entry, priority)).finally(signal);
   }
 
   /** `entry` is read, not copied: the heartbeat moves its lease end on. */
   async function runOne(resource: Resource, entry: HeldLease, priority: number): Promise<void> {
     const { lease, controller } = entry;
-    const syncLog = log.child({ urn: resource.urn, operation_id: lease.operationId, action: resource.state.action });
+    const syncLog = log.child({
+      urn: resource.urn,
+      operation_id: lease.operationId,
+      action: resource.state.action,
+    });
     projectSlots.take(resource.project);
     const step = await queue
-      .add(async () => {
-        const startedMs = clock().getTime();
-        // This process was frozen between claim and call: the claim may belong to another worker by now.
-        if (startedMs >= entry.leaseEndsMs) return undefined;
-        const observation = await observe(resource, controller, syncLog);
-        claimWindow.record(clock().getTime() - startedMs);
-        return { startedMs, observation };
-      }, { priority })
+      .add(
+        async () => {
+          const startedMs = clock().getTime();
+          // This process was frozen between claim and call: the claim may belong to another worker by now.
+          if (startedMs >= entry.leaseEndsMs) return undefined;
+          const observation = await observe(resource, controller, syncLog);
+          claimWindow.record(clock().getTime() - startedMs);
+          return { startedMs, observation };
+        },
+        { priority },
+      )
       .finally(() => projectSlots.give(resource.project));
     signal(); // the slot is free: claim more while this write-back is in flight
     if (!step) {
@@ -203,7 +243,8 @@ export function createSyncEngine({ store, registry, wakeup, clock, logger, optio
       return;
     }
     const { startedMs, observation } = step;
-    const done = (result: SyncResultLabel) => observer.synced(resource.kind, result, (clock().getTime() - startedMs) / 1000);
+    const done = (result: SyncResultLabel) =>
+      observer.synced(resource.kind, result, (clock().getTime() - startedMs) / 1000);
     if (controller.signal.reason instanceof ShutdownAbort) {
       done('aborted');
       await store.releaseLeases([lease], clock().getTime());
@@ -214,25 +255,39 @@ export function createSyncEngine({ store, registry, wakeup, clock, logger, optio
       resource,
       lease,
       observation,
-      { maxAttempts: options.maxAttempts, backoff: options.backoff, dependencyPollMs: options.dependencyPollMs, resyncIntervalMs: module?.definition.resyncIntervalMs },
+      {
+        maxAttempts: options.maxAttempts,
+        backoff: options.backoff,
+        dependencyPollMs: options.dependencyPollMs,
+        resyncIntervalMs: module?.definition.resyncIntervalMs,
+      },
       clock().getTime(),
       random,
     );
     // The resource's next step is due at once: keep its slot from a project over its share until the write-back lands.
-    const returning = writeBack.nextSyncAtMs !== null && writeBack.nextSyncAtMs <= clock().getTime();
+    const returning =
+      writeBack.nextSyncAtMs !== null && writeBack.nextSyncAtMs <= clock().getTime();
     if (returning) projectSlots.returning(resource.project);
     let applied: boolean;
     try {
       applied = await batcher.save(writeBack);
     } catch (err) {
       done('write_failed');
-      syncLog.warn('sync write-back failed; the lease will expire and the step run again', { error: describeError(err) });
+      syncLog.warn('sync write-back failed; the lease will expire and the step run again', {
+        error: describeError(err),
+      });
       return;
     } finally {
       if (returning) projectSlots.returned(resource.project);
     }
     const durationMs = clock().getTime() - startedMs;
-    done(!applied ? 'lost' : writeBack.outcome === 'resync' && writeBack.lastError ? 'resync_failed' : writeBack.outcome);
+    done(
+      !applied
+        ? 'lost'
+        : writeBack.outcome === 'resync' && writeBack.lastError
+          ? 'resync_failed'
+          : writeBack.outcome,
+    );
     if (!applied) {
       syncLog.info('sync write-back discarded: lease lost or operation superseded', { durationMs });
       return;
@@ -241,8 +296,23 @@ export function createSyncEngine({ store, registry, wakeup, clock, logger, optio
     logWriteBack(syncLog, writeBack, durationMs, resource.version);
   }
 
-  function observe(resource: Resource, controller: AbortController, syncLog: CoreLogger): Promise<SyncObservation> {
-    return observeSync({ store, registry, clock, timeoutMs: options.syncTimeoutMs, maxStateBytes: options.maxStateBytes }, resource, controller, syncLog);
+  function observe(
+    resource: Resource,
+    controller: AbortController,
+    syncLog: CoreLogger,
+  ): Promise<SyncObservation> {
+    return observeSync(
+      {
+        store,
+        registry,
+        clock,
+        timeoutMs: options.syncTimeoutMs,
+        maxStateBytes: options.maxStateBytes,
+      },
+      resource,
+      controller,
+      syncLog,
+    );
   }
 
   return {
@@ -250,16 +320,26 @@ export function createSyncEngine({ store, registry, wakeup, clock, logger, optio
       if (running) return;
       running = true;
       unsubscribe = wakeup.subscribe(externalWake);
-      heartbeat = setInterval(() => void held.renew(), Math.max(50, Math.floor(options.leaseMs / 3)));
+      heartbeat = setInterval(
+        () => void held.renew(),
+        Math.max(50, Math.floor(options.leaseMs / 3)),
+      );
       heartbeat.unref();
-      const resyncKinds = registry.all().filter((m) => m.definition.resyncIntervalMs).map((m) => m.definition.kind);
+      const resyncKinds = registry
+        .all()
+        .filter((m) => m.definition.resyncIntervalMs)
+        .map((m) => m.definition.kind);
       // Resources that completed before their kind asked for re-syncs (or before a restart) get a due time now.
       void store.scheduleResync(resyncKinds, clock().getTime()).then(
         (count) => count && signal(),
-        (err: unknown) => log.warn('scheduling drift re-syncs failed', { error: describeError(err) }),
+        (err: unknown) =>
+          log.warn('scheduling drift re-syncs failed', { error: describeError(err) }),
       );
       loopDone = loop();
-      log.info('sync worker started', { concurrency: options.concurrency, leaseMs: options.leaseMs });
+      log.info('sync worker started', {
+        concurrency: options.concurrency,
+        leaseMs: options.leaseMs,
+      });
     },
 
     /** Stops claiming, lets in-flight syncs finish within the grace period, aborts the rest and releases their leases. */

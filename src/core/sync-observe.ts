@@ -1,4 +1,9 @@
-import { isTerminalError, TerminalError, type ResolvedDependency, type SyncInput } from '../sdk/index.js';
+import {
+  isTerminalError,
+  type ResolvedDependency,
+  type SyncInput,
+  TerminalError,
+} from '../sdk/index.js';
 import { toResolved } from './dependencies.js';
 import type { CoreLogger } from './logging.js';
 import type { Resource } from './model.js';
@@ -26,9 +31,18 @@ export interface ObserveDeps {
  * it), the output it returns is sealed before it is written back, and a failure
  * that quotes one of the secrets it was given has it replaced by `[secret]`.
  */
-export async function observeSync(deps: ObserveDeps, resource: Resource, controller: AbortController, log: CoreLogger): Promise<SyncObservation> {
+export async function observeSync(
+  deps: ObserveDeps,
+  resource: Resource,
+  controller: AbortController,
+  log: CoreLogger,
+): Promise<SyncObservation> {
   const module = deps.registry.find(resource.kind);
-  if (!module) return { type: 'failure', error: new TerminalError(`no module is loaded for kind ${resource.kind}`) };
+  if (!module)
+    return {
+      type: 'failure',
+      error: new TerminalError(`no module is loaded for kind ${resource.kind}`),
+    };
   const secrets = deps.registry.secrets;
   let shown: string[] = [];
   try {
@@ -36,18 +50,36 @@ export async function observeSync(deps: ObserveDeps, resource: Resource, control
     const wanted = resource.spec.dependencies;
     const names = Object.keys(wanted);
     if (names.length) {
-      const found = new Map((await deps.store.findResources(Object.values(wanted))).map((dep) => [dep.urn, dep]));
+      const found = new Map(
+        (await deps.store.findResources(Object.values(wanted))).map((dep) => [dep.urn, dep]),
+      );
       const missing = names.filter((name) => !found.has(wanted[name]!));
-      if (missing.length) return { type: 'failure', error: new TerminalError(`dependency ${missing.join(', ')} no longer exists`) };
-      const waiting = names.filter((name) => found.get(wanted[name]!)!.state.status !== 'COMPLETED');
-      if (waiting.length && resource.state.action !== 'delete') return { type: 'waiting', on: waiting };
+      if (missing.length)
+        return {
+          type: 'failure',
+          error: new TerminalError(`dependency ${missing.join(', ')} no longer exists`),
+        };
+      const waiting = names.filter(
+        (name) => found.get(wanted[name]!)!.state.status !== 'COMPLETED',
+      );
+      if (waiting.length && resource.state.action !== 'delete')
+        return { type: 'waiting', on: waiting };
       for (const name of names) dependencies[name] = toResolved(found.get(wanted[name]!)!);
     }
     const opened = secrets.openForModule(resource, dependencies);
     shown = secrets.secretStringsOf(opened.resource, opened.dependencies);
     const input: SyncInput = { resource: opened.resource, dependencies: opened.dependencies };
-    const result = await callSync(module, input, { log, now: deps.clock }, controller, { timeoutMs: deps.timeoutMs, maxStateBytes: deps.maxStateBytes });
-    return { type: 'result', result: result.output === undefined ? result : { ...result, output: secrets.sealOutput(resource, result.output) } };
+    const result = await callSync(module, input, { log, now: deps.clock }, controller, {
+      timeoutMs: deps.timeoutMs,
+      maxStateBytes: deps.maxStateBytes,
+    });
+    return {
+      type: 'result',
+      result:
+        result.output === undefined
+          ? result
+          : { ...result, output: secrets.sealOutput(resource, result.output) },
+    };
   } catch (error) {
     return { type: 'failure', error: withoutSecrets(error, shown) };
   }

@@ -7,7 +7,8 @@ import type { SyncWriteBack } from './ports.js';
  * (shutdown), `write_failed` (the database refused the write-back). A closed set,
  * so it is a safe metric label.
  */
-export type SyncResultLabel = SyncWriteBack['outcome'] | 'resync_failed' | 'lost' | 'aborted' | 'write_failed';
+export type SyncResultLabel =
+  SyncWriteBack['outcome'] | 'resync_failed' | 'lost' | 'aborted' | 'write_failed';
 
 /**
  * What the sync engine reports as it works, for metrics. Implementations MUST be

@@ -32,10 +32,18 @@ export function decideWriteBack(
   nowMs: number,
   random: () => number = Math.random,
 ): SyncWriteBack {
-  const base = { ...lease, output: undefined, waitingOn: null, countsAttempt: true, wakeDependents: false, events: [] };
+  const base = {
+    ...lease,
+    output: undefined,
+    waitingOn: null,
+    countsAttempt: true,
+    wakeDependents: false,
+    events: [],
+  };
   const from = resource.state.status;
   const operationId = resource.state.operation_id;
-  if (lease.claimedStatus === 'COMPLETED') return decideResync(resource, base, observation, options, nowMs, random);
+  if (lease.claimedStatus === 'COMPLETED')
+    return decideResync(resource, base, observation, options, nowMs, random);
   if (observation.type === 'waiting') {
     return {
       ...base,
@@ -52,7 +60,16 @@ export function decideWriteBack(
     const { result } = observation;
     const data = result.data === undefined ? undefined : { value: result.data };
     if (result.status === 'PENDING') {
-      return { ...base, outcome: 'step', status: 'PENDING', output: result.output, data, attempts: 0, lastError: null, nextSyncAtMs: nowMs + (result.requeueAfterMs ?? 0) };
+      return {
+        ...base,
+        outcome: 'step',
+        status: 'PENDING',
+        output: result.output,
+        data,
+        attempts: 0,
+        lastError: null,
+        nextSyncAtMs: nowMs + (result.requeueAfterMs ?? 0),
+      };
     }
     if (resource.state.action === 'delete') {
       return {
@@ -63,7 +80,10 @@ export function decideWriteBack(
         lastError: null,
         nextSyncAtMs: null,
         operation: { status: 'succeeded', error: null },
-        events: [eventFor(resource, 'operation.succeeded', operationId, { action: 'delete' }), eventFor(resource, 'resource.deleted', operationId, {})],
+        events: [
+          eventFor(resource, 'operation.succeeded', operationId, { action: 'delete' }),
+          eventFor(resource, 'resource.deleted', operationId, {}),
+        ],
       };
     }
     return {
@@ -79,7 +99,11 @@ export function decideWriteBack(
       operation: { status: 'succeeded', error: null },
       wakeDependents: true,
       events: [
-        eventFor(resource, 'resource.status_changed', operationId, { from, to: 'COMPLETED', action: resource.state.action }),
+        eventFor(resource, 'resource.status_changed', operationId, {
+          from,
+          to: 'COMPLETED',
+          action: resource.state.action,
+        }),
         eventFor(resource, 'operation.succeeded', operationId, { action: resource.state.action }),
       ],
     };
@@ -88,7 +112,9 @@ export function decideWriteBack(
   const failures = resource.state.sync.attempts + 1;
   const terminal = isTerminalError(observation.error);
   if (terminal || failures >= options.maxAttempts) {
-    const lastError = terminal ? message : `${message} (gave up after ${failures} attempt${failures === 1 ? '' : 's'})`;
+    const lastError = terminal
+      ? message
+      : `${message} (gave up after ${failures} attempt${failures === 1 ? '' : 's'})`;
     return {
       ...base,
       outcome: 'failed',
@@ -98,8 +124,16 @@ export function decideWriteBack(
       nextSyncAtMs: null,
       operation: { status: 'failed', error: lastError },
       events: [
-        eventFor(resource, 'resource.status_changed', operationId, { from, to: 'ERROR', action: resource.state.action, error: lastError }),
-        eventFor(resource, 'operation.failed', operationId, { action: resource.state.action, error: lastError }),
+        eventFor(resource, 'resource.status_changed', operationId, {
+          from,
+          to: 'ERROR',
+          action: resource.state.action,
+          error: lastError,
+        }),
+        eventFor(resource, 'operation.failed', operationId, {
+          action: resource.state.action,
+          error: lastError,
+        }),
       ],
     };
   }
@@ -127,36 +161,61 @@ function decideResync(
   nowMs: number,
   random: () => number,
 ): SyncWriteBack {
-  const resync = { ...base, outcome: 'resync' as const, status: 'COMPLETED' as const, countsAttempt: false };
+  const resync = {
+    ...base,
+    outcome: 'resync' as const,
+    status: 'COMPLETED' as const,
+    countsAttempt: false,
+  };
   if (observation.type === 'waiting') {
-    return { ...resync, attempts: resource.state.sync.attempts, lastError: resource.state.sync.last_error, nextSyncAtMs: nowMs + options.dependencyPollMs };
+    return {
+      ...resync,
+      attempts: resource.state.sync.attempts,
+      lastError: resource.state.sync.last_error,
+      nextSyncAtMs: nowMs + options.dependencyPollMs,
+    };
   }
   if (observation.type === 'failure') {
     const failures = resource.state.sync.attempts + 1;
-    return { ...resync, attempts: failures, lastError: describeError(observation.error), nextSyncAtMs: nowMs + backoffDelayMs(failures, options.backoff, random) };
+    return {
+      ...resync,
+      attempts: failures,
+      lastError: describeError(observation.error),
+      nextSyncAtMs: nowMs + backoffDelayMs(failures, options.backoff, random),
+    };
   }
   const { result } = observation;
   const data = result.data === undefined ? undefined : { value: result.data };
-  const nextSyncAtMs = result.status === 'PENDING' ? nowMs + (result.requeueAfterMs ?? 0) : nextResyncAt(options, nowMs, random);
+  const nextSyncAtMs =
+    result.status === 'PENDING'
+      ? nowMs + (result.requeueAfterMs ?? 0)
+      : nextResyncAt(options, nowMs, random);
   return { ...resync, output: result.output, data, attempts: 0, lastError: null, nextSyncAtMs };
 }
 
 /** One interval ±10 %, so resources created together do not re-sync together forever. */
 function nextResyncAt(options: OutcomeOptions, nowMs: number, random: () => number): number | null {
-  return options.resyncIntervalMs ? nowMs + Math.round(options.resyncIntervalMs * (0.9 + 0.2 * random())) : null;
+  return options.resyncIntervalMs
+    ? nowMs + Math.round(options.resyncIntervalMs * (0.9 + 0.2 * random()))
+    : null;
 }
 
 /** A readable, bounded `last_error`, whatever was thrown (even an error whose `message` getter throws). */
 export function describeError(error: unknown): string {
   let text: string;
   try {
-    text = String(error instanceof Error ? error.message || error.name : typeof error === 'string' ? error : `non-error thrown: ${safeJson(error)}`);
+    text = String(
+      error instanceof Error
+        ? error.message || error.name
+        : typeof error === 'string'
+          ? error
+          : `non-error thrown: ${safeJson(error)}`,
+    );
   } catch {
     text = 'a value was thrown that cannot be read (its message, name or string form throws)';
   }
   return text.length > 2000 ? `${text.slice(0, 2000)}…` : text;
 }
-
 
 function safeJson(value: unknown): string {
   try {

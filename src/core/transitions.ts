@@ -11,7 +11,9 @@ export type RequestSource = ResourceStatus | 'ABSENT';
  * The one transition table. Every user request checks it before planning, and
  * the store applies the result as a compare-and-set on the status read here.
  */
-export const TRANSITIONS: Readonly<Record<UserRequest, { from: readonly RequestSource[]; to: ResourceStatus }>> = Object.freeze({
+export const TRANSITIONS: Readonly<
+  Record<UserRequest, { from: readonly RequestSource[]; to: ResourceStatus }>
+> = Object.freeze({
   create: { from: ['ABSENT'], to: 'PENDING' },
   update: { from: ['COMPLETED', 'ERROR'], to: 'PENDING' },
   action: { from: ['COMPLETED', 'ERROR'], to: 'PENDING' },
@@ -21,16 +23,33 @@ export const TRANSITIONS: Readonly<Record<UserRequest, { from: readonly RequestS
 });
 
 /** What the sync loop may do with a PENDING resource. */
-export const SYNC_TRANSITIONS: Readonly<Record<'step' | 'waiting' | 'retry' | 'completed' | 'failed' | 'deleted', ResourceStatus | 'ABSENT'>> =
-  Object.freeze({ step: 'PENDING', waiting: 'PENDING', retry: 'PENDING', completed: 'COMPLETED', failed: 'ERROR', deleted: 'ABSENT' });
+export const SYNC_TRANSITIONS: Readonly<
+  Record<
+    'step' | 'waiting' | 'retry' | 'completed' | 'failed' | 'deleted',
+    ResourceStatus | 'ABSENT'
+  >
+> = Object.freeze({
+  step: 'PENDING',
+  waiting: 'PENDING',
+  retry: 'PENDING',
+  completed: 'COMPLETED',
+  failed: 'ERROR',
+  deleted: 'ABSENT',
+});
 
 /** The requests allowed from a status, for error messages and the API. */
 export function allowedRequests(source: RequestSource): UserRequest[] {
-  return (Object.keys(TRANSITIONS) as UserRequest[]).filter((request) => TRANSITIONS[request].from.includes(source));
+  return (Object.keys(TRANSITIONS) as UserRequest[]).filter((request) =>
+    TRANSITIONS[request].from.includes(source),
+  );
 }
 
 /** Throws the error the API reports when `request` is not allowed from `source`. */
-export function assertTransition(request: UserRequest, source: RequestSource, urn: string): ResourceStatus {
+export function assertTransition(
+  request: UserRequest,
+  source: RequestSource,
+  urn: string,
+): ResourceStatus {
   const rule = TRANSITIONS[request];
   if (rule.from.includes(source)) return rule.to;
   if (source === 'ABSENT') throw new NotFoundError(`resource ${urn} does not exist`, { urn });

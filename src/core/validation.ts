@@ -1,5 +1,6 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
+
 import type { JSONSchema } from '../sdk/index.js';
 import { InvalidRequestError } from './errors.js';
 
@@ -36,16 +37,23 @@ export function createSchemaCompiler(): { compile(schema: JSONSchema, where: str
 /** One ajv error as a problem: its JSON path (the missing or unknown property included) and message. */
 export function problemOf(error: ErrorObject): Problem {
   const params = error.params as Record<string, unknown>;
-  const extra = typeof params.additionalProperty === 'string' ? `/${params.additionalProperty}` : '';
+  const extra =
+    typeof params.additionalProperty === 'string' ? `/${params.additionalProperty}` : '';
   const missing = typeof params.missingProperty === 'string' ? `/${params.missingProperty}` : '';
-  return { path: `${error.instancePath}${extra}${missing}` || '/', message: error.message ?? 'is invalid' };
+  return {
+    path: `${error.instancePath}${extra}${missing}` || '/',
+    message: error.message ?? 'is invalid',
+  };
 }
 
 /** Throws a 400 naming every problem, each path prefixed with where the value sits. */
 export function assertValid(check: Check, value: unknown, prefix: string, what: string): void {
   const problems = check(value);
   if (problems.length === 0) return;
-  const located = problems.map((p) => ({ path: `${prefix}${p.path === '/' ? '' : p.path}` || '/', message: p.message }));
+  const located = problems.map((p) => ({
+    path: `${prefix}${p.path === '/' ? '' : p.path}` || '/',
+    message: p.message,
+  }));
   const summary = located.map((p) => `${p.path} ${p.message}`).join('; ');
   throw new InvalidRequestError(`${what} is invalid: ${summary}`, { problems: located });
 }

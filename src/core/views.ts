@@ -9,14 +9,26 @@ import { findSealed, redact } from './secrets.js';
  */
 export function resourceView(resource: Resource, registry: Registry): Resource {
   const module = registry.find(resource.kind);
-  const sealed = findSealed(resource.spec.configs) !== undefined || findSealed(resource.state.output) !== undefined;
+  const sealed =
+    findSealed(resource.spec.configs) !== undefined ||
+    findSealed(resource.state.output) !== undefined;
   if (module && !module.hasSecretConfigs && !module.hasSecretOutput && !sealed) return resource;
   const configSchema = module?.definition.configSchema;
   const outputSchema = module?.definition.outputSchema;
   return {
     ...resource,
-    spec: { ...resource.spec, configs: module ? (redact(resource.spec.configs, configSchema) as Record<string, unknown>) : {} },
-    state: { ...resource.state, output: module ? (redact(resource.state.output, outputSchema) as Record<string, unknown>) : {} },
+    spec: {
+      ...resource.spec,
+      configs: module
+        ? (redact(resource.spec.configs, configSchema) as Record<string, unknown>)
+        : {},
+    },
+    state: {
+      ...resource.state,
+      output: module
+        ? (redact(resource.state.output, outputSchema) as Record<string, unknown>)
+        : {},
+    },
   };
 }
 
@@ -27,7 +39,11 @@ export function operationView(operation: Operation, registry: Registry): Operati
 }
 
 /** The configs as revisions and events may show them. */
-export function publicConfigs(configs: Record<string, unknown>, registry: Registry, kind: string): Record<string, unknown> {
+export function publicConfigs(
+  configs: Record<string, unknown>,
+  registry: Registry,
+  kind: string,
+): Record<string, unknown> {
   const module = registry.find(kind);
   if (module && !module.hasSecretConfigs && findSealed(configs) === undefined) return configs;
   return module ? (redact(configs, module.definition.configSchema) as Record<string, unknown>) : {};

@@ -6,7 +6,11 @@ import type { Store, SyncWriteBack } from './ports.js';
  * about a third as much inside a shared transaction.
  */
 export function createWriteBackBatcher(store: Store, nowMs: () => number) {
-  let pending: Array<{ writeBack: SyncWriteBack; resolve: (applied: boolean) => void; reject: (err: unknown) => void }> = [];
+  let pending: Array<{
+    writeBack: SyncWriteBack;
+    resolve: (applied: boolean) => void;
+    reject: (err: unknown) => void;
+  }> = [];
   let flushing: Promise<void> | undefined;
 
   async function flush(): Promise<void> {
@@ -26,12 +30,10 @@ export function createWriteBackBatcher(store: Store, nowMs: () => number) {
 
   function schedule(): void {
     if (flushing) return;
-    flushing = new Promise<void>((resolve) => setImmediate(resolve))
-      .then(flush)
-      .finally(() => {
-        flushing = undefined;
-        if (pending.length) schedule();
-      });
+    flushing = new Promise<void>((resolve) => setImmediate(resolve)).then(flush).finally(() => {
+      flushing = undefined;
+      if (pending.length) schedule();
+    });
   }
 
   return {

@@ -1,4 +1,5 @@
 import { collectDefaultMetrics, Registry } from 'prom-client';
+
 import type { CoreLogger } from '../core/logging.js';
 import { createHttpMetrics } from './http-metrics.js';
 import { registerStateGauges, type StateSources } from './state-gauges.js';

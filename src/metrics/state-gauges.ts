@@ -1,4 +1,5 @@
 import { Gauge, type Registry } from 'prom-client';
+
 import type { CoreLogger } from '../core/logging.js';
 import type { ResourceStatus } from '../core/model.js';
 import type { Store } from '../core/ports.js';
@@ -25,12 +26,19 @@ export interface StateSources {
  * database that cannot answer drops the database-backed series from that scrape
  * (and logs a warning) rather than failing the process metrics with it.
  */
-export function registerStateGauges(registry: Registry, sources: StateSources, logger: CoreLogger): void {
+export function registerStateGauges(
+  registry: Registry,
+  sources: StateSources,
+  logger: CoreLogger,
+): void {
   const registers = [registry];
   const log = logger.child({ component: 'metrics' });
   const failed = (gauge: Gauge, err: unknown) => {
     gauge.reset();
-    log.warn('a metric could not be read from the database', { metric: (gauge as unknown as { name: string }).name, error: describeError(err) });
+    log.warn('a metric could not be read from the database', {
+      metric: (gauge as unknown as { name: string }).name,
+      error: describeError(err),
+    });
   };
   new Gauge({
     name: 'steward_resources',
@@ -41,7 +49,8 @@ export function registerStateGauges(registry: Registry, sources: StateSources, l
       try {
         const counts = await sources.store.countResourcesByKindAndStatus();
         this.reset();
-        for (const kind of sources.kinds()) for (const status of STATUSES) this.set({ kind, status }, 0);
+        for (const kind of sources.kinds())
+          for (const status of STATUSES) this.set({ kind, status }, 0);
         for (const { kind, status, count } of counts) this.set({ kind, status }, count);
       } catch (err) {
         failed(this, err);

@@ -1,4 +1,5 @@
 import { Counter, Histogram, type Registry } from 'prom-client';
+
 import type { SyncObserver } from '../core/sync-observer.js';
 
 /** controller-runtime's reconcile-time buckets, widened to a minute (a sync may run long). */

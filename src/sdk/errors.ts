@@ -7,7 +7,10 @@
  */
 export class ValidationError extends Error {
   override readonly name = 'ValidationError';
-  constructor(message: string, readonly details?: Record<string, unknown>) {
+  constructor(
+    message: string,
+    readonly details?: Record<string, unknown>,
+  ) {
     super(message);
   }
 }

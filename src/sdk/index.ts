@@ -1,4 +1,4 @@
 /** The module SDK: everything a module imports from Steward. */
-export type * from './types.js';
-export { ValidationError, TerminalError, isTerminalError } from './errors.js';
 export { defineModule } from './define-module.js';
+export { isTerminalError, TerminalError, ValidationError } from './errors.js';
+export type * from './types.js';

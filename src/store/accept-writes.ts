@@ -1,6 +1,14 @@
-import { sql, type Kysely, type UpdateQueryBuilder, type UpdateResult } from 'kysely';
-import type { AcceptOutcome, AcceptedChange, CancelChange, ClaimHolder, CommitOutcome, ExpectedState } from '../core/ports.js';
+import { type Kysely, sql, type UpdateQueryBuilder, type UpdateResult } from 'kysely';
+
 import type { Resource } from '../core/model.js';
+import type {
+  AcceptedChange,
+  AcceptOutcome,
+  CancelChange,
+  ClaimHolder,
+  CommitOutcome,
+  ExpectedState,
+} from '../core/ports.js';
 import { RollbackConflict, type StoreDriver } from './driver.js';
 import { appendEvents } from './events.js';
 import { countFootprint, pruneRevisions, QuotaRollback } from './quota-writes.js';
@@ -11,8 +19,11 @@ import type { Database } from './schema.js';
 export function createAcceptWrites(driver: StoreDriver) {
   async function commitAccepted(change: AcceptedChange): Promise<AcceptOutcome> {
     const { resource, quota } = change;
-    const claim = change.claimKey === undefined ? undefined : claimColumn(resource.kind, change.claimKey);
-    const footprint = quota ? { spec_bytes: quota.footprint.specBytes, processes: quota.footprint.processes } : {};
+    const claim =
+      change.claimKey === undefined ? undefined : claimColumn(resource.kind, change.claimKey);
+    const footprint = quota
+      ? { spec_bytes: quota.footprint.specBytes, processes: quota.footprint.processes }
+      : {};
     try {
       return await driver.writeTransaction(async (trx): Promise<AcceptOutcome> => {
         const row = resourceToRow(resource, change.nextSyncAtMs);
@@ -22,11 +33,22 @@ export function createAcceptWrites(driver: StoreDriver) {
           if (holder) return { claimHeldBy: holder };
         }
         if (change.expected === null) {
-          const existing = await trx.selectFrom('resources').select('urn').where('urn', '=', resource.urn).executeTakeFirst();
+          const existing = await trx
+            .selectFrom('resources')
+            .select('urn')
+            .where('urn', '=', resource.urn)
+            .executeTakeFirst();
           if (existing) return 'conflict';
           await trx
             .insertInto('resources')
-            .values({ ...row, ...footprint, claim_key: claim ?? null, lease_owner: null, lease_expires_at: null, lease_token: firstLeaseToken(resource) })
+            .values({
+              ...row,
+              ...footprint,
+              claim_key: claim ?? null,
+              lease_owner: null,
+              lease_expires_at: null,
+              lease_token: firstLeaseToken(resource),
+            })
             .execute();
           if (quota) await countFootprint(trx, resource.project, null, quota);
         } else {
@@ -34,29 +56,52 @@ export function createAcceptWrites(driver: StoreDriver) {
           const changed = updatableColumns(row);
           // The footprint the row counts now; read before the compare-and-set, which fails if the row changed since.
           const before = quota
-            ? await trx.selectFrom('resources').select(['spec_bytes', 'processes']).where('urn', '=', urn).executeTakeFirst()
+            ? await trx
+                .selectFrom('resources')
+                .select(['spec_bytes', 'processes'])
+                .where('urn', '=', urn)
+                .executeTakeFirst()
             : undefined;
           // A worker may still hold the lease (a delete superseding a sync): the row becomes due when that lease ends.
           const due = sql<number>`case when lease_expires_at > ${next_sync_at} then lease_expires_at else ${next_sync_at} end`;
           const moved = claim === undefined ? {} : { claim_key: claim };
-          const result = await guarded(trx.updateTable('resources').set({ ...changed, ...footprint, ...moved, next_sync_at: due }), urn, change.expected).executeTakeFirst();
+          const result = await guarded(
+            trx
+              .updateTable('resources')
+              .set({ ...changed, ...footprint, ...moved, next_sync_at: due }),
+            urn,
+            change.expected,
+          ).executeTakeFirst();
           if (Number(result.numUpdatedRows) !== 1) return 'conflict';
           if (quota && !before) throw new RollbackConflict();
-          if (quota && before) await countFootprint(trx, resource.project, { specBytes: Number(before.spec_bytes), processes: Number(before.processes) }, quota);
+          if (quota && before)
+            await countFootprint(
+              trx,
+              resource.project,
+              { specBytes: Number(before.spec_bytes), processes: Number(before.processes) },
+              quota,
+            );
         }
         if (change.operation.action === 'delete') await assertNoDependents(trx, resource.urn);
         if (change.reindex) await reindex(trx, resource);
         if (change.superseded) {
           await trx
             .updateTable('operations')
-            .set({ status: 'cancelled', error: change.superseded.error, finished_at: change.operation.created_at })
+            .set({
+              status: 'cancelled',
+              error: change.superseded.error,
+              finished_at: change.operation.created_at,
+            })
             .where('id', '=', change.superseded.id)
             .where('status', 'in', ['queued', 'running'])
             .execute();
         }
         await trx.insertInto('operations').values(operationToRow(change.operation)).execute();
         if (change.revision) {
-          await trx.insertInto('revisions').values(revisionToRow(resource.urn, change.revision)).execute();
+          await trx
+            .insertInto('revisions')
+            .values(revisionToRow(resource.urn, change.revision))
+            .execute();
           if (change.keepRevisions) await pruneRevisions(trx, resource.urn, change.keepRevisions);
         }
         await driver.notifyWork(trx);
@@ -82,7 +127,13 @@ export function createAcceptWrites(driver: StoreDriver) {
   async function commitCancel(cancel: CancelChange): Promise<CommitOutcome> {
     return driver.writeTransaction(async (trx) => {
       const result = await guarded(
-        trx.updateTable('resources').set({ status: 'ERROR', last_error: cancel.error, next_sync_at: null, waiting_on: null, updated_at: cancel.nowIso }),
+        trx.updateTable('resources').set({
+          status: 'ERROR',
+          last_error: cancel.error,
+          next_sync_at: null,
+          waiting_on: null,
+          updated_at: cancel.nowIso,
+        }),
         cancel.urn,
         cancel.expected,
       ).executeTakeFirst();
@@ -102,7 +153,11 @@ export function createAcceptWrites(driver: StoreDriver) {
 }
 
 /** Who holds `claim` (the column's value), other than `urn`. */
-async function claimHolder(db: Kysely<Database>, claim: string, urn: string | undefined): Promise<ClaimHolder | undefined> {
+async function claimHolder(
+  db: Kysely<Database>,
+  claim: string,
+  urn: string | undefined,
+): Promise<ClaimHolder | undefined> {
   let query = db.selectFrom('resources').select(['urn', 'project']).where('claim_key', '=', claim);
   if (urn !== undefined) query = query.where('urn', '!=', urn);
   return query.executeTakeFirst();
@@ -112,7 +167,11 @@ async function claimHolder(db: Kysely<Database>, claim: string, urn: string | un
 function isClaimViolation(err: unknown): boolean {
   const e = err as { code?: unknown; constraint?: unknown; message?: unknown } | undefined;
   if (e?.code === '23505') return e.constraint === 'resources_claim_key';
-  return typeof e?.code === 'string' && e.code.startsWith('SQLITE_CONSTRAINT') && /resources\.claim_key/.test(String(e.message));
+  return (
+    typeof e?.code === 'string' &&
+    e.code.startsWith('SQLITE_CONSTRAINT') &&
+    /resources\.claim_key/.test(String(e.message))
+  );
 }
 
 type ResourceUpdate = UpdateQueryBuilder<Database, 'resources', 'resources', UpdateResult>;
@@ -128,7 +187,11 @@ function guarded(query: ResourceUpdate, urn: string, expected: ExpectedState): R
 
 /** A dependent committed since core checked: roll back, core re-reads and answers 409. */
 async function assertNoDependents(trx: Kysely<Database>, urn: string): Promise<void> {
-  const dependent = await trx.selectFrom('resource_dependencies').select('urn').where('depends_on', '=', urn).executeTakeFirst();
+  const dependent = await trx
+    .selectFrom('resource_dependencies')
+    .select('urn')
+    .where('depends_on', '=', urn)
+    .executeTakeFirst();
   if (dependent) throw new RollbackConflict();
 }
 
@@ -146,10 +209,19 @@ async function reindex(trx: Kysely<Database>, resource: Resource): Promise<void>
   }
   await trx.deleteFrom('resource_labels').where('urn', '=', resource.urn).execute();
   await trx.deleteFrom('resource_dependencies').where('urn', '=', resource.urn).execute();
-  const labels = Object.entries(resource.labels).map(([key, value]) => ({ urn: resource.urn, key, value }));
+  const labels = Object.entries(resource.labels).map(([key, value]) => ({
+    urn: resource.urn,
+    key,
+    value,
+  }));
   if (labels.length) await trx.insertInto('resource_labels').values(labels).execute();
-  const dependencies = Object.entries(resource.spec.dependencies).map(([name, dependsOn]) => ({ urn: resource.urn, name, depends_on: dependsOn }));
-  if (dependencies.length) await trx.insertInto('resource_dependencies').values(dependencies).execute();
+  const dependencies = Object.entries(resource.spec.dependencies).map(([name, dependsOn]) => ({
+    urn: resource.urn,
+    name,
+    depends_on: dependsOn,
+  }));
+  if (dependencies.length)
+    await trx.insertInto('resource_dependencies').values(dependencies).execute();
 }
 
 /**
@@ -166,6 +238,15 @@ function firstLeaseToken(resource: Resource): number {
 
 /** The columns an accepted change may rewrite: not the URN and its parts, the creation stamp or the due time (set apart). */
 function updatableColumns(row: ReturnType<typeof resourceToRow>) {
-  const { urn: _urn, kind: _kind, project: _project, name: _name, created_at: _createdAt, created_by: _createdBy, next_sync_at: _nextSyncAt, ...changed } = row;
+  const {
+    urn: _urn,
+    kind: _kind,
+    project: _project,
+    name: _name,
+    created_at: _createdAt,
+    created_by: _createdBy,
+    next_sync_at: _nextSyncAt,
+    ...changed
+  } = row;
   return changed;
 }

@@ -4,8 +4,8 @@ import type { StoreDriver } from './driver.js';
 import { createEventQueries } from './event-queries.js';
 import { createHistoryQueries } from './history-queries.js';
 import { migrateToLatest } from './migrations.js';
-import { createReadQueries } from './read-queries.js';
 import { openPostgres } from './postgres-driver.js';
+import { createReadQueries } from './read-queries.js';
 import { openSqlite } from './sqlite-driver.js';
 import { createSyncWrites } from './sync-writes.js';
 import { createValueRewrites } from './value-rewrites.js';
@@ -99,7 +99,9 @@ export function storeOver(driver: StoreDriver): Store {
 /** Every store call reports driver trouble (busy, read-only, closed) as core's UnavailableError. */
 function translateErrors<S extends object>(store: S, driver: StoreDriver): S {
   const wrapped = {} as Record<string, unknown>;
-  for (const [name, method] of Object.entries(store) as Array<[string, (...args: unknown[]) => Promise<unknown>]>) {
+  for (const [name, method] of Object.entries(store) as Array<
+    [string, (...args: unknown[]) => Promise<unknown>]
+  >) {
     wrapped[name] = async (...args: unknown[]) => {
       try {
         return await method(...args);

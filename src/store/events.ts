@@ -1,4 +1,5 @@
-import { sql, type Kysely, type Selectable } from 'kysely';
+import { type Kysely, type Selectable, sql } from 'kysely';
+
 import type { EventInput, EventRecord, EventType } from '../core/model.js';
 import type { StoreDriver } from './driver.js';
 import type { Database, EventsTable } from './schema.js';
@@ -20,7 +21,12 @@ export const EVENT_ORDER_LOCK = 5_383_711_902_476_101;
  * database. No row lock is taken after it, so it cannot deadlock. SQLite has one
  * writer at a time, so its ids are in commit order already.
  */
-export async function appendEvents(driver: StoreDriver, trx: Kysely<Database>, events: readonly EventInput[], createdAt: string): Promise<void> {
+export async function appendEvents(
+  driver: StoreDriver,
+  trx: Kysely<Database>,
+  events: readonly EventInput[],
+  createdAt: string,
+): Promise<void> {
   if (events.length === 0) return;
   const rows = events.map((event) => ({
     type: event.type,

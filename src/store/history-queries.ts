@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+
 import type { DeletedHistoryPruned } from '../core/ports.js';
 import type { StoreDriver } from './driver.js';
 import type { Database } from './schema.js';
@@ -18,7 +19,11 @@ export function createHistoryQueries({ db }: StoreDriver) {
       const pruned: DeletedHistoryPruned = { urns: 0, revisions: 0, operations: 0 };
       if (keep <= 0) return pruned;
       // The newest deleted URN past the retention: it and every one deleted before it go.
-      const first = await deletedUrns(db).orderBy('newest_op', 'desc').limit(1).offset(keep).executeTakeFirst();
+      const first = await deletedUrns(db)
+        .orderBy('newest_op', 'desc')
+        .limit(1)
+        .offset(keep)
+        .executeTakeFirst();
       if (!first) return pruned;
       const cutoff = first.newest_op;
       for (;;) {
@@ -45,7 +50,9 @@ function deletedUrns(db: Kysely<Database>) {
     .selectFrom('operations as o')
     .select('o.urn')
     .select((eb) => eb.fn.max('o.id').as('newest_op'))
-    .where(({ not, exists, selectFrom }) => not(exists(selectFrom('resources as r').select('r.urn').whereRef('r.urn', '=', 'o.urn'))))
+    .where(({ not, exists, selectFrom }) =>
+      not(exists(selectFrom('resources as r').select('r.urn').whereRef('r.urn', '=', 'o.urn'))),
+    )
     .groupBy('o.urn')
     .$narrowType<{ newest_op: string }>();
 }
@@ -56,18 +63,41 @@ function deletedUrns(db: Kysely<Database>) {
  * URN has no resource and no operation after `cutoff`: one re-created (or re-created
  * and deleted again) since the URNs were read keeps its history.
  */
-async function deleteHistoryOf(db: Kysely<Database>, urns: string[], cutoff: string): Promise<{ revisions: number; operations: number }> {
-  return { revisions: await deleteStale(db, 'revisions', urns, cutoff), operations: await deleteStale(db, 'operations', urns, cutoff) };
+async function deleteHistoryOf(
+  db: Kysely<Database>,
+  urns: string[],
+  cutoff: string,
+): Promise<{ revisions: number; operations: number }> {
+  return {
+    revisions: await deleteStale(db, 'revisions', urns, cutoff),
+    operations: await deleteStale(db, 'operations', urns, cutoff),
+  };
 }
 
 /** Deletes `table`'s rows of `urns` whose URN has no resource and no operation after `cutoff`. */
-async function deleteStale(db: Kysely<Database>, table: 'revisions' | 'operations', urns: string[], cutoff: string): Promise<number> {
+async function deleteStale(
+  db: Kysely<Database>,
+  table: 'revisions' | 'operations',
+  urns: string[],
+  cutoff: string,
+): Promise<number> {
   const result = await db
     .deleteFrom(table)
     .where('urn', 'in', urns)
-    .where(({ not, exists, selectFrom }) => not(exists(selectFrom('resources as r').select('r.urn').whereRef('r.urn', '=', `${table}.urn`))))
     .where(({ not, exists, selectFrom }) =>
-      not(exists(selectFrom('operations as n').select('n.id').whereRef('n.urn', '=', `${table}.urn`).where('n.id', '>', cutoff))),
+      not(
+        exists(selectFrom('resources as r').select('r.urn').whereRef('r.urn', '=', `${table}.urn`)),
+      ),
+    )
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('operations as n')
+            .select('n.id')
+            .whereRef('n.urn', '=', `${table}.urn`)
+            .where('n.id', '>', cutoff),
+        ),
+      ),
     )
     .executeTakeFirst();
   return Number(result.numDeletedRows);

@@ -1,4 +1,12 @@
-import { DEFAULT_MIGRATION_TABLE, Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import {
+  DEFAULT_MIGRATION_TABLE,
+  type Kysely,
+  type Migration,
+  type MigrationProvider,
+  Migrator,
+  sql,
+} from 'kysely';
+
 import type { Database } from './schema.js';
 
 /**
@@ -41,10 +49,24 @@ export function migrations(dialect: 'sqlite' | 'postgres'): Record<string, Migra
           .addColumn('lease_token', ms, (c) => c.notNull().defaultTo(0))
           .execute();
         // Due work: only rows with something to do are in this index.
-        await sql`create index resources_due on resources (next_sync_at) where next_sync_at is not null`.execute(db);
-        await db.schema.createIndex('resources_project_urn').on('resources').columns(['project', 'urn']).execute();
-        await db.schema.createIndex('resources_kind_urn').on('resources').columns(['kind', 'urn']).execute();
-        await db.schema.createIndex('resources_status_urn').on('resources').columns(['status', 'urn']).execute();
+        await sql`create index resources_due on resources (next_sync_at) where next_sync_at is not null`.execute(
+          db,
+        );
+        await db.schema
+          .createIndex('resources_project_urn')
+          .on('resources')
+          .columns(['project', 'urn'])
+          .execute();
+        await db.schema
+          .createIndex('resources_kind_urn')
+          .on('resources')
+          .columns(['kind', 'urn'])
+          .execute();
+        await db.schema
+          .createIndex('resources_status_urn')
+          .on('resources')
+          .columns(['status', 'urn'])
+          .execute();
 
         await db.schema
           .createTable('resource_labels')
@@ -53,7 +75,11 @@ export function migrations(dialect: 'sqlite' | 'postgres'): Record<string, Migra
           .addColumn('value', 'text', (c) => c.notNull())
           .addPrimaryKeyConstraint('resource_labels_pk', ['urn', 'key'])
           .execute();
-        await db.schema.createIndex('resource_labels_key_value').on('resource_labels').columns(['key', 'value', 'urn']).execute();
+        await db.schema
+          .createIndex('resource_labels_key_value')
+          .on('resource_labels')
+          .columns(['key', 'value', 'urn'])
+          .execute();
 
         await db.schema
           .createTable('resource_dependencies')
@@ -62,11 +88,17 @@ export function migrations(dialect: 'sqlite' | 'postgres'): Record<string, Migra
           .addColumn('depends_on', 'text', (c) => c.notNull())
           .addPrimaryKeyConstraint('resource_dependencies_pk', ['urn', 'name'])
           .execute();
-        await db.schema.createIndex('resource_dependencies_depends_on').on('resource_dependencies').columns(['depends_on', 'urn']).execute();
+        await db.schema
+          .createIndex('resource_dependencies_depends_on')
+          .on('resource_dependencies')
+          .columns(['depends_on', 'urn'])
+          .execute();
 
         await db.schema
           .createTable('revisions')
-          .addColumn('id', serial, (c) => (dialect === 'sqlite' ? c.primaryKey().autoIncrement() : c.primaryKey()))
+          .addColumn('id', serial, (c) =>
+            dialect === 'sqlite' ? c.primaryKey().autoIncrement() : c.primaryKey(),
+          )
           .addColumn('urn', 'text', (c) => c.notNull())
           .addColumn('version', 'integer', (c) => c.notNull())
           .addColumn('action', 'text', (c) => c.notNull())
@@ -78,7 +110,11 @@ export function migrations(dialect: 'sqlite' | 'postgres'): Record<string, Migra
           .addColumn('created_at', 'text', (c) => c.notNull())
           .addColumn('created_by', 'text', (c) => c.notNull())
           .execute();
-        await db.schema.createIndex('revisions_urn_id').on('revisions').columns(['urn', 'id']).execute();
+        await db.schema
+          .createIndex('revisions_urn_id')
+          .on('revisions')
+          .columns(['urn', 'id'])
+          .execute();
 
         await db.schema
           .createTable('operations')
@@ -95,12 +131,22 @@ export function migrations(dialect: 'sqlite' | 'postgres'): Record<string, Migra
           .addColumn('finished_at', 'text')
           .addColumn('created_by', 'text', (c) => c.notNull())
           .execute();
-        await db.schema.createIndex('operations_urn_id').on('operations').columns(['urn', 'id']).execute();
-        await db.schema.createIndex('operations_status_id').on('operations').columns(['status', 'id']).execute();
+        await db.schema
+          .createIndex('operations_urn_id')
+          .on('operations')
+          .columns(['urn', 'id'])
+          .execute();
+        await db.schema
+          .createIndex('operations_status_id')
+          .on('operations')
+          .columns(['status', 'id'])
+          .execute();
 
         await db.schema
           .createTable('events')
-          .addColumn('id', serial, (c) => (dialect === 'sqlite' ? c.primaryKey().autoIncrement() : c.primaryKey()))
+          .addColumn('id', serial, (c) =>
+            dialect === 'sqlite' ? c.primaryKey().autoIncrement() : c.primaryKey(),
+          )
           .addColumn('type', 'text', (c) => c.notNull())
           .addColumn('urn', 'text', (c) => c.notNull())
           .addColumn('kind', 'text', (c) => c.notNull())
@@ -115,7 +161,11 @@ export function migrations(dialect: 'sqlite' | 'postgres'): Record<string, Migra
     // The metrics gauge of resources per kind and status counts over this covering index, not the table.
     '0002_resources_kind_status': {
       async up(db: Kysely<unknown>) {
-        await db.schema.createIndex('resources_kind_status').on('resources').columns(['kind', 'status']).execute();
+        await db.schema
+          .createIndex('resources_kind_status')
+          .on('resources')
+          .columns(['kind', 'status'])
+          .execute();
       },
     },
     // What each resource holds of the backend (ModuleDefinition.claimKey): one holder per key. NULLs (no key, or a
@@ -123,15 +173,23 @@ export function migrations(dialect: 'sqlite' | 'postgres'): Record<string, Migra
     '0003_resource_claims': {
       async up(db: Kysely<unknown>) {
         await db.schema.alterTable('resources').addColumn('claim_key', 'text').execute();
-        await sql`create unique index resources_claim_key on resources (claim_key) where claim_key is not null`.execute(db);
+        await sql`create unique index resources_claim_key on resources (claim_key) where claim_key is not null`.execute(
+          db,
+        );
       },
     },
     // Quotas: each row's footprint, and per project their sums, so an accept checks a quota by one
     // keyed row (and the global quota by one row per project) instead of summing resources.
     '0004_quotas': {
       async up(db: Kysely<unknown>) {
-        await db.schema.alterTable('resources').addColumn('spec_bytes', 'bigint', (c) => c.notNull().defaultTo(0)).execute();
-        await db.schema.alterTable('resources').addColumn('processes', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+        await db.schema
+          .alterTable('resources')
+          .addColumn('spec_bytes', 'bigint', (c) => c.notNull().defaultTo(0))
+          .execute();
+        await db.schema
+          .alterTable('resources')
+          .addColumn('processes', 'integer', (c) => c.notNull().defaultTo(0))
+          .execute();
         await db.schema
           .createTable('quota_usage')
           .addColumn('project', 'text', (c) => c.primaryKey())
@@ -141,27 +199,40 @@ export function migrations(dialect: 'sqlite' | 'postgres'): Record<string, Migra
           .execute();
         // Existing rows: their stored spec's bytes (secrets as stored), and the processes the built-in
         // kinds declare (core/quotas.ts counts the same from then on; other kinds count at their next change).
-        const bytes = dialect === 'sqlite' ? (column: string) => sql`length(cast(${sql.ref(column)} as blob))` : (column: string) => sql`octet_length(${sql.ref(column)})`;
+        const bytes =
+          dialect === 'sqlite'
+            ? (column: string) => sql`length(cast(${sql.ref(column)} as blob))`
+            : (column: string) => sql`octet_length(${sql.ref(column)})`;
         const replicas =
           dialect === 'sqlite'
             ? sql`case when json_extract(configs, '$.stopped') then 0 else coalesce(json_extract(configs, '$.replicas'), 1) end`
             : sql`case when (configs::jsonb->>'stopped')::boolean then 0 else coalesce((configs::jsonb->>'replicas')::int, 1) end`;
         await sql`update resources set spec_bytes = ${bytes('configs')} + ${bytes('dependencies')} + ${bytes('labels')},
-          processes = case kind when 'process' then ${replicas} when 'job' then 1 else 0 end`.execute(db);
+          processes = case kind when 'process' then ${replicas} when 'job' then 1 else 0 end`.execute(
+          db,
+        );
         await sql`insert into quota_usage (project, resources, bytes, processes)
-          select project, count(*), coalesce(sum(spec_bytes), 0), coalesce(sum(processes), 0) from resources group by project`.execute(db);
+          select project, count(*), coalesce(sum(spec_bytes), 0), coalesce(sum(processes), 0) from resources group by project`.execute(
+          db,
+        );
       },
     },
     // Fair claims (fair-claim.ts): each project's oldest due rows, and the projects with scheduled work, by index.
     '0005_resources_project_due': {
       async up(db: Kysely<unknown>) {
-        await sql`create index resources_project_due on resources (project, next_sync_at) where next_sync_at is not null`.execute(db);
+        await sql`create index resources_project_due on resources (project, next_sync_at) where next_sync_at is not null`.execute(
+          db,
+        );
       },
     },
     // A watch held to some projects opens at its projects' newest and oldest event ids (event-feed.ts): one index step each.
     '0006_events_project_id': {
       async up(db: Kysely<unknown>) {
-        await db.schema.createIndex('events_project_id').on('events').columns(['project', 'id']).execute();
+        await db.schema
+          .createIndex('events_project_id')
+          .on('events')
+          .columns(['project', 'id'])
+          .execute();
       },
     },
   };
@@ -173,7 +244,10 @@ export function migrations(dialect: 'sqlite' | 'postgres'): Record<string, Migra
  * kysely serialises them with an advisory lock; on SQLite the loser's migration
  * transaction fails and rolls back, so it looks again (and finds the work done).
  */
-export async function migrateToLatest(db: Kysely<Database>, dialect: 'sqlite' | 'postgres'): Promise<void> {
+export async function migrateToLatest(
+  db: Kysely<Database>,
+  dialect: 'sqlite' | 'postgres',
+): Promise<void> {
   const known = migrations(dialect);
   await refuseNewerDatabase(db, Object.keys(known));
   const provider: MigrationProvider = { getMigrations: () => Promise.resolve(known) };
@@ -181,7 +255,9 @@ export async function migrateToLatest(db: Kysely<Database>, dialect: 'sqlite' | 
   for (let attempt = 1; ; attempt += 1) {
     const { error, results } = await migrator.migrateToLatest();
     if (!error) return;
-    const raced = /already exists|database is locked|SQLITE_BUSY/i.test(String((error as Error).message ?? error));
+    const raced = /already exists|database is locked|SQLITE_BUSY/i.test(
+      String((error as Error).message ?? error),
+    );
     if (raced) {
       const state = await migrator.getMigrations().catch(() => undefined);
       if (state?.every((migration) => migration.executedAt)) return; // another process finished it meanwhile
@@ -192,7 +268,9 @@ export async function migrateToLatest(db: Kysely<Database>, dialect: 'sqlite' | 
     }
     const failed = results?.find((result) => result.status === 'Error');
     const reason = error instanceof Error ? error.message : String(error);
-    throw new Error(`database migration failed${failed ? ` at ${failed.migrationName}` : ''}: ${reason}`);
+    throw new Error(
+      `database migration failed${failed ? ` at ${failed.migrationName}` : ''}: ${reason}`,
+    );
   }
 }
 
@@ -205,7 +283,9 @@ export async function migrateToLatest(db: Kysely<Database>, dialect: 'sqlite' | 
 async function refuseNewerDatabase(db: Kysely<Database>, known: readonly string[]): Promise<void> {
   let executed: string[];
   try {
-    const rows = await sql<{ name: string }>`select name from ${sql.table(DEFAULT_MIGRATION_TABLE)}`.execute(db);
+    const rows = await sql<{
+      name: string;
+    }>`select name from ${sql.table(DEFAULT_MIGRATION_TABLE)}`.execute(db);
     executed = rows.rows.map((row) => row.name);
   } catch (err) {
     const e = err as { code?: unknown; message?: unknown };

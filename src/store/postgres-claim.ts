@@ -1,4 +1,5 @@
 import type { Selectable } from 'kysely';
+
 import type { ClaimBatch, ClaimRequest } from '../core/ports.js';
 import { namedQuery, type StoreDriver } from './driver.js';
 import { EVENT_ORDER_LOCK } from './events.js';
@@ -114,15 +115,37 @@ const CLAIM_FAIR = `
 `;
 
 /** Claims up to `limit` due rows, starts their queued operations, logs `operation.started`. */
-export async function claimDuePostgres(driver: StoreDriver, { owner, limit, nowMs, leaseMs, shares }: ClaimRequest): Promise<ClaimBatch> {
-  const common = [nowMs, owner, nowMs + leaseMs, new Date(nowMs).toISOString(), limit, EVENT_ORDER_LOCK];
+export async function claimDuePostgres(
+  driver: StoreDriver,
+  { owner, limit, nowMs, leaseMs, shares }: ClaimRequest,
+): Promise<ClaimBatch> {
+  const common = [
+    nowMs,
+    owner,
+    nowMs + leaseMs,
+    new Date(nowMs).toISOString(),
+    limit,
+    EVENT_ORDER_LOCK,
+  ];
   const held = Object.entries(shares?.held ?? {});
-  const query = namedQuery(driver)<Selectable<ResourcesTable> & { due_at: number; projects: number }>;
+  const query = namedQuery(driver)<
+    Selectable<ResourcesTable> & { due_at: number; projects: number }
+  >;
   const rows = shares
-    ? await query('steward_claim_fair', CLAIM_FAIR, [...common, held.map(([project]) => project), held.map(([, n]) => n), shares.cap, shares.reserved ?? 0])
+    ? await query('steward_claim_fair', CLAIM_FAIR, [
+        ...common,
+        held.map(([project]) => project),
+        held.map(([, n]) => n),
+        shares.cap,
+        shares.reserved ?? 0,
+      ])
     : await query('steward_claim', CLAIM, common);
   return {
-    work: rows.map((row) => ({ resource: rowToResource(row), leaseToken: Number(row.lease_token), dueAtMs: Number(row.due_at) })),
+    work: rows.map((row) => ({
+      resource: rowToResource(row),
+      leaseToken: Number(row.lease_token),
+      dueAtMs: Number(row.due_at),
+    })),
     alone: Number(rows[0]?.projects ?? 0) === 1,
   };
 }

@@ -1,5 +1,6 @@
-import pg from 'pg';
 import { Kysely, PostgresDialect, sql } from 'kysely';
+import pg from 'pg';
+
 import { InvalidRequestError, UnavailableError } from '../core/errors.js';
 import type { StoreDriver } from './driver.js';
 import type { Database } from './schema.js';
@@ -21,8 +22,10 @@ export const WORK_CHANNEL = 'steward_work';
  * Steward installs none), not "the request is wrong".
  */
 const UNAVAILABLE_SQLSTATE = /^(08|53|57P0|58|40001|40P01|25006|P0001|XX00[12])/;
-const UNAVAILABLE_SOCKET = /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|ENOTFOUND|EHOSTUNREACH|EAI_AGAIN)$/;
-const UNAVAILABLE_MESSAGE = /Connection terminated|connection timeout|Client has encountered a connection error|timeout exceeded when trying to connect/i;
+const UNAVAILABLE_SOCKET =
+  /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|ENOTFOUND|EHOSTUNREACH|EAI_AGAIN)$/;
+const UNAVAILABLE_MESSAGE =
+  /Connection terminated|connection timeout|Client has encountered a connection error|timeout exceeded when trying to connect/i;
 
 export function openPostgres({ url, poolSize }: PostgresOptions): StoreDriver {
   const pool = new pg.Pool({
@@ -30,7 +33,12 @@ export function openPostgres({ url, poolSize }: PostgresOptions): StoreDriver {
     max: poolSize,
     connectionTimeoutMillis: 5000,
     // bigint columns (lease tokens, epoch-ms times, serial ids) fit in a double: read them as numbers.
-    types: { getTypeParser: ((oid: number, format?: string) => (oid === 20 ? Number : pg.types.getTypeParser(oid, format as 'text'))) as typeof pg.types.getTypeParser },
+    types: {
+      getTypeParser: ((oid: number, format?: string) =>
+        oid === 20
+          ? Number
+          : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+    },
   });
   // A client losing its server (a restart) must not take the process down, idle or checked out between
   // queries: the next query on it fails and is reported as 503.
@@ -55,11 +63,19 @@ export function openPostgres({ url, poolSize }: PostgresOptions): StoreDriver {
       const e = err as { code?: unknown; message?: unknown } | undefined;
       const code = typeof e?.code === 'string' ? e.code : '';
       const message = typeof e?.message === 'string' ? e.message : String(err);
-      if (UNAVAILABLE_SQLSTATE.test(code) || UNAVAILABLE_SOCKET.test(code) || UNAVAILABLE_MESSAGE.test(message)) {
+      if (
+        UNAVAILABLE_SQLSTATE.test(code) ||
+        UNAVAILABLE_SOCKET.test(code) ||
+        UNAVAILABLE_MESSAGE.test(message)
+      ) {
         return new UnavailableError(`the database is unavailable: ${message}`, { code });
       }
       // PostgreSQL text cannot hold NUL (U+0000), which JSON and SQLite allow: a value the request brought, not a fault.
-      if (code === '22021') return new InvalidRequestError('a text value contains NUL (U+0000), which PostgreSQL cannot store', { code });
+      if (code === '22021')
+        return new InvalidRequestError(
+          'a text value contains NUL (U+0000), which PostgreSQL cannot store',
+          { code },
+        );
       return err;
     },
     close: () => db.destroy(),
@@ -71,7 +87,10 @@ export function openPostgres({ url, poolSize }: PostgresOptions): StoreDriver {
  * backoff when the server goes away. Polling stays the backstop for whatever is
  * announced while it is down.
  */
-async function listenWithReconnect(url: string, listener: () => void): Promise<() => Promise<void>> {
+async function listenWithReconnect(
+  url: string,
+  listener: () => void,
+): Promise<() => Promise<void>> {
   let closed = false;
   let client: pg.Client | undefined;
   let retryTimer: NodeJS.Timeout | undefined;

@@ -1,7 +1,7 @@
 import type { SyncWriteBack } from '../core/ports.js';
+import { namedQuery, type StoreDriver } from './driver.js';
 import { EVENT_ORDER_LOCK } from './events.js';
 import { WORK_CHANNEL } from './postgres-driver.js';
-import { namedQuery, type StoreDriver } from './driver.js';
 
 /**
  * The sync loop's hot statements on PostgreSQL (the claims are in postgres-claim.ts), each one round trip in its own implicit
@@ -93,7 +93,12 @@ const WRITE_BACK = `
  * a completed one become due, except rows of this batch (a row may be written once per
  * statement; such a waiter is re-checked at its dependency poll instead).
  */
-export async function saveSyncResultsPostgres(driver: StoreDriver, results: readonly SyncWriteBack[], nowMs: number, order: readonly number[]): Promise<boolean[]> {
+export async function saveSyncResultsPostgres(
+  driver: StoreDriver,
+  results: readonly SyncWriteBack[],
+  nowMs: number,
+  order: readonly number[],
+): Promise<boolean[]> {
   const writes = results.map((wb, i) => ({
     i,
     urn: wb.urn,
@@ -115,20 +120,26 @@ export async function saveSyncResultsPostgres(driver: StoreDriver, results: read
     wake: wb.wakeDependents,
   }));
   // Events in the portable form's order: write-backs in URN order, each one's events in its own order.
-  const events = order.flatMap((i) => results[i]!.events.map((event) => ({ ...event, data: JSON.stringify(event.data) })));
+  const events = order.flatMap((i) =>
+    results[i]!.events.map((event) => ({ ...event, data: JSON.stringify(event.data) })),
+  );
   const ordered = events.map((event, ord) => ({ ord, ...event }));
   // The batch's keys as an array too: PostgreSQL estimates a recordset at 100 rows and would scan
   // the whole table to hash-join it; \`urn = any(array)\` is planned with the real count, by the primary key.
   const urns = results.map((wb) => wb.urn);
-  const rows = await namedQuery(driver)<{ applied: number[] | null }>('steward_write_back', WRITE_BACK, [
-    JSON.stringify(writes),
-    urns,
-    JSON.stringify(ordered),
-    nowMs,
-    new Date(nowMs).toISOString(),
-    EVENT_ORDER_LOCK,
-    WORK_CHANNEL,
-  ]);
+  const rows = await namedQuery(driver)<{ applied: number[] | null }>(
+    'steward_write_back',
+    WRITE_BACK,
+    [
+      JSON.stringify(writes),
+      urns,
+      JSON.stringify(ordered),
+      nowMs,
+      new Date(nowMs).toISOString(),
+      EVENT_ORDER_LOCK,
+      WORK_CHANNEL,
+    ],
+  );
   const applied = new Set(rows[0]?.applied ?? []);
   return results.map((_, i) => applied.has(i));
 }

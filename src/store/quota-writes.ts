@@ -1,4 +1,5 @@
-import { sql, type Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
+
 import type { AcceptedChange, Footprint, QuotaName, QuotaRefusal } from '../core/ports.js';
 import type { Database } from './schema.js';
 
@@ -43,30 +44,59 @@ export async function countFootprint(
       bytes = quota_usage.bytes + excluded.bytes, processes = quota_usage.processes + excluded.processes
     returning resources, bytes, processes`.execute(trx);
   const growing = QUOTAS.filter((name) => delta[name] > 0);
-  refuseOver('project', amounts(counted.rows[0]!), delta, growing.filter((name) => limits.project[name] > 0), limits.project);
+  refuseOver(
+    'project',
+    amounts(counted.rows[0]!),
+    delta,
+    growing.filter((name) => limits.project[name] > 0),
+    limits.project,
+  );
   const globally = growing.filter((name) => limits.global[name] > 0);
   if (globally.length === 0) return;
   const total = await sql<Amounts>`
-    select coalesce(sum(resources), 0) as resources, coalesce(sum(bytes), 0) as bytes, coalesce(sum(processes), 0) as processes from quota_usage`.execute(trx);
+    select coalesce(sum(resources), 0) as resources, coalesce(sum(bytes), 0) as bytes, coalesce(sum(processes), 0) as processes from quota_usage`.execute(
+    trx,
+  );
   refuseOver('global', amounts(total.rows[0]!), delta, globally, limits.global);
 }
 
 /** The first quota (in QUOTAS order) whose count, this change included, is past its max. */
-function refuseOver(scope: 'project' | 'global', counted: Amounts, delta: Amounts, names: readonly QuotaName[], maxes: Readonly<Amounts>): void {
+function refuseOver(
+  scope: 'project' | 'global',
+  counted: Amounts,
+  delta: Amounts,
+  names: readonly QuotaName[],
+  maxes: Readonly<Amounts>,
+): void {
   for (const name of names) {
     if (counted[name] > maxes[name]) {
-      throw new QuotaRollback({ refused: { quota: name, scope, max: maxes[name], used: counted[name] - delta[name], requested: delta[name] } });
+      throw new QuotaRollback({
+        refused: {
+          quota: name,
+          scope,
+          max: maxes[name],
+          used: counted[name] - delta[name],
+          requested: delta[name],
+        },
+      });
     }
   }
 }
 
 /** PostgreSQL answers bigint sums as strings. */
 function amounts(row: { resources: unknown; bytes: unknown; processes: unknown }): Amounts {
-  return { resources: Number(row.resources), bytes: Number(row.bytes), processes: Number(row.processes) };
+  return {
+    resources: Number(row.resources),
+    bytes: Number(row.bytes),
+    processes: Number(row.processes),
+  };
 }
 
 /** Rows removed by completed deletes: their footprints leave their projects' counts (in project order, as locks are taken). */
-export async function uncountFootprints(trx: Kysely<Database>, removed: ReadonlyArray<{ project: string; spec_bytes: number; processes: number }>): Promise<void> {
+export async function uncountFootprints(
+  trx: Kysely<Database>,
+  removed: ReadonlyArray<{ project: string; spec_bytes: number; processes: number }>,
+): Promise<void> {
   const byProject = new Map<string, Amounts>();
   for (const row of removed) {
     const sum = byProject.get(row.project) ?? { resources: 0, bytes: 0, processes: 0 };
@@ -90,8 +120,14 @@ export async function uncountFootprints(trx: Kysely<Database>, removed: Readonly
 }
 
 /** Keeps the newest `keep` revisions of `urn` (by id, the order GET …/revisions pages in). One statement, over the (urn, id) index. */
-export async function pruneRevisions(trx: Kysely<Database>, urn: string, keep: number): Promise<void> {
+export async function pruneRevisions(
+  trx: Kysely<Database>,
+  urn: string,
+  keep: number,
+): Promise<void> {
   // Fewer than `keep`: the subquery is null, and `id < null` deletes nothing.
   await sql`delete from revisions where urn = ${urn}
-    and id < (select id from revisions where urn = ${urn} order by id desc limit 1 offset ${keep - 1})`.execute(trx);
+    and id < (select id from revisions where urn = ${urn} order by id desc limit 1 offset ${keep - 1})`.execute(
+    trx,
+  );
 }

@@ -1,5 +1,12 @@
-import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool } from 'kysely';
-import type { Operation, Resource, ResourceFilter, ResourceStatus, Revision } from '../core/model.js';
+import { type Expression, type ExpressionBuilder, type Kysely, sql, type SqlBool } from 'kysely';
+
+import type {
+  Operation,
+  Resource,
+  ResourceFilter,
+  ResourceStatus,
+  Revision,
+} from '../core/model.js';
 import type { OperationFilter } from '../core/ports.js';
 import type { StoreDriver } from './driver.js';
 import { rowToOperation, rowToResource, rowToRevision } from './rows.js';
@@ -9,17 +16,29 @@ import type { Database } from './schema.js';
 export function createReadQueries({ db }: StoreDriver) {
   return {
     async findResource(urn: string): Promise<Resource | undefined> {
-      const row = await db.selectFrom('resources').selectAll().where('urn', '=', urn).executeTakeFirst();
+      const row = await db
+        .selectFrom('resources')
+        .selectAll()
+        .where('urn', '=', urn)
+        .executeTakeFirst();
       return row && rowToResource(row);
     },
 
     async findResources(urns: readonly string[]): Promise<Resource[]> {
       if (urns.length === 0) return [];
-      const rows = await db.selectFrom('resources').selectAll().where('urn', 'in', [...urns]).execute();
+      const rows = await db
+        .selectFrom('resources')
+        .selectAll()
+        .where('urn', 'in', [...urns])
+        .execute();
       return rows.map(rowToResource);
     },
 
-    async listResources(filter: ResourceFilter, limit: number, after?: string): Promise<Resource[]> {
+    async listResources(
+      filter: ResourceFilter,
+      limit: number,
+      after?: string,
+    ): Promise<Resource[]> {
       const query = resourcesMatching(db, filter, after);
       if (!query) return [];
       const rows = await query.selectAll().orderBy('urn').limit(limit).execute();
@@ -27,55 +46,98 @@ export function createReadQueries({ db }: StoreDriver) {
     },
 
     /** What listResources would return, as the characters of each row's text (the page byte bound reads these, not the rows). */
-    async listResourceSizes(filter: ResourceFilter, limit: number, after?: string): Promise<number[]> {
+    async listResourceSizes(
+      filter: ResourceFilter,
+      limit: number,
+      after?: string,
+    ): Promise<number[]> {
       const query = resourcesMatching(db, filter, after);
       if (!query) return [];
-      const rows = await query.select(textLength(RESOURCE_TEXT)).orderBy('urn').limit(limit).execute();
+      const rows = await query
+        .select(textLength(RESOURCE_TEXT))
+        .orderBy('urn')
+        .limit(limit)
+        .execute();
       return rows.map((row) => Number(row.size));
     },
 
     async findDependents(urn: string): Promise<string[]> {
-      const rows = await db.selectFrom('resource_dependencies').select('urn').where('depends_on', '=', urn).orderBy('urn').execute();
+      const rows = await db
+        .selectFrom('resource_dependencies')
+        .select('urn')
+        .where('depends_on', '=', urn)
+        .orderBy('urn')
+        .execute();
       return [...new Set(rows.map((row) => row.urn))];
     },
 
     async findOperation(id: string): Promise<Operation | undefined> {
-      const row = await db.selectFrom('operations').selectAll().where('id', '=', id).executeTakeFirst();
+      const row = await db
+        .selectFrom('operations')
+        .selectAll()
+        .where('id', '=', id)
+        .executeTakeFirst();
       return row && rowToOperation(row);
     },
 
-    async listOperations(filter: OperationFilter, limit: number, before?: string): Promise<Operation[]> {
+    async listOperations(
+      filter: OperationFilter,
+      limit: number,
+      before?: string,
+    ): Promise<Operation[]> {
       const query = operationsMatching(db, filter, before);
       if (!query) return [];
       const rows = await query.selectAll().orderBy('id', 'desc').limit(limit).execute();
       return rows.map(rowToOperation);
     },
 
-    async listOperationSizes(filter: OperationFilter, limit: number, before?: string): Promise<number[]> {
+    async listOperationSizes(
+      filter: OperationFilter,
+      limit: number,
+      before?: string,
+    ): Promise<number[]> {
       const query = operationsMatching(db, filter, before);
       if (!query) return [];
-      const rows = await query.select(textLength(OPERATION_TEXT)).orderBy('id', 'desc').limit(limit).execute();
+      const rows = await query
+        .select(textLength(OPERATION_TEXT))
+        .orderBy('id', 'desc')
+        .limit(limit)
+        .execute();
       return rows.map((row) => Number(row.size));
     },
 
     async listRevisions(urn: string, limit: number, before?: number): Promise<Revision[]> {
-      const rows = await revisionsOf(db, urn, before).selectAll().orderBy('id', 'desc').limit(limit).execute();
+      const rows = await revisionsOf(db, urn, before)
+        .selectAll()
+        .orderBy('id', 'desc')
+        .limit(limit)
+        .execute();
       return rows.map(rowToRevision);
     },
 
     async listRevisionSizes(urn: string, limit: number, before?: number): Promise<number[]> {
-      const rows = await revisionsOf(db, urn, before).select(textLength(REVISION_TEXT)).orderBy('id', 'desc').limit(limit).execute();
+      const rows = await revisionsOf(db, urn, before)
+        .select(textLength(REVISION_TEXT))
+        .orderBy('id', 'desc')
+        .limit(limit)
+        .execute();
       return rows.map((row) => Number(row.size));
     },
 
     /** A scan of the covering index resources_kind_status (migration 0002), never of the table. */
-    async countResourcesByKindAndStatus(): Promise<Array<{ kind: string; status: ResourceStatus; count: number }>> {
+    async countResourcesByKindAndStatus(): Promise<
+      Array<{ kind: string; status: ResourceStatus; count: number }>
+    > {
       const rows = await db
         .selectFrom('resources')
         .select((eb) => ['kind', 'status', eb.fn.countAll<number>().as('count')])
         .groupBy(['kind', 'status'])
         .execute();
-      return rows.map((row) => ({ kind: row.kind, status: row.status as ResourceStatus, count: Number(row.count) }));
+      return rows.map((row) => ({
+        kind: row.kind,
+        status: row.status as ResourceStatus,
+        count: Number(row.count),
+      }));
     },
 
     /** The claim's own predicate, over the resources_due index. */
@@ -84,7 +146,9 @@ export function createReadQueries({ db }: StoreDriver) {
         .selectFrom('resources')
         .select((eb) => eb.fn.countAll<number>().as('count'))
         .where('next_sync_at', '<=', nowMs)
-        .where((eb) => eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<=', nowMs)]))
+        .where((eb) =>
+          eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<=', nowMs)]),
+        )
         .executeTakeFirst();
       return Number(row?.count ?? 0);
     },
@@ -96,7 +160,15 @@ export function createReadQueries({ db }: StoreDriver) {
 }
 
 /** The columns that can be large, summed by listXSizes: the rest of a row is small and bounded. */
-const RESOURCE_TEXT = ['labels', 'configs', 'dependencies', 'output', 'data', 'last_error', 'waiting_on'] as const;
+const RESOURCE_TEXT = [
+  'labels',
+  'configs',
+  'dependencies',
+  'output',
+  'data',
+  'last_error',
+  'waiting_on',
+] as const;
 const OPERATION_TEXT = ['params', 'error'] as const;
 const REVISION_TEXT = ['labels', 'configs', 'dependencies', 'changes'] as const;
 
@@ -108,7 +180,11 @@ function textLength(columns: readonly string[]) {
   )}`.as('size');
 }
 
-function resourcesMatching(db: Kysely<Database>, filter: ResourceFilter, after: string | undefined) {
+function resourcesMatching(
+  db: Kysely<Database>,
+  filter: ResourceFilter,
+  after: string | undefined,
+) {
   let query = db.selectFrom('resources');
   if (filter.projects !== undefined) {
     if (filter.projects.length === 0) return undefined;
@@ -118,12 +194,24 @@ function resourcesMatching(db: Kysely<Database>, filter: ResourceFilter, after: 
   if (filter.kind !== undefined) query = query.where('kind', '=', filter.kind);
   if (filter.status !== undefined) query = query.where('status', '=', filter.status);
   for (const [key, value] of Object.entries(filter.labels ?? {})) {
-    query = query.where('urn', 'in', db.selectFrom('resource_labels').select('urn').where('key', '=', key).where('value', '=', value));
+    query = query.where(
+      'urn',
+      'in',
+      db
+        .selectFrom('resource_labels')
+        .select('urn')
+        .where('key', '=', key)
+        .where('value', '=', value),
+    );
   }
   return after === undefined ? query : query.where('urn', '>', after);
 }
 
-function operationsMatching(db: Kysely<Database>, filter: OperationFilter, before: string | undefined) {
+function operationsMatching(
+  db: Kysely<Database>,
+  filter: OperationFilter,
+  before: string | undefined,
+) {
   let query = db.selectFrom('operations');
   if (filter.projects !== undefined) {
     const projects = filter.projects;
@@ -146,7 +234,10 @@ function revisionsOf(db: Kysely<Database>, urn: string, before: number | undefin
  * (`_`, the one LIKE wildcard a project may contain, is escaped). Served by a scan
  * along the id order of the listing, not by an index.
  */
-function urnInProject(eb: ExpressionBuilder<Database, 'operations'>, project: string): Expression<SqlBool> {
+function urnInProject(
+  eb: ExpressionBuilder<Database, 'operations'>,
+  project: string,
+): Expression<SqlBool> {
   const pattern = `orn:steward:%:${project.replace(/[\\%_]/g, (c) => `\\${c}`)}:%`;
   return sql<SqlBool>`${eb.ref('urn')} like ${pattern} escape ${sql.raw("'\\'")}`;
 }

@@ -1,5 +1,12 @@
 import type { Insertable, Selectable } from 'kysely';
-import type { Operation, OperationStatus, Resource, ResourceStatus, Revision } from '../core/model.js';
+
+import type {
+  Operation,
+  OperationStatus,
+  Resource,
+  ResourceStatus,
+  Revision,
+} from '../core/model.js';
 import type { RevisionInput } from '../core/ports.js';
 import type { OperationsTable, ResourcesTable, RevisionsTable } from './schema.js';
 
@@ -8,7 +15,10 @@ import type { OperationsTable, ResourcesTable, RevisionsTable } from './schema.j
 export function resourceToRow(
   resource: Resource,
   nextSyncAtMs: number | null,
-): Omit<Insertable<ResourcesTable>, 'lease_owner' | 'lease_expires_at' | 'lease_token' | 'claim_key'> {
+): Omit<
+  Insertable<ResourcesTable>,
+  'lease_owner' | 'lease_expires_at' | 'lease_token' | 'claim_key'
+> {
   const { state } = resource;
   return {
     urn: resource.urn,
@@ -85,7 +95,11 @@ export function operationToRow(operation: Operation): Insertable<OperationsTable
 }
 
 export function rowToOperation(row: Selectable<OperationsTable>): Operation {
-  return { ...row, status: row.status as OperationStatus, params: JSON.parse(row.params) as unknown };
+  return {
+    ...row,
+    status: row.status as OperationStatus,
+    params: JSON.parse(row.params) as unknown,
+  };
 }
 
 export function revisionToRow(urn: string, revision: RevisionInput): Insertable<RevisionsTable> {

@@ -27,7 +27,10 @@ export function startCheckpointer(file: string, intervalMs = 200): () => Promise
     const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
     worker.postMessage('stop');
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([exited, new Promise<void>((resolve) => (timer = setTimeout(resolve, 1000)))]);
+    await Promise.race([
+      exited,
+      new Promise<void>((resolve) => (timer = setTimeout(resolve, 1000))),
+    ]);
     clearTimeout(timer);
     await worker.terminate();
   };

@@ -1,11 +1,22 @@
-import BetterSqlite3 from 'better-sqlite3';
-import { accessSync, chmodSync, closeSync, constants, existsSync, mkdirSync, openSync, readSync } from 'node:fs';
+import {
+  accessSync,
+  chmodSync,
+  closeSync,
+  constants,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readSync,
+} from 'node:fs';
 import { dirname } from 'node:path';
-import { Kysely, SqliteDialect, sql } from 'kysely';
+
+import BetterSqlite3 from 'better-sqlite3';
+import { Kysely, sql, SqliteDialect } from 'kysely';
+
 import { UnavailableError } from '../core/errors.js';
 import type { StoreDriver } from './driver.js';
-import { startCheckpointer } from './sqlite-checkpointer.js';
 import type { Database } from './schema.js';
+import { startCheckpointer } from './sqlite-checkpointer.js';
 
 /** The WAL file is truncated to this size when it restarts (bench/wal-growth.ts measures why). */
 const WAL_SIZE_LIMIT_BYTES = 64 * 1024 * 1024;
@@ -25,7 +36,8 @@ export interface SqliteOptions {
  * a missing table) means Steward's SQL and the schema disagree: a bug, left a 500.
  * docs/decisions.md, "Database faults".
  */
-const UNAVAILABLE = /^SQLITE_(BUSY|LOCKED|READONLY|IOERR|FULL|CANTOPEN|PROTOCOL|NOTADB|CORRUPT|NOMEM|PERM|CONSTRAINT_TRIGGER$)/;
+const UNAVAILABLE =
+  /^SQLITE_(BUSY|LOCKED|READONLY|IOERR|FULL|CANTOPEN|PROTOCOL|NOTADB|CORRUPT|NOMEM|PERM|CONSTRAINT_TRIGGER$)/;
 
 export function openSqlite({ file, busyTimeoutMs }: SqliteOptions): StoreDriver {
   let created = false;
@@ -46,7 +58,9 @@ export function openSqlite({ file, busyTimeoutMs }: SqliteOptions): StoreDriver 
     sqlite.pragma('synchronous = NORMAL');
     if (file !== ':memory:') sqlite.pragma('wal_autocheckpoint = 0');
     // SQLite gives -wal and -shm the database file's mode; set it here too, whatever the umask did.
-    if (created) for (const path of [`${file}-wal`, `${file}-shm`]) if (existsSync(path)) chmodSync(path, 0o600);
+    if (created)
+      for (const path of [`${file}-wal`, `${file}-shm`])
+        if (existsSync(path)) chmodSync(path, 0o600);
     // A burst of large writes grows the WAL far past the database (60 creates of 1 MB: 433 MB), and
     // SQLite keeps the file at its largest: this cuts it back at the first write after a checkpoint.
     sqlite.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
@@ -54,7 +68,9 @@ export function openSqlite({ file, busyTimeoutMs }: SqliteOptions): StoreDriver 
     sqlite.close();
     throw new Error(`${file} cannot be opened as a SQLite database: ${(err as Error).message}`);
   }
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+  const db = new Kysely<Database>({
+    dialect: new SqliteDialect({ database: withStatementCache(sqlite) }),
+  });
   const stopCheckpointer = file === ':memory:' ? async () => undefined : startCheckpointer(file);
   return {
     dialect: 'sqlite',
@@ -80,7 +96,9 @@ export function openSqlite({ file, busyTimeoutMs }: SqliteOptions): StoreDriver 
     translateError(err) {
       const code = (err as { code?: unknown } | undefined)?.code;
       if (typeof code === 'string' && UNAVAILABLE.test(code)) {
-        return new UnavailableError(`the database is unavailable: ${(err as Error).message}`, { code });
+        return new UnavailableError(`the database is unavailable: ${(err as Error).message}`, {
+          code,
+        });
       }
       if (err instanceof TypeError && /database connection is not open/.test(err.message)) {
         return new UnavailableError('the database is closed');
@@ -105,7 +123,9 @@ function createPrivately(file: string): boolean {
     fd = openSync(file, 'wx', 0o600);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
-    throw new Error(`${file} cannot be created (${(err as NodeJS.ErrnoException).code}): ${(err as Error).message}`);
+    throw new Error(
+      `${file} cannot be created (${(err as NodeJS.ErrnoException).code}): ${(err as Error).message}`,
+    );
   }
   closeSync(fd);
   chmodSync(file, 0o600);
@@ -134,19 +154,28 @@ function checkDatabaseFile(file: string): void {
     }
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code !== 'ENOENT') throw new Error(`${file} cannot be read (${code}): ${(err as Error).message}`);
+    if (code !== 'ENOENT')
+      throw new Error(`${file} cannot be read (${code}): ${(err as Error).message}`);
   }
   if (header.length > 0 && !header.equals(SQLITE_HEADER)) {
-    throw new Error(`${file} is not a SQLite database: it does not begin with SQLite's header (check STEWARD_DB)`);
+    throw new Error(
+      `${file} is not a SQLite database: it does not begin with SQLite's header (check STEWARD_DB)`,
+    );
   }
-  const advice = 'Steward writes to its database: check the owner and mode, and that the volume is mounted read-write';
+  const advice =
+    'Steward writes to its database: check the owner and mode, and that the volume is mounted read-write';
   for (const path of [file, `${file}-wal`, `${file}-shm`]) {
     const code = notWritable(path);
-    if (code) throw new Error(`${file} is read-only to this process${path === file ? '' : `: ${path} cannot be written`} (${code}). ${advice}`);
+    if (code)
+      throw new Error(
+        `${file} is read-only to this process${path === file ? '' : `: ${path} cannot be written`} (${code}). ${advice}`,
+      );
   }
   const code = notWritable(dirname(file));
   if (code) {
-    throw new Error(`${file} is read-only to this process: the directory ${dirname(file)} cannot be written (${code}), and SQLite keeps its -wal and -shm files beside the database. ${advice}`);
+    throw new Error(
+      `${file} is read-only to this process: the directory ${dirname(file)} cannot be written (${code}), and SQLite keeps its -wal and -shm files beside the database. ${advice}`,
+    );
   }
 }
 

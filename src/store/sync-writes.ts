@@ -1,12 +1,20 @@
 import type { Kysely } from 'kysely';
-import { allowance, headOverShare, pickFair, withinShare, type DueRow, type ProjectShares } from '../core/fair-claim.js';
+
+import {
+  allowance,
+  type DueRow,
+  headOverShare,
+  pickFair,
+  type ProjectShares,
+  withinShare,
+} from '../core/fair-claim.js';
 import type { EventInput } from '../core/model.js';
 import type { ClaimBatch, ClaimRequest, LeaseRef, SyncWriteBack } from '../core/ports.js';
 import type { StoreDriver } from './driver.js';
 import { appendEvents } from './events.js';
-import { uncountFootprints } from './quota-writes.js';
 import { claimDuePostgres } from './postgres-claim.js';
 import { saveSyncResultsPostgres } from './postgres-sync-writes.js';
+import { uncountFootprints } from './quota-writes.js';
 import { rowToResource } from './rows.js';
 import type { Database } from './schema.js';
 
@@ -28,7 +36,10 @@ export function createSyncWrites(driver: StoreDriver) {
       let due = head;
       let projects = 0;
       if (shares && headOverShare(head, shares, limit)) {
-        const shared = head.length < limit ? { rows: withinShare(head, shares), projects } : await sharedRows(trx, nowMs, shares);
+        const shared =
+          head.length < limit
+            ? { rows: withinShare(head, shares), projects }
+            : await sharedRows(trx, nowMs, shares);
         due = pickFair(shared.rows, head, limit, shares.reserved);
         projects = shared.projects;
       }
@@ -37,7 +48,12 @@ export function createSyncWrites(driver: StoreDriver) {
       if (dueAt.size === 0) return { work: [], alone };
       const rows = await trx
         .updateTable('resources')
-        .set((eb) => ({ lease_owner: owner, lease_expires_at: until, next_sync_at: until, lease_token: eb('lease_token', '+', 1) }))
+        .set((eb) => ({
+          lease_owner: owner,
+          lease_expires_at: until,
+          next_sync_at: until,
+          lease_token: eb('lease_token', '+', 1),
+        }))
         .where('urn', 'in', [...dueAt.keys()])
         .returningAll()
         .execute();
@@ -46,26 +62,51 @@ export function createSyncWrites(driver: StoreDriver) {
       const started = await trx
         .updateTable('operations')
         .set({ status: 'running', started_at: nowIso })
-        .where('id', 'in', rows.map((row) => row.operation_id))
+        .where(
+          'id',
+          'in',
+          rows.map((row) => row.operation_id),
+        )
         .where('status', '=', 'queued')
         .returning(['id'])
         .execute();
       const startedIds = new Set(started.map((op) => op.id));
       const events: EventInput[] = rows
         .filter((row) => startedIds.has(row.operation_id))
-        .map((row) => ({ type: 'operation.started', urn: row.urn, kind: row.kind, project: row.project, operation_id: row.operation_id, data: { action: row.action } }));
+        .map((row) => ({
+          type: 'operation.started',
+          urn: row.urn,
+          kind: row.kind,
+          project: row.project,
+          operation_id: row.operation_id,
+          data: { action: row.action },
+        }));
       await appendEvents(driver, trx, events, nowIso);
-      return { work: rows.map((row) => ({ resource: rowToResource(row), leaseToken: Number(row.lease_token), dueAtMs: dueAt.get(row.urn) ?? nowMs })), alone };
+      return {
+        work: rows.map((row) => ({
+          resource: rowToResource(row),
+          leaseToken: Number(row.lease_token),
+          dueAtMs: dueAt.get(row.urn) ?? nowMs,
+        })),
+        alone,
+      };
     });
   }
 
-  async function renewLeases(leases: readonly LeaseRef[], nowMs: number, leaseMs: number): Promise<string[]> {
+  async function renewLeases(
+    leases: readonly LeaseRef[],
+    nowMs: number,
+    leaseMs: number,
+  ): Promise<string[]> {
     if (leases.length === 0) return [];
     const until = nowMs + leaseMs;
     return driver.writeTransaction(async (trx) => {
       const lost: string[] = [];
       for (const lease of urnOrder(leases).map((i) => leases[i]!)) {
-        const result = await fenced(trx.updateTable('resources').set({ lease_expires_at: until, next_sync_at: until }), lease)
+        const result = await fenced(
+          trx.updateTable('resources').set({ lease_expires_at: until, next_sync_at: until }),
+          lease,
+        )
           .where('operation_id', '=', lease.operationId)
           .where('status', '=', lease.claimedStatus)
           // A row whose write-back committed meanwhile keeps its token but has no lease left to renew.
@@ -77,7 +118,10 @@ export function createSyncWrites(driver: StoreDriver) {
     });
   }
 
-  async function saveSyncResults(results: readonly SyncWriteBack[], nowMs: number): Promise<boolean[]> {
+  async function saveSyncResults(
+    results: readonly SyncWriteBack[],
+    nowMs: number,
+  ): Promise<boolean[]> {
     // Deletes (which also free the row's claim key) always take the portable path below.
     if (driver.dialect === 'postgres' && !results.some((wb) => wb.outcome === 'deleted')) {
       return saveSyncResultsPostgres(driver, results, nowMs, urnOrder(results));
@@ -94,7 +138,9 @@ export function createSyncWrites(driver: StoreDriver) {
         if (ok) events.push(...writeBack.events);
         else await release(trx, writeBack, nowMs);
       }
-      const completed = results.filter((wb, i) => applied[i] && wb.wakeDependents).map((wb) => wb.urn);
+      const completed = results
+        .filter((wb, i) => applied[i] && wb.wakeDependents)
+        .map((wb) => wb.urn);
       await wakeDependents(trx, completed, nowMs);
       // After every resource row, as an accept locks its resource row before its project's count.
       await uncountFootprints(trx, removed);
@@ -129,16 +175,27 @@ export function createSyncWrites(driver: StoreDriver) {
 }
 
 /** The oldest due rows, through the due index; of one project only when `project` is given. */
-async function dueRows(trx: Kysely<Database>, nowMs: number, limit: number, project?: string): Promise<DueRow[]> {
+async function dueRows(
+  trx: Kysely<Database>,
+  nowMs: number,
+  limit: number,
+  project?: string,
+): Promise<DueRow[]> {
   let query = trx
     .selectFrom('resources')
     .select(['urn', 'project', 'next_sync_at'])
     .where('next_sync_at', 'is not', null)
     .where('next_sync_at', '<=', nowMs)
-    .where((eb) => eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<=', nowMs)]));
+    .where((eb) =>
+      eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<=', nowMs)]),
+    );
   if (project !== undefined) query = query.where('project', '=', project);
   const rows = await query.orderBy('next_sync_at').limit(limit).execute();
-  return rows.map((row) => ({ urn: row.urn, project: row.project, dueAtMs: Number(row.next_sync_at) }));
+  return rows.map((row) => ({
+    urn: row.urn,
+    project: row.project,
+    dueAtMs: Number(row.next_sync_at),
+  }));
 }
 
 /**
@@ -146,7 +203,11 @@ async function dueRows(trx: Kysely<Database>, nowMs: number, limit: number, proj
  * The projects come from a skip scan of the (project, next_sync_at) index: one probe per project
  * with scheduled work, never a scan of its rows.
  */
-async function sharedRows(trx: Kysely<Database>, nowMs: number, shares: ProjectShares): Promise<{ rows: DueRow[]; projects: number }> {
+async function sharedRows(
+  trx: Kysely<Database>,
+  nowMs: number,
+  shares: ProjectShares,
+): Promise<{ rows: DueRow[]; projects: number }> {
   const rows: DueRow[] = [];
   let projects = 0;
   let after: string | undefined;
@@ -168,18 +229,30 @@ async function sharedRows(trx: Kysely<Database>, nowMs: number, shares: ProjectS
  * of the same leases, on two connections, cannot deadlock.
  */
 function urnOrder(items: ReadonlyArray<{ urn: string }>): number[] {
-  return items.map((_, i) => i).sort((a, b) => (items[a]!.urn < items[b]!.urn ? -1 : items[a]!.urn > items[b]!.urn ? 1 : 0));
+  return items
+    .map((_, i) => i)
+    .sort((a, b) => (items[a]!.urn < items[b]!.urn ? -1 : items[a]!.urn > items[b]!.urn ? 1 : 0));
 }
 
-type ResourceWhere = { where(column: 'urn' | 'lease_token', op: '=', value: string | number): ResourceWhere };
+type ResourceWhere = {
+  where(column: 'urn' | 'lease_token', op: '=', value: string | number): ResourceWhere;
+};
 
 function fenced<Q>(query: Q, lease: LeaseRef): Q {
-  return (query as unknown as ResourceWhere).where('urn', '=', lease.urn).where('lease_token', '=', lease.leaseToken) as unknown as Q;
+  return (query as unknown as ResourceWhere)
+    .where('urn', '=', lease.urn)
+    .where('lease_token', '=', lease.leaseToken) as unknown as Q;
 }
 
 type RemovedRow = { project: string; spec_bytes: number; processes: number };
 
-async function applyWriteBack(trx: Kysely<Database>, wb: SyncWriteBack, nowMs: number, nowIso: string, removed: RemovedRow[]): Promise<boolean> {
+async function applyWriteBack(
+  trx: Kysely<Database>,
+  wb: SyncWriteBack,
+  nowMs: number,
+  nowIso: string,
+  removed: RemovedRow[],
+): Promise<boolean> {
   if (wb.outcome === 'deleted') {
     // The row's claim_key goes with it: the backend object is free for another resource once its delete completed.
     const gone = await fenced(trx.deleteFrom('resources'), wb)
@@ -219,7 +292,9 @@ async function applyWriteBack(trx: Kysely<Database>, wb: SyncWriteBack, nowMs: n
       .updateTable('operations')
       .set((eb) => ({
         ...(wb.countsAttempt ? { attempts: eb('attempts', '+', 1) } : {}),
-        ...(wb.operation ? { status: wb.operation.status, error: wb.operation.error, finished_at: nowIso } : {}),
+        ...(wb.operation
+          ? { status: wb.operation.status, error: wb.operation.error, finished_at: nowIso }
+          : {}),
       }))
       .where('id', '=', wb.operationId)
       .execute();
@@ -228,14 +303,25 @@ async function applyWriteBack(trx: Kysely<Database>, wb: SyncWriteBack, nowMs: n
 }
 
 /** Resources waiting on any of `completed` become due now: one statement for the whole batch. */
-async function wakeDependents(trx: Kysely<Database>, completed: readonly string[], nowMs: number): Promise<void> {
+async function wakeDependents(
+  trx: Kysely<Database>,
+  completed: readonly string[],
+  nowMs: number,
+): Promise<void> {
   if (completed.length === 0) return;
   await trx
     .updateTable('resources')
     .set({ next_sync_at: nowMs })
     .where('waiting_on', 'is not', null)
     .where((eb) => eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<=', nowMs)]))
-    .where('urn', 'in', trx.selectFrom('resource_dependencies').select('urn').where('depends_on', 'in', [...completed]))
+    .where(
+      'urn',
+      'in',
+      trx
+        .selectFrom('resource_dependencies')
+        .select('urn')
+        .where('depends_on', 'in', [...completed]),
+    )
     .execute();
 }
 

@@ -12,17 +12,30 @@ export function createValueRewrites(driver: StoreDriver) {
   async function replaceConfigsAndOutput(changes: readonly ValuesRewrite[]): Promise<boolean[]> {
     if (changes.length === 0) return [];
     return driver.writeTransaction(async (trx) => {
-      let query = trx.selectFrom('resources').select(['urn', 'configs', 'output']).where('urn', 'in', changes.map((change) => change.urn));
+      let query = trx
+        .selectFrom('resources')
+        .select(['urn', 'configs', 'output'])
+        .where(
+          'urn',
+          'in',
+          changes.map((change) => change.urn),
+        );
       if (driver.dialect === 'postgres') query = query.forUpdate();
       const stored = new Map((await query.execute()).map((row) => [row.urn, row]));
       const applied: boolean[] = [];
       for (const change of changes) {
         const row = stored.get(change.urn);
-        const same = row !== undefined && jsonEqual(JSON.parse(row.configs), change.before.configs) && jsonEqual(JSON.parse(row.output), change.before.output);
+        const same =
+          row !== undefined &&
+          jsonEqual(JSON.parse(row.configs), change.before.configs) &&
+          jsonEqual(JSON.parse(row.output), change.before.output);
         if (same) {
           await trx
             .updateTable('resources')
-            .set({ configs: JSON.stringify(change.after.configs), output: JSON.stringify(change.after.output) })
+            .set({
+              configs: JSON.stringify(change.after.configs),
+              output: JSON.stringify(change.after.output),
+            })
             .where('urn', '=', change.urn)
             .execute();
         }

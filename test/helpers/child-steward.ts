@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 const CLI = fileURLToPath(new URL('../../dist/src/cli.js', import.meta.url));
@@ -16,15 +16,29 @@ export interface ChildSteward {
  * Runs the compiled `steward serve` as a real child process on a free port
  * (npm test builds dist/ first) and waits for its "steward started" line.
  */
-export function spawnSteward(env: Record<string, string>, args: string[] = ['serve']): Promise<ChildSteward> {
+export function spawnSteward(
+  env: Record<string, string>,
+  args: string[] = ['serve'],
+): Promise<ChildSteward> {
   const proc = spawn(process.execPath, [CLI, ...args], {
-    env: { PATH: process.env.PATH ?? '', STEWARD_PORT: '0', STEWARD_HOST: '127.0.0.1', STEWARD_LOG_LEVEL: 'info', ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      STEWARD_PORT: '0',
+      STEWARD_HOST: '127.0.0.1',
+      STEWARD_LOG_LEVEL: 'info',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const output: string[] = [];
-  const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
+  const exited = new Promise<number | null>((resolve) =>
+    proc.once('exit', (code) => resolve(code)),
+  );
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`steward did not start:\n${output.join('')}`)), 20_000);
+    const timer = setTimeout(
+      () => reject(new Error(`steward did not start:\n${output.join('')}`)),
+      20_000,
+    );
     const onData = (chunk: Buffer) => {
       output.push(chunk.toString());
       for (const line of chunk.toString().split('\n')) {

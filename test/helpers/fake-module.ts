@@ -1,4 +1,10 @@
-import { defineModule, TerminalError, ValidationError, type ModuleDefinition, type SyncResult } from '../../src/sdk/index.js';
+import {
+  defineModule,
+  type ModuleDefinition,
+  type SyncResult,
+  TerminalError,
+  ValidationError,
+} from '../../src/sdk/index.js';
 
 /** What the next sync call does. */
 export type Behaviour =
@@ -46,9 +52,20 @@ export interface Ledger {
  * what each call does with `script`.
  */
 export function createFakeModule(
-  options: { kind?: string; dependencies?: ModuleDefinition['dependencies']; ledger?: Ledger; worker?: string; resyncIntervalMs?: number } = {},
+  options: {
+    kind?: string;
+    dependencies?: ModuleDefinition['dependencies'];
+    ledger?: Ledger;
+    worker?: string;
+    resyncIntervalMs?: number;
+  } = {},
 ) {
-  const ledger: Ledger = options.ledger ?? { calls: [], active: new Map(), overlaps: [], completed: [] };
+  const ledger: Ledger = options.ledger ?? {
+    calls: [],
+    active: new Map(),
+    overlaps: [],
+    completed: [],
+  };
   let script: (call: SyncCall) => Behaviour = () => ({ type: 'ok' });
   const definition = defineModule({
     kind: options.kind ?? 'fake',
@@ -69,18 +86,38 @@ export function createFakeModule(
       create: {},
       update: {},
       delete: {},
-      bump: { description: 'Adds `by` to value.', paramsSchema: { type: 'object', additionalProperties: false, required: ['by'], properties: { by: { type: 'integer' } } } },
+      bump: {
+        description: 'Adds `by` to value.',
+        paramsSchema: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['by'],
+          properties: { by: { type: 'integer' } },
+        },
+      },
     },
     plan({ action, params, desired }) {
-      if (desired.spec.configs.value === 'reject') throw new ValidationError('value "reject" is refused by the fake module');
+      if (desired.spec.configs.value === 'reject')
+        throw new ValidationError('value "reject" is refused by the fake module');
       if (action === 'bump') {
         const by = (params as { by: number }).by;
-        return { configs: { ...desired.spec.configs, value: Number(desired.spec.configs.value ?? 0) + by }, data: { remaining: 1 } };
+        return {
+          configs: { ...desired.spec.configs, value: Number(desired.spec.configs.value ?? 0) + by },
+          data: { remaining: 1 },
+        };
       }
-      return { data: { remaining: action === 'delete' ? 1 : Number(desired.spec.configs.steps ?? 1) } };
+      return {
+        data: { remaining: action === 'delete' ? 1 : Number(desired.spec.configs.steps ?? 1) },
+      };
     },
     async sync({ resource, dependencies }, ctx): Promise<SyncResult> {
-      const call: SyncCall = { urn: resource.urn, action: resource.state.action, version: resource.version, operationId: resource.state.operation_id, worker: options.worker };
+      const call: SyncCall = {
+        urn: resource.urn,
+        action: resource.state.action,
+        version: resource.version,
+        operationId: resource.state.operation_id,
+        worker: options.worker,
+      };
       ledger.calls.push(call);
       if (ledger.active.has(resource.urn)) ledger.overlaps.push(resource.urn);
       ledger.active.set(resource.urn, (ledger.active.get(resource.urn) ?? 0) + 1);
@@ -90,10 +127,16 @@ export function createFakeModule(
           case 'throw-value':
             throw behaviour.value;
           case 'oversized':
-            return { status: 'COMPLETED', output: { blob: Buffer.alloc(behaviour.bytes, 'a').toString('latin1') } };
+            return {
+              status: 'COMPLETED',
+              output: { blob: Buffer.alloc(behaviour.bytes, 'a').toString('latin1') },
+            };
           case 'late':
             await new Promise((resolve) => setTimeout(resolve, behaviour.ms));
-            ctx.log.info('late sync still running', { aborted: ctx.signal.aborted, at: ctx.now().toISOString() });
+            ctx.log.info('late sync still running', {
+              aborted: ctx.signal.aborted,
+              at: ctx.now().toISOString(),
+            });
             behaviour.settled();
             if (behaviour.outcome === 'reject') throw new Error('late failure after the abort');
             break;
@@ -118,7 +161,8 @@ export function createFakeModule(
             break;
         }
         ctx.log.debug('fake step');
-        const remaining = Number((resource.state.data as { remaining?: number } | null)?.remaining ?? 1) - 1;
+        const remaining =
+          Number((resource.state.data as { remaining?: number } | null)?.remaining ?? 1) - 1;
         if (remaining > 0) return { status: 'PENDING', data: { remaining } };
         ledger.completed.push(resource.urn);
         const result: SyncResult = {

@@ -23,7 +23,13 @@ const PROTOCOL_3 = 196608;
 
 export async function startFakePostgres(): Promise<FakePostgres> {
   const sockets = new Set<Socket>();
-  const fake: FakePostgres = { port: 0, connections: 0, passwords: [], method: 'cleartext', close: () => Promise.resolve() };
+  const fake: FakePostgres = {
+    port: 0,
+    connections: 0,
+    passwords: [],
+    method: 'cleartext',
+    close: () => Promise.resolve(),
+  };
   const server: Server = createServer((socket) => {
     fake.connections += 1;
     sockets.add(socket);

@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { loadConfig, type Config } from '../../src/config.js';
+
+import { type Config, loadConfig } from '../../src/config.js';
 import { silentLogger } from '../../src/core/logging.js';
 import { createLogger } from '../../src/logger.js';
 import { createSteward, type Steward, type StewardOverrides } from '../../src/steward.js';
@@ -40,7 +41,12 @@ export function testConfig(dir: string, overrides: Partial<Config> = {}): Readon
 
 /** A real Steward on a temporary SQLite file, listening on a free loopback port. */
 export async function startSteward(
-  options: { config?: Partial<Config>; overrides?: StewardOverrides; captureLogs?: boolean; dir?: string } = {},
+  options: {
+    config?: Partial<Config>;
+    overrides?: StewardOverrides;
+    captureLogs?: boolean;
+    dir?: string;
+  } = {},
 ): Promise<Harness> {
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'steward-test-'));
   const logs: string[] = [];
@@ -55,7 +61,10 @@ export async function startSteward(
         }),
       )
     : silentLogger;
-  const steward = await createSteward(testConfig(dir, { db: await testDatabase(dir), ...options.config }), { logger, ...options.overrides });
+  const steward = await createSteward(
+    testConfig(dir, { db: await testDatabase(dir), ...options.config }),
+    { logger, ...options.overrides },
+  );
   const { port } = await steward.start();
   const url = `http://127.0.0.1:${port}`;
   return {
@@ -72,7 +81,11 @@ export async function startSteward(
 }
 
 /** Polls until `check` returns a value (not a fixed sleep: returns as soon as it holds). */
-export async function waitFor<T>(check: () => Promise<T | undefined | false> | T | undefined | false, what: string, timeoutMs = 10_000): Promise<T> {
+export async function waitFor<T>(
+  check: () => Promise<T | undefined | false> | T | undefined | false,
+  what: string,
+  timeoutMs = 10_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();
@@ -89,7 +102,12 @@ export interface JsonResponse<T = any> {
 }
 
 /** fetch with a JSON body; the answer's body parsed. */
-export async function call<T = any>(method: string, url: string, body?: unknown, headers: Record<string, string> = {}): Promise<JsonResponse<T>> {
+export async function call<T = any>(
+  method: string,
+  url: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<JsonResponse<T>> {
   const init: RequestInit = { method, headers: { ...headers } };
   if (body !== undefined) {
     init.body = typeof body === 'string' ? body : JSON.stringify(body);
@@ -107,7 +125,12 @@ export async function call<T = any>(method: string, url: string, body?: unknown,
 }
 
 /** Waits until the resource reaches `status` (or is gone, for 'GONE'). */
-export async function waitForStatus(api: string, urn: string, status: 'COMPLETED' | 'ERROR' | 'PENDING' | 'GONE', timeoutMs = 10_000) {
+export async function waitForStatus(
+  api: string,
+  urn: string,
+  status: 'COMPLETED' | 'ERROR' | 'PENDING' | 'GONE',
+  timeoutMs = 10_000,
+) {
   return waitFor(
     async () => {
       const res = await call('GET', `${api}/resources/${urn}`);

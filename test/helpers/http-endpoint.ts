@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 
 /** A module endpoint running as a child process (the Python example, or the Node double). */
 export interface Endpoint {
@@ -14,8 +14,15 @@ export interface Endpoint {
  * Spawns `command args…` and waits for its "listening on http://…" line on
  * stdout (the endpoint is started on port 0 and says which port it got).
  */
-export function spawnEndpoint(command: string, args: string[], timeoutMs = 15_000): Promise<Endpoint> {
-  const proc = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH ?? '', PYTHONUNBUFFERED: '1' } });
+export function spawnEndpoint(
+  command: string,
+  args: string[],
+  timeoutMs = 15_000,
+): Promise<Endpoint> {
+  const proc = spawn(command, args, {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { PATH: process.env.PATH ?? '', PYTHONUNBUFFERED: '1' },
+  });
   const output: string[] = [];
   const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
   const stop = async () => {
@@ -28,7 +35,9 @@ export function spawnEndpoint(command: string, args: string[], timeoutMs = 15_00
   };
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
-      void stop().then(() => reject(new Error(`${command} ${args.join(' ')} did not start:\n${output.join('')}`)));
+      void stop().then(() =>
+        reject(new Error(`${command} ${args.join(' ')} did not start:\n${output.join('')}`)),
+      );
     }, timeoutMs);
     proc.stdout!.on('data', (chunk: Buffer) => {
       output.push(chunk.toString());

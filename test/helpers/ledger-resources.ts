@@ -1,18 +1,30 @@
 import pg from 'pg';
+
 import { call, waitFor } from './harness.js';
 
 /** The issue's load for the ledger fixture module (test/fixtures/modules/ledger): 3 steps of 0–20 ms each. */
 export const LEDGER_CONFIGS = { steps: 3, max_delay_ms: 20 };
 
 /** POSTs `count` ledger resources, 50 at a time; every one must be acknowledged (202). Resolves to their URNs. */
-export async function createMany(api: string, prefix: string, count: number, configs: object = LEDGER_CONFIGS): Promise<string[]> {
+export async function createMany(
+  api: string,
+  prefix: string,
+  count: number,
+  configs: object = LEDGER_CONFIGS,
+): Promise<string[]> {
   const urns: string[] = [];
   let next = 0;
   const runner = async () => {
     while (next < count) {
       const name = `${prefix}${String(next++).padStart(4, '0')}`;
-      const res = await call('POST', `${api}/resources`, { kind: 'ledger', project: 'p', name, spec: { configs } });
-      if (res.status !== 202) throw new Error(`POST ${name} answered ${res.status}: ${JSON.stringify(res.body)}`);
+      const res = await call('POST', `${api}/resources`, {
+        kind: 'ledger',
+        project: 'p',
+        name,
+        spec: { configs },
+      });
+      if (res.status !== 202)
+        throw new Error(`POST ${name} answered ${res.status}: ${JSON.stringify(res.body)}`);
       urns.push(res.body.resource.urn as string);
     }
   };
@@ -21,7 +33,11 @@ export async function createMany(api: string, prefix: string, count: number, con
 }
 
 /** One statement on its own connection to `db` (a postgres:// URL). */
-export async function query<R = Record<string, unknown>>(db: string, sql: string, values: unknown[] = []): Promise<R[]> {
+export async function query<R = Record<string, unknown>>(
+  db: string,
+  sql: string,
+  values: unknown[] = [],
+): Promise<R[]> {
   const client = new pg.Client({ connectionString: db });
   await client.connect();
   try {
@@ -35,7 +51,10 @@ export async function query<R = Record<string, unknown>>(db: string, sql: string
 export async function waitConverged(db: string, total: number, timeoutMs: number): Promise<void> {
   await waitFor(
     async () => {
-      const [row] = await query<{ n: string }>(db, "select count(*) as n from resources where status = 'COMPLETED'");
+      const [row] = await query<{ n: string }>(
+        db,
+        "select count(*) as n from resources where status = 'COMPLETED'",
+      );
       if (Number(row!.n) === total) return true;
       await new Promise((resolve) => setTimeout(resolve, 100));
       return undefined;
@@ -50,8 +69,12 @@ export async function listCompleted(api: string): Promise<Set<string>> {
   const urns = new Set<string>();
   let token: string | null = null;
   do {
-    const res = await call('GET', `${api}/resources?kind=ledger&status=COMPLETED&page_size=500${token ? `&page_token=${encodeURIComponent(token)}` : ''}`);
-    if (res.status !== 200) throw new Error(`listing answered ${res.status}: ${JSON.stringify(res.body)}`);
+    const res = await call(
+      'GET',
+      `${api}/resources?kind=ledger&status=COMPLETED&page_size=500${token ? `&page_token=${encodeURIComponent(token)}` : ''}`,
+    );
+    if (res.status !== 200)
+      throw new Error(`listing answered ${res.status}: ${JSON.stringify(res.body)}`);
     for (const resource of res.body.resources as Array<{ urn: string }>) urns.add(resource.urn);
     token = res.body.next_page_token as string | null;
   } while (token);

@@ -1,9 +1,21 @@
 import pg from 'pg';
+
 import type { TestPostgres } from './postgres.js';
 
 /** Runs one statement as the test cluster's superuser, in `database` (default postgres). */
-export async function adminQuery<R = Record<string, unknown>>(server: TestPostgres, sql: string, values: unknown[] = [], database = 'postgres'): Promise<R[]> {
-  const client = new pg.Client({ host: server.host, port: server.port, user: server.adminUser, password: server.adminPassword, database });
+export async function adminQuery<R = Record<string, unknown>>(
+  server: TestPostgres,
+  sql: string,
+  values: unknown[] = [],
+  database = 'postgres',
+): Promise<R[]> {
+  const client = new pg.Client({
+    host: server.host,
+    port: server.port,
+    user: server.adminUser,
+    password: server.adminPassword,
+    database,
+  });
   await client.connect();
   try {
     return (await client.query(sql, values)).rows as R[];

@@ -1,9 +1,19 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+
 import { freePort } from '../../bench/free-port.js';
 import { postgresTools } from '../../bench/postgres-binaries.js';
 
@@ -67,7 +77,10 @@ export async function startPostgres(): Promise<TestPostgres> {
     if (started) {
       started = false;
       try {
-        execFileSync(...command('pg_ctl', ['stop', '-D', dataDir, '-m', 'immediate', '-w']), { stdio: 'ignore', cwd: dir });
+        execFileSync(...command('pg_ctl', ['stop', '-D', dataDir, '-m', 'immediate', '-w']), {
+          stdio: 'ignore',
+          cwd: dir,
+        });
       } catch {
         // already stopped
       }
@@ -80,14 +93,42 @@ export async function startPostgres(): Promise<TestPostgres> {
     mkdirSync(socketDir, { mode: 0o700 });
     if (owner) for (const path of [dir, pwfile, socketDir]) chownSync(path, owner.uid, owner.gid);
     chmodSync(dir, 0o700);
-    const initArgs = ['-D', dataDir, '-U', adminUser, `--pwfile=${pwfile}`, '-A', 'scram-sha-256', '-E', 'UTF8', '--locale=C', '--no-sync'];
+    const initArgs = [
+      '-D',
+      dataDir,
+      '-U',
+      adminUser,
+      `--pwfile=${pwfile}`,
+      '-A',
+      'scram-sha-256',
+      '-E',
+      'UTF8',
+      '--locale=C',
+      '--no-sync',
+    ];
     await exec(command('initdb', initArgs), dir, 'initdb');
     rmSync(pwfile);
     const port = await freePort();
     const serverOptions = `-p ${port} -k ${socketDir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off`;
     started = true;
     running.add(stopNow);
-    const startServer = () => exec(command('pg_ctl', ['start', '-w', '-t', '60', '-D', dataDir, '-l', join(dir, 'server.log'), '-o', serverOptions]), dir, 'pg_ctl start');
+    const startServer = () =>
+      exec(
+        command('pg_ctl', [
+          'start',
+          '-w',
+          '-t',
+          '60',
+          '-D',
+          dataDir,
+          '-l',
+          join(dir, 'server.log'),
+          '-o',
+          serverOptions,
+        ]),
+        dir,
+        'pg_ctl start',
+      );
     await startServer();
     const version = readFileSync(join(dataDir, 'PG_VERSION'), 'utf8').trim();
     const url = `postgres://${adminUser}:${encodeURIComponent(adminPassword)}@127.0.0.1:${port}/postgres`;
@@ -104,18 +145,25 @@ export async function startPostgres(): Promise<TestPostgres> {
         running.delete(stopNow);
         if (started) {
           started = false;
-          await run(...command('pg_ctl', ['stop', '-D', dataDir, '-m', 'immediate', '-w']), { cwd: dir }).catch(() => undefined);
+          await run(...command('pg_ctl', ['stop', '-D', dataDir, '-m', 'immediate', '-w']), {
+            cwd: dir,
+          }).catch(() => undefined);
         }
         rmSync(dir, { recursive: true, force: true });
       },
-      pause: () => exec(command('pg_ctl', ['stop', '-D', dataDir, '-m', 'fast', '-w']), dir, 'pg_ctl stop'),
+      pause: () =>
+        exec(command('pg_ctl', ['stop', '-D', dataDir, '-m', 'fast', '-w']), dir, 'pg_ctl stop'),
       resume: startServer,
     };
   } catch (err) {
     running.delete(stopNow);
-    const log = existsSync(join(dir, 'server.log')) ? `\nserver log:\n${readFileSync(join(dir, 'server.log'), 'utf8')}` : '';
+    const log = existsSync(join(dir, 'server.log'))
+      ? `\nserver log:\n${readFileSync(join(dir, 'server.log'), 'utf8')}`
+      : '';
     stopNow();
-    throw new Error(`could not start a test PostgreSQL: ${(err as Error).message}${log}`, { cause: err });
+    throw new Error(`could not start a test PostgreSQL: ${(err as Error).message}${log}`, {
+      cause: err,
+    });
   }
 }
 

@@ -1,5 +1,6 @@
-import BetterSqlite3 from 'better-sqlite3';
 import { existsSync, readFileSync } from 'node:fs';
+
+import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
 
 /**
@@ -24,11 +25,21 @@ export async function openRawDatabase(db: string): Promise<RawDatabase> {
     await client.connect();
     const query = async (sql: string, params: unknown[] = []) => {
       let n = 0;
-      return (await client.query(sql.replace(/\?/g, () => `$${(n += 1)}`), params)).rows as Array<Record<string, unknown>>;
+      return (
+        await client.query(
+          sql.replace(/\?/g, () => `$${(n += 1)}`),
+          params,
+        )
+      ).rows as Array<Record<string, unknown>>;
     };
     return {
       dialect: 'postgres',
-      tables: async () => (await query("select tablename from pg_tables where schemaname = 'public' order by tablename")).map((row) => String(row.tablename)),
+      tables: async () =>
+        (
+          await query(
+            "select tablename from pg_tables where schemaname = 'public' order by tablename",
+          )
+        ).map((row) => String(row.tablename)),
       rows: (table) => query(`select * from "${table}"`),
       query,
       run: async (sql, params) => void (await query(sql, params)),
@@ -37,14 +48,21 @@ export async function openRawDatabase(db: string): Promise<RawDatabase> {
     };
   }
   const sqlite = new BetterSqlite3(db, { timeout: 5000 });
-  const query = async (sql: string, params: unknown[] = []) => sqlite.prepare(sql).all(...params) as Array<Record<string, unknown>>;
+  const query = async (sql: string, params: unknown[] = []) =>
+    sqlite.prepare(sql).all(...params) as Array<Record<string, unknown>>;
   return {
     dialect: 'sqlite',
-    tables: async () => (await query("select name from sqlite_master where type = 'table' order by name")).map((row) => String(row.name)),
+    tables: async () =>
+      (await query("select name from sqlite_master where type = 'table' order by name")).map(
+        (row) => String(row.name),
+      ),
     rows: (table) => query(`select * from "${table}"`),
     query,
     run: async (sql, params = []) => void sqlite.prepare(sql).run(...params),
-    files: () => ['', '-wal', '-shm'].filter((suffix) => existsSync(`${db}${suffix}`)).map((suffix) => ({ name: `${db}${suffix}`, bytes: readFileSync(`${db}${suffix}`) })),
+    files: () =>
+      ['', '-wal', '-shm']
+        .filter((suffix) => existsSync(`${db}${suffix}`))
+        .map((suffix) => ({ name: `${db}${suffix}`, bytes: readFileSync(`${db}${suffix}`) })),
     close: async () => void sqlite.close(),
   };
 }
@@ -54,7 +72,10 @@ export async function everyCell(raw: RawDatabase): Promise<string[]> {
   const cells: string[] = [];
   for (const table of await raw.tables()) {
     for (const [i, row] of (await raw.rows(table)).entries()) {
-      for (const [column, value] of Object.entries(row)) cells.push(`${table}.${column}[${i}]: ${value instanceof Buffer ? value.toString('latin1') : String(value)}`);
+      for (const [column, value] of Object.entries(row))
+        cells.push(
+          `${table}.${column}[${i}]: ${value instanceof Buffer ? value.toString('latin1') : String(value)}`,
+        );
     }
   }
   return cells;

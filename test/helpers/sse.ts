@@ -27,10 +27,17 @@ export interface SseStream {
  * split on blank lines, `id:`, `event:`, `data:`, `:` comments). A non-200 answer
  * is returned as `{status, body}` with the JSON error.
  */
-export async function openEvents(url: string, headers: Record<string, string> = {}): Promise<SseStream | { status: number; headers: Headers; body: any }> {
+export async function openEvents(
+  url: string,
+  headers: Record<string, string> = {},
+): Promise<SseStream | { status: number; headers: Headers; body: any }> {
   const controller = new AbortController();
-  const res = await fetch(url, { headers: { accept: 'text/event-stream', ...headers }, signal: controller.signal });
-  if (res.status !== 200) return { status: res.status, headers: res.headers, body: await res.json() };
+  const res = await fetch(url, {
+    headers: { accept: 'text/event-stream', ...headers },
+    signal: controller.signal,
+  });
+  if (res.status !== 200)
+    return { status: res.status, headers: res.headers, body: await res.json() };
   const queue: SseEvent[] = [];
   const waiters: Array<() => void> = [];
   const comments: string[] = [];
@@ -59,7 +66,12 @@ export async function openEvents(url: string, headers: Record<string, string> = 
             }
           }
           if ('id' in fields) lastId = fields.id;
-          if ('data' in fields) queue.push({ id: fields.id ?? '', event: fields.event ?? 'message', data: JSON.parse(fields.data!) });
+          if ('data' in fields)
+            queue.push({
+              id: fields.id ?? '',
+              event: fields.event ?? 'message',
+              data: JSON.parse(fields.data!),
+            });
           wake();
         }
       }
@@ -106,6 +118,7 @@ export async function openEvents(url: string, headers: Record<string, string> = 
 /** Opens a watch that must succeed. */
 export async function watch(url: string, headers: Record<string, string> = {}): Promise<SseStream> {
   const opened = await openEvents(url, headers);
-  if (!('next' in opened)) throw new Error(`GET ${url} answered ${opened.status}: ${JSON.stringify(opened.body)}`);
+  if (!('next' in opened))
+    throw new Error(`GET ${url} answered ${opened.status}: ${JSON.stringify(opened.body)}`);
   return opened;
 }

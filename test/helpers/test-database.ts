@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
+
 import pg from 'pg';
+
 import { startPostgres, type TestPostgres } from './postgres.js';
 
 /**

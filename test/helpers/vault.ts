@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
+
 import { keyIdOf, parseSecretKey } from '../../src/core/secret-box.js';
 
 /** The modules `vault` and `vault_client` (test/fixtures/secret-modules), for STEWARD_MODULE_PATHS. */
@@ -31,7 +32,12 @@ export function keyIdFor(key: string): string {
  */
 export function encodedForms(secret: string): string[] {
   const bytes = Buffer.from(secret, 'utf8');
-  const forms = new Set([secret, JSON.stringify(secret).slice(1, -1), encodeURIComponent(secret), bytes.toString('hex')]);
+  const forms = new Set([
+    secret,
+    JSON.stringify(secret).slice(1, -1),
+    encodeURIComponent(secret),
+    bytes.toString('hex'),
+  ]);
   for (const pad of [0, 1, 2]) {
     const padded = Buffer.concat([Buffer.alloc(pad), bytes]);
     // Drop the characters that also encode the padding, and the last (incomplete) group.
@@ -47,5 +53,9 @@ export function encodedForms(secret: string): string[] {
 
 /** Which forms of which secrets `text` holds ("<secret label> as <form>"). */
 export function secretsIn(text: string, secrets: Record<string, string>): string[] {
-  return Object.entries(secrets).flatMap(([label, secret]) => encodedForms(secret).filter((form) => text.includes(form)).map((form) => `${label} as ${form}`));
+  return Object.entries(secrets).flatMap(([label, secret]) =>
+    encodedForms(secret)
+      .filter((form) => text.includes(form))
+      .map((form) => `${label} as ${form}`),
+  );
 }

@@ -1,10 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+
 import { generateToken, hashToken, writeTokensFile } from '../../src/api/auth/tokens-file.js';
-import { defineModule, TerminalError, type LogChunk } from '../../src/sdk/index.js';
-import { startSteward, waitFor, type Harness } from '../helpers/harness.js';
-import { watch, type SseEvent } from '../helpers/sse.js';
+import { defineModule, type LogChunk, TerminalError } from '../../src/sdk/index.js';
+import { type Harness, startSteward, waitFor } from '../helpers/harness.js';
+import { type SseEvent, watch } from '../helpers/sse.js';
 
 /**
  * Access control against a real Steward with a tokens file: every endpoint of
@@ -22,13 +23,23 @@ const gizmo = defineModule({
   configSchema: {
     type: 'object',
     additionalProperties: false,
-    properties: { fail: { type: 'boolean' }, value: {}, password: { type: 'string', writeOnly: true } },
+    properties: {
+      fail: { type: 'boolean' },
+      value: {},
+      password: { type: 'string', writeOnly: true },
+    },
   },
   dependencies: { peer: { kind: 'gizmo', optional: true } },
-  actions: { create: {}, update: {}, delete: {}, poke: { description: 'Does nothing.', paramsSchema: { type: 'object' } } },
+  actions: {
+    create: {},
+    update: {},
+    delete: {},
+    poke: { description: 'Does nothing.', paramsSchema: { type: 'object' } },
+  },
   plan: () => ({}),
   async sync({ resource }) {
-    if (resource.spec.configs.fail === true && resource.state.action === 'create') throw new TerminalError('told to fail');
+    if (resource.spec.configs.fail === true && resource.state.action === 'create')
+      throw new TerminalError('told to fail');
     return { status: 'COMPLETED' as const, output: {} };
   },
   async *logs({ resource }): AsyncIterable<LogChunk> {
@@ -59,7 +70,8 @@ const urnOf = (project: string, name: string) => `orn:steward:gizmo:${project}:$
 /** Resource names carry their project (`aname-…`, `bname-…`), so a leak is a plain substring. */
 const nameIn = (project: Project, what: string) => `${project}name-${what}`;
 const seedUrn = (project: Project) => urnOf(project, nameIn(project, 'seed'));
-const cellName = (slug: string, caller: CallerName, project: Project) => nameIn(project, `${slug}-${caller}`);
+const cellName = (slug: string, caller: CallerName, project: Project) =>
+  nameIn(project, `${slug}-${caller}`);
 
 function sees(caller: CallerName, project: Project): boolean {
   if (caller === 'none' || caller === 'invalid') return false;
@@ -83,12 +95,22 @@ describe('access control: tokens, roles and projects', () => {
   /** The queued operation of each cancel target. */
   const cancelOps = new Map<string, string>();
 
-  async function send(caller: CallerName, method: string, url: string, body?: unknown, extra: Record<string, string> = {}): Promise<Answer> {
+  async function send(
+    caller: CallerName,
+    method: string,
+    url: string,
+    body?: unknown,
+    extra: Record<string, string> = {},
+  ): Promise<Answer> {
     const headers: Record<string, string> = { ...extra };
     if (caller === 'invalid') headers.authorization = `Bearer ${INVALID_TOKEN}`;
     else if (caller !== 'none') headers.authorization = `Bearer ${SECRETS[caller]}`;
     if (body !== undefined) headers['content-type'] = 'application/json';
-    const res = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await fetch(url, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     const text = await res.text();
     let parsed: unknown;
     try {
@@ -99,35 +121,72 @@ describe('access control: tokens, roles and projects', () => {
     return { status: res.status, headers: res.headers, text, body: parsed };
   }
 
-  const create = (caller: CallerName, project: string, name: string, configs: Record<string, unknown> = {}, extra: Record<string, string> = {}) =>
-    send(caller, 'POST', `${h.api}/resources`, { kind: 'gizmo', project, name, spec: { configs } }, extra);
+  const create = (
+    caller: CallerName,
+    project: string,
+    name: string,
+    configs: Record<string, unknown> = {},
+    extra: Record<string, string> = {},
+  ) =>
+    send(
+      caller,
+      'POST',
+      `${h.api}/resources`,
+      { kind: 'gizmo', project, name, spec: { configs } },
+      extra,
+    );
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'steward-acl-'));
     tokensFile = join(dir, 'tokens.json');
     writeTokensFile(
       tokensFile,
-      (Object.keys(GRANTS) as TokenName[]).map((name) => ({ name, ...GRANTS[name], sha256: hashToken(SECRETS[name]) })),
+      (Object.keys(GRANTS) as TokenName[]).map((name) => ({
+        name,
+        ...GRANTS[name],
+        sha256: hashToken(SECRETS[name]),
+      })),
     );
     h = await startSteward({
       dir,
       captureLogs: true,
-      config: { worker: false, rateLimitPerSecond: 0, backoffBaseMs: 0, backoffMaxMs: 0, tokensFile },
+      config: {
+        worker: false,
+        rateLimitPerSecond: 0,
+        backoffBaseMs: 0,
+        backoffMaxMs: 0,
+        tokensFile,
+      },
       overrides: { extraModules: [{ definition: gizmo, origin: 'test' }] },
     });
 
     for (const project of PROJECTS) {
-      expect((await create('admin', project, nameIn(project, 'seed'), { value: 1, password: PASSWORD })).status).toBe(202);
+      expect(
+        (await create('admin', project, nameIn(project, 'seed'), { value: 1, password: PASSWORD }))
+          .status,
+      ).toBe(202);
       for (const slug of ['patch', 'delete', 'execute', 'action', 'retry']) {
         for (const caller of CALLERS) {
-          const res = await create('admin', project, cellName(slug, caller, project), slug === 'retry' ? { fail: true } : {});
+          const res = await create(
+            'admin',
+            project,
+            cellName(slug, caller, project),
+            slug === 'retry' ? { fail: true } : {},
+          );
           expect([slug, res.status]).toEqual([slug, 202]);
         }
       }
     }
     await h.steward.engine.drain();
     // A second version of each seed, so its history has two revisions.
-    for (const project of PROJECTS) expect((await send('admin', 'PATCH', `${h.api}/resources/${seedUrn(project)}`, { configs: { value: 2 } })).status).toBe(202);
+    for (const project of PROJECTS)
+      expect(
+        (
+          await send('admin', 'PATCH', `${h.api}/resources/${seedUrn(project)}`, {
+            configs: { value: 2 },
+          })
+        ).status,
+      ).toBe(202);
     await h.steward.engine.drain();
     // Cancel targets stay PENDING: nothing steps the worker from here on.
     for (const project of PROJECTS) {
@@ -139,7 +198,9 @@ describe('access control: tokens, roles and projects', () => {
     }
     for (const project of PROJECTS) {
       const ops = await h.steward.queries.listOperations({}, 500);
-      opIds[project] = ops.items.filter((op) => op.urn.split(':')[3] === project).map((op) => op.id);
+      opIds[project] = ops.items
+        .filter((op) => op.urn.split(':')[3] === project)
+        .map((op) => op.id);
     }
   });
   afterAll(async () => {
@@ -156,20 +217,49 @@ describe('access control: tokens, roles and projects', () => {
     /** The resource URN or operation id the request names (hidden ones answer as missing ones do). */
     target?: { urn?: string; operationId?: string };
   }
-  const ENDPOINTS: Record<string, { access: Access; success: number; build(caller: CallerName, project: Project): Built }> = {
+  const ENDPOINTS: Record<
+    string,
+    { access: Access; success: number; build(caller: CallerName, project: Project): Built }
+  > = {
     'POST /api/v1beta1/resources': {
       access: 'create',
       success: 202,
-      build: (caller, project) => ({ method: 'POST', url: `${h.api}/resources`, body: { kind: 'gizmo', project, name: cellName('create', caller, project), spec: { configs: {} } } }),
+      build: (caller, project) => ({
+        method: 'POST',
+        url: `${h.api}/resources`,
+        body: {
+          kind: 'gizmo',
+          project,
+          name: cellName('create', caller, project),
+          spec: { configs: {} },
+        },
+      }),
     },
-    'GET /api/v1beta1/resources': { access: 'list', success: 200, build: (_c, project) => ({ method: 'GET', url: `${h.api}/resources?project=${project}` }) },
-    'GET /api/v1beta1/resources/{urn}': { access: 'read', success: 200, build: (_c, p) => ({ method: 'GET', url: `${h.api}/resources/${seedUrn(p)}`, target: { urn: seedUrn(p) } }) },
+    'GET /api/v1beta1/resources': {
+      access: 'list',
+      success: 200,
+      build: (_c, project) => ({ method: 'GET', url: `${h.api}/resources?project=${project}` }),
+    },
+    'GET /api/v1beta1/resources/{urn}': {
+      access: 'read',
+      success: 200,
+      build: (_c, p) => ({
+        method: 'GET',
+        url: `${h.api}/resources/${seedUrn(p)}`,
+        target: { urn: seedUrn(p) },
+      }),
+    },
     'PATCH /api/v1beta1/resources/{urn}': {
       access: 'change',
       success: 202,
       build: (c, p) => {
         const urn = urnOf(p, cellName('patch', c, p));
-        return { method: 'PATCH', url: `${h.api}/resources/${urn}`, body: { configs: { value: 9 } }, target: { urn } };
+        return {
+          method: 'PATCH',
+          url: `${h.api}/resources/${urn}`,
+          body: { configs: { value: 9 } },
+          target: { urn },
+        };
       },
     },
     'DELETE /api/v1beta1/resources/{urn}': {
@@ -185,7 +275,12 @@ describe('access control: tokens, roles and projects', () => {
       success: 202,
       build: (c, p) => {
         const urn = urnOf(p, cellName('execute', c, p));
-        return { method: 'POST', url: `${h.api}/resources/${urn}/execute`, body: { action: 'poke', params: {} }, target: { urn } };
+        return {
+          method: 'POST',
+          url: `${h.api}/resources/${urn}/execute`,
+          body: { action: 'poke', params: {} },
+          target: { urn },
+        };
       },
     },
     'POST /api/v1beta1/resources/{urn}/actions/{action}': {
@@ -207,19 +302,35 @@ describe('access control: tokens, roles and projects', () => {
     'GET /api/v1beta1/resources/{urn}/revisions': {
       access: 'read',
       success: 200,
-      build: (_c, p) => ({ method: 'GET', url: `${h.api}/resources/${seedUrn(p)}/revisions`, target: { urn: seedUrn(p) } }),
+      build: (_c, p) => ({
+        method: 'GET',
+        url: `${h.api}/resources/${seedUrn(p)}/revisions`,
+        target: { urn: seedUrn(p) },
+      }),
     },
     'GET /api/v1beta1/resources/{urn}/secrets': {
       access: 'admin',
       success: 200,
-      build: (_c, p) => ({ method: 'GET', url: `${h.api}/resources/${seedUrn(p)}/secrets`, target: { urn: seedUrn(p) } }),
+      build: (_c, p) => ({
+        method: 'GET',
+        url: `${h.api}/resources/${seedUrn(p)}/secrets`,
+        target: { urn: seedUrn(p) },
+      }),
     },
     'GET /api/v1beta1/resources/{urn}/logs': {
       access: 'read',
       success: 200,
-      build: (_c, p) => ({ method: 'GET', url: `${h.api}/resources/${seedUrn(p)}/logs`, target: { urn: seedUrn(p) } }),
+      build: (_c, p) => ({
+        method: 'GET',
+        url: `${h.api}/resources/${seedUrn(p)}/logs`,
+        target: { urn: seedUrn(p) },
+      }),
     },
-    'GET /api/v1beta1/operations': { access: 'list', success: 200, build: (_c, p) => ({ method: 'GET', url: `${h.api}/operations?urn=${seedUrn(p)}` }) },
+    'GET /api/v1beta1/operations': {
+      access: 'list',
+      success: 200,
+      build: (_c, p) => ({ method: 'GET', url: `${h.api}/operations?urn=${seedUrn(p)}` }),
+    },
     'GET /api/v1beta1/operations/{id}': {
       access: 'read',
       success: 200,
@@ -233,27 +344,69 @@ describe('access control: tokens, roles and projects', () => {
       success: 200,
       build: (c, p) => {
         const id = cancelOps.get(cellName('cancel', c, p))!;
-        return { method: 'POST', url: `${h.api}/operations/${id}/cancel`, target: { operationId: id } };
+        return {
+          method: 'POST',
+          url: `${h.api}/operations/${id}/cancel`,
+          target: { operationId: id },
+        };
       },
     },
-    'GET /api/v1beta1/modules': { access: 'token', success: 200, build: () => ({ method: 'GET', url: `${h.api}/modules` }) },
-    'GET /api/v1beta1/modules/{kind}': { access: 'token', success: 200, build: () => ({ method: 'GET', url: `${h.api}/modules/gizmo` }) },
-    'GET /api/v1beta1/events': { access: 'list', success: 200, build: (_c, p) => ({ method: 'GET', url: `${h.api}/events?since=0&project=${p}` }) },
-    'GET /healthz': { access: 'public', success: 200, build: () => ({ method: 'GET', url: `${h.url}/healthz` }) },
-    'GET /readyz': { access: 'public', success: 200, build: () => ({ method: 'GET', url: `${h.url}/readyz` }) },
-    'GET /metrics': { access: 'metrics', success: 200, build: () => ({ method: 'GET', url: `${h.url}/metrics` }) },
-    'GET /openapi.json': { access: 'public', success: 200, build: () => ({ method: 'GET', url: `${h.url}/openapi.json` }) },
+    'GET /api/v1beta1/modules': {
+      access: 'token',
+      success: 200,
+      build: () => ({ method: 'GET', url: `${h.api}/modules` }),
+    },
+    'GET /api/v1beta1/modules/{kind}': {
+      access: 'token',
+      success: 200,
+      build: () => ({ method: 'GET', url: `${h.api}/modules/gizmo` }),
+    },
+    'GET /api/v1beta1/events': {
+      access: 'list',
+      success: 200,
+      build: (_c, p) => ({ method: 'GET', url: `${h.api}/events?since=0&project=${p}` }),
+    },
+    'GET /healthz': {
+      access: 'public',
+      success: 200,
+      build: () => ({ method: 'GET', url: `${h.url}/healthz` }),
+    },
+    'GET /readyz': {
+      access: 'public',
+      success: 200,
+      build: () => ({ method: 'GET', url: `${h.url}/readyz` }),
+    },
+    'GET /metrics': {
+      access: 'metrics',
+      success: 200,
+      build: () => ({ method: 'GET', url: `${h.url}/metrics` }),
+    },
+    'GET /openapi.json': {
+      access: 'public',
+      success: 200,
+      build: () => ({ method: 'GET', url: `${h.url}/openapi.json` }),
+    },
   };
 
-  function expectedStatus(access: Access, success: number, caller: CallerName, project: Project): number {
+  function expectedStatus(
+    access: Access,
+    success: number,
+    caller: CallerName,
+    project: Project,
+  ): number {
     if (access === 'public') return success;
     if (caller === 'none' || caller === 'invalid') return 401;
     if (access === 'token' || access === 'list') return success;
     // /metrics counts every project: an admin on every project (or a metrics token, test/integration/leaks.test.ts) reads it.
-    if (access === 'metrics') return GRANTS[caller].role === 'admin' && GRANTS[caller].projects.includes('*') ? success : 403;
+    if (access === 'metrics')
+      return GRANTS[caller].role === 'admin' && GRANTS[caller].projects.includes('*')
+        ? success
+        : 403;
     if (access === 'read') return sees(caller, project) ? success : 404;
-    if (access === 'change') return !sees(caller, project) ? 404 : GRANTS[caller].role === 'viewer' ? 403 : success;
-    if (access === 'admin') return !sees(caller, project) ? 404 : GRANTS[caller].role !== 'admin' ? 403 : success;
+    if (access === 'change')
+      return !sees(caller, project) ? 404 : GRANTS[caller].role === 'viewer' ? 403 : success;
+    if (access === 'admin')
+      return !sees(caller, project) ? 404 : GRANTS[caller].role !== 'admin' ? 403 : success;
     return GRANTS[caller].role === 'viewer' || !sees(caller, project) ? 403 : success;
   }
 
@@ -300,19 +453,38 @@ describe('access control: tokens, roles and projects', () => {
             await checkWatch(caller, project, built.url, requestId, failures, cell);
             continue;
           }
-          const res = await send(caller, built.method, built.url, built.body, { 'x-request-id': requestId });
-          auditExpectations.push({ requestId, caller, method: built.method, status: res.status, project, target: built.target, secretRead: access === 'admin' });
-          if (res.status !== expected) failures.push({ cell, expected, got: res.status, body: res.text.slice(0, 300) });
-          const leaked = leaks(caller, `${built.url} ${JSON.stringify(built.body ?? '')}`, `${JSON.stringify([...res.headers])} ${res.text}`);
+          const res = await send(caller, built.method, built.url, built.body, {
+            'x-request-id': requestId,
+          });
+          auditExpectations.push({
+            requestId,
+            caller,
+            method: built.method,
+            status: res.status,
+            project,
+            target: built.target,
+            secretRead: access === 'admin',
+          });
+          if (res.status !== expected)
+            failures.push({ cell, expected, got: res.status, body: res.text.slice(0, 300) });
+          const leaked = leaks(
+            caller,
+            `${built.url} ${JSON.stringify(built.body ?? '')}`,
+            `${JSON.stringify([...res.headers])} ${res.text}`,
+          );
           if (leaked.length) failures.push({ cell, leaked });
           if (res.status === 401) {
-            if (!res.headers.get('www-authenticate')?.startsWith('Bearer')) failures.push({ cell, missing: 'WWW-Authenticate: Bearer' });
-            if (res.body?.error?.code !== 'unauthenticated') failures.push({ cell, code: res.body?.error?.code });
+            if (!res.headers.get('www-authenticate')?.startsWith('Bearer'))
+              failures.push({ cell, missing: 'WWW-Authenticate: Bearer' });
+            if (res.body?.error?.code !== 'unauthenticated')
+              failures.push({ cell, code: res.body?.error?.code });
           }
-          if (res.status === 403 && res.body?.error?.code !== 'permission_denied') failures.push({ cell, code: res.body?.error?.code });
+          if (res.status === 403 && res.body?.error?.code !== 'permission_denied')
+            failures.push({ cell, code: res.body?.error?.code });
           if (res.status === 404 && expected === 404) {
             const asMissing = await missingAnswer(built);
-            if (JSON.stringify(res.body) !== JSON.stringify(asMissing)) failures.push({ cell, hidden: res.body, missing: asMissing });
+            if (JSON.stringify(res.body) !== JSON.stringify(asMissing))
+              failures.push({ cell, hidden: res.body, missing: asMissing });
           }
           if (access === 'list' && res.status === 200) {
             const items: any[] = res.body.resources ?? res.body.operations;
@@ -332,18 +504,34 @@ describe('access control: tokens, roles and projects', () => {
    * one it may see, in id order, and none of another project's. Then, live: an event
    * in a hidden project followed by one in the watched project arrives as the latter only.
    */
-  async function checkWatch(caller: CallerName, project: Project, url: string, requestId: string, failures: unknown[], cell: string): Promise<void> {
+  async function checkWatch(
+    caller: CallerName,
+    project: Project,
+    url: string,
+    requestId: string,
+    failures: unknown[],
+    cell: string,
+  ): Promise<void> {
     const visible = sees(caller, project);
     // Unfiltered when the project is hidden: the only way to see that nothing of it arrives before a visible event.
-    const stream = await watch(visible ? url : `${h.api}/events?since=0`, { authorization: `Bearer ${SECRETS[caller as TokenName]}`, 'x-request-id': requestId });
+    const stream = await watch(visible ? url : `${h.api}/events?since=0`, {
+      authorization: `Bearer ${SECRETS[caller as TokenName]}`,
+      'x-request-id': requestId,
+    });
     try {
       const own = PROJECTS.filter((p) => sees(caller, p) && (!visible || p === project));
-      const newest = (await h.steward.store.listEvents({ projects: own }, 0, 100_000)).events.at(-1)!.id;
+      const newest = (await h.steward.store.listEvents({ projects: own }, 0, 100_000)).events.at(
+        -1,
+      )!.id;
       const seen: SseEvent[] = [];
       while (Number(seen.at(-1)?.id ?? 0) < newest) seen.push(await stream.next());
       const marker = nameIn(own[0]!, `marker-${requestId}`);
       const hiddenProject = PROJECTS.find((p) => !sees(caller, p));
-      if (hiddenProject) expect((await create('admin', hiddenProject, nameIn(hiddenProject, `unseen-${requestId}`))).status).toBe(202);
+      if (hiddenProject)
+        expect(
+          (await create('admin', hiddenProject, nameIn(hiddenProject, `unseen-${requestId}`)))
+            .status,
+        ).toBe(202);
       expect((await create('admin', own[0]!, marker)).status).toBe(202);
       for (;;) {
         const event = await stream.next();
@@ -374,10 +562,16 @@ describe('access control: tokens, roles and projects', () => {
   it('writes one audit line for every accepted change, every read of secrets and every denial, and none for other reads, with no token or secret in any log line', async () => {
     expect(auditExpectations.length).toBeGreaterThan(200);
     const audited = (e: (typeof auditExpectations)[number]) =>
-      [401, 403, 429].includes(e.status) || (e.status === 404 && !sees(e.caller, e.project)) || (e.status < 300 && (e.method !== 'GET' || e.secretRead));
+      [401, 403, 429].includes(e.status) ||
+      (e.status === 404 && !sees(e.caller, e.project)) ||
+      (e.status < 300 && (e.method !== 'GET' || e.secretRead));
     const last = auditExpectations.filter(audited).at(-1)!;
-    const linesOf = () => h.logs.map((line) => JSON.parse(line)).filter((line) => line.message === 'audit');
-    await waitFor(() => linesOf().some((line) => line.request_id === last.requestId), 'the last audit line');
+    const linesOf = () =>
+      h.logs.map((line) => JSON.parse(line)).filter((line) => line.message === 'audit');
+    await waitFor(
+      () => linesOf().some((line) => line.request_id === last.requestId),
+      'the last audit line',
+    );
     const lines = linesOf();
     const problems: unknown[] = [];
     for (const e of auditExpectations) {
@@ -387,70 +581,192 @@ describe('access control: tokens, roles and projects', () => {
       if (!line) continue;
       const name = e.caller === 'none' || e.caller === 'invalid' ? 'unknown' : e.caller;
       const outcome = e.status < 300 ? 'accepted' : 'denied';
-      if (line.token_name !== name || line.outcome !== outcome || line.status !== e.status || line.level !== 'info') problems.push({ e, line });
-      if (e.target?.urn && (line.urn !== e.target.urn || line.project !== e.project)) problems.push({ e, line });
-      if (e.target?.operationId && line.operation_id !== e.target.operationId) problems.push({ e, line });
+      if (
+        line.token_name !== name ||
+        line.outcome !== outcome ||
+        line.status !== e.status ||
+        line.level !== 'info'
+      )
+        problems.push({ e, line });
+      if (e.target?.urn && (line.urn !== e.target.urn || line.project !== e.project))
+        problems.push({ e, line });
+      if (e.target?.operationId && line.operation_id !== e.target.operationId)
+        problems.push({ e, line });
       if (outcome === 'denied' && typeof line.code !== 'string') problems.push({ e, line });
     }
     expect(problems).toEqual([]);
     // Spot checks of the fields.
     expect(lines).toContainEqual(
-      expect.objectContaining({ token_name: 'editor-a', action: 'resource.update', project: 'a', urn: urnOf('a', cellName('patch', 'editor-a', 'a')), outcome: 'accepted', status: 202 }),
+      expect.objectContaining({
+        token_name: 'editor-a',
+        action: 'resource.update',
+        project: 'a',
+        urn: urnOf('a', cellName('patch', 'editor-a', 'a')),
+        outcome: 'accepted',
+        status: 202,
+      }),
     );
-    expect(lines).toContainEqual(expect.objectContaining({ token_name: 'viewer-a', action: 'resource.delete', project: 'a', outcome: 'denied', status: 403, code: 'permission_denied' }));
-    expect(lines).toContainEqual(expect.objectContaining({ token_name: 'viewer-a', action: 'resource.get', project: 'b', outcome: 'denied', status: 404, code: 'not_found' }));
-    expect(lines).toContainEqual(expect.objectContaining({ token_name: 'unknown', action: 'resource.list', outcome: 'denied', status: 401, code: 'unauthenticated' }));
-    expect(lines).toContainEqual(expect.objectContaining({ token_name: 'editor-b', action: 'operation.cancel', project: 'b', outcome: 'accepted', status: 200 }));
-    expect(lines).toContainEqual(expect.objectContaining({ token_name: 'admin', action: 'resource.execute', module_action: 'poke', outcome: 'accepted', status: 202 }));
     expect(lines).toContainEqual(
-      expect.objectContaining({ token_name: 'admin', action: 'resource.secrets.read', urn: seedUrn('a'), fields: [], outcome: 'accepted', status: 200 }),
+      expect.objectContaining({
+        token_name: 'viewer-a',
+        action: 'resource.delete',
+        project: 'a',
+        outcome: 'denied',
+        status: 403,
+        code: 'permission_denied',
+      }),
     );
-    expect(lines).toContainEqual(expect.objectContaining({ token_name: 'editor-a', action: 'resource.secrets.read', outcome: 'denied', status: 403, code: 'permission_denied' }));
+    expect(lines).toContainEqual(
+      expect.objectContaining({
+        token_name: 'viewer-a',
+        action: 'resource.get',
+        project: 'b',
+        outcome: 'denied',
+        status: 404,
+        code: 'not_found',
+      }),
+    );
+    expect(lines).toContainEqual(
+      expect.objectContaining({
+        token_name: 'unknown',
+        action: 'resource.list',
+        outcome: 'denied',
+        status: 401,
+        code: 'unauthenticated',
+      }),
+    );
+    expect(lines).toContainEqual(
+      expect.objectContaining({
+        token_name: 'editor-b',
+        action: 'operation.cancel',
+        project: 'b',
+        outcome: 'accepted',
+        status: 200,
+      }),
+    );
+    expect(lines).toContainEqual(
+      expect.objectContaining({
+        token_name: 'admin',
+        action: 'resource.execute',
+        module_action: 'poke',
+        outcome: 'accepted',
+        status: 202,
+      }),
+    );
+    expect(lines).toContainEqual(
+      expect.objectContaining({
+        token_name: 'admin',
+        action: 'resource.secrets.read',
+        urn: seedUrn('a'),
+        fields: [],
+        outcome: 'accepted',
+        status: 200,
+      }),
+    );
+    expect(lines).toContainEqual(
+      expect.objectContaining({
+        token_name: 'editor-a',
+        action: 'resource.secrets.read',
+        outcome: 'denied',
+        status: 403,
+        code: 'permission_denied',
+      }),
+    );
 
     // A dry run stores nothing but is audited, marked.
-    const dry = await send('editor-a', 'DELETE', `${h.api}/resources/${seedUrn('a')}?dry_run=true`, undefined, { 'x-request-id': 'acl-dry-run' });
+    const dry = await send(
+      'editor-a',
+      'DELETE',
+      `${h.api}/resources/${seedUrn('a')}?dry_run=true`,
+      undefined,
+      { 'x-request-id': 'acl-dry-run' },
+    );
     expect(dry.status).toBe(200);
-    const dryLine = await waitFor(() => linesOf().find((line) => line.request_id === 'acl-dry-run'), 'the dry run audit line');
-    expect(dryLine).toMatchObject({ token_name: 'editor-a', action: 'resource.delete', outcome: 'accepted', status: 200, dry_run: true });
+    const dryLine = await waitFor(
+      () => linesOf().find((line) => line.request_id === 'acl-dry-run'),
+      'the dry run audit line',
+    );
+    expect(dryLine).toMatchObject({
+      token_name: 'editor-a',
+      action: 'resource.delete',
+      outcome: 'accepted',
+      status: 200,
+      dry_run: true,
+    });
     expect(linesOf().filter((line) => line.dry_run === true)).toHaveLength(1);
 
     const everything = h.logs.join('');
-    for (const secret of [...Object.values(SECRETS), INVALID_TOKEN, PASSWORD, ...Object.values(SECRETS).map(hashToken)]) {
-      expect([secret.slice(0, 8), everything.includes(secret)]).toEqual([secret.slice(0, 8), false]);
+    for (const secret of [
+      ...Object.values(SECRETS),
+      INVALID_TOKEN,
+      PASSWORD,
+      ...Object.values(SECRETS).map(hashToken),
+    ]) {
+      expect([secret.slice(0, 8), everything.includes(secret)]).toEqual([
+        secret.slice(0, 8),
+        false,
+      ]);
     }
   });
 
   it('records the token name as created_by and updated_by, whatever identity headers say', async () => {
-    const spoof = { 'x-user': 'mallory', 'user-id': 'mallory', 'x-forwarded-user': 'mallory', 'x-remote-user': 'mallory' };
+    const spoof = {
+      'x-user': 'mallory',
+      'user-id': 'mallory',
+      'x-forwarded-user': 'mallory',
+      'x-remote-user': 'mallory',
+    };
     const urn = urnOf('a', nameIn('a', 'authored'));
     const made = await create('editor-a', 'a', nameIn('a', 'authored'), {}, spoof);
     expect(made.status).toBe(202);
     expect(made.body.resource).toMatchObject({ created_by: 'editor-a', updated_by: 'editor-a' });
     expect(made.body.operation.created_by).toBe('editor-a');
     await h.steward.engine.drain();
-    const patched = await send('admin', 'PATCH', `${h.api}/resources/${urn}`, { configs: { value: 3 } }, spoof);
+    const patched = await send(
+      'admin',
+      'PATCH',
+      `${h.api}/resources/${urn}`,
+      { configs: { value: 3 } },
+      spoof,
+    );
     expect(patched.status).toBe(202);
     expect(patched.body.resource).toMatchObject({ created_by: 'editor-a', updated_by: 'admin' });
     expect(patched.body.operation.created_by).toBe('admin');
-    const revisions = (await send('viewer-a', 'GET', `${h.api}/resources/${urn}/revisions`)).body.revisions;
+    const revisions = (await send('viewer-a', 'GET', `${h.api}/resources/${urn}/revisions`)).body
+      .revisions;
     expect(revisions.map((r: any) => r.created_by)).toEqual(['admin', 'editor-a']);
-    const cancelled = await send('editor-a', 'POST', `${h.api}/operations/${patched.body.operation.id}/cancel`, undefined, spoof);
+    const cancelled = await send(
+      'editor-a',
+      'POST',
+      `${h.api}/operations/${patched.body.operation.id}/cancel`,
+      undefined,
+      spoof,
+    );
     expect(cancelled.status).toBe(200);
     expect(cancelled.body.error).toBe('cancelled by editor-a');
-    expect(JSON.stringify([made.body, patched.body, revisions, cancelled.body])).not.toContain('mallory');
+    expect(JSON.stringify([made.body, patched.body, revisions, cancelled.body])).not.toContain(
+      'mallory',
+    );
   });
 
   it('refuses a dependency on a resource of a project not granted exactly as one on a missing resource', async () => {
     const existing = seedUrn('b');
     const missing = urnOf('b', 'bname-never-made');
     const withDependency = async (caller: CallerName, peer: string) =>
-      send(caller, 'POST', `${h.api}/resources`, { kind: 'gizmo', project: 'a', name: nameIn('a', 'depends'), spec: { configs: {}, dependencies: { peer } } });
+      send(caller, 'POST', `${h.api}/resources`, {
+        kind: 'gizmo',
+        project: 'a',
+        name: nameIn('a', 'depends'),
+        spec: { configs: {}, dependencies: { peer } },
+      });
     for (const caller of ['editor-a', 'admin'] as const) {
       const onExisting = await withDependency(caller, existing);
       const onMissing = await withDependency(caller, missing);
       expect(onExisting.status).toBe(400);
       expect(onMissing.status).toBe(400);
-      expect(onExisting.text.split(existing).join('URN')).toBe(onMissing.text.split(missing).join('URN'));
+      expect(onExisting.text.split(existing).join('URN')).toBe(
+        onMissing.text.split(missing).join('URN'),
+      );
     }
   });
 
@@ -460,7 +776,11 @@ describe('access control: tokens, roles and projects', () => {
     let token: string | null = null;
     let pages = 0;
     do {
-      const page: Answer = await send('editor-b', 'GET', `${h.api}/resources?page_size=7${token ? `&page_token=${token}` : ''}`);
+      const page: Answer = await send(
+        'editor-b',
+        'GET',
+        `${h.api}/resources?page_size=7${token ? `&page_token=${token}` : ''}`,
+      );
       expect(page.status).toBe(200);
       pages += 1;
       names.push(...page.body.resources.map((r: any) => r.urn));
@@ -475,20 +795,31 @@ describe('access control: tokens, roles and projects', () => {
     const ops: string[] = [];
     token = null;
     do {
-      const page: Answer = await send('viewer-a', 'GET', `${h.api}/operations?page_size=9${token ? `&page_token=${token}` : ''}`);
+      const page: Answer = await send(
+        'viewer-a',
+        'GET',
+        `${h.api}/operations?page_size=9${token ? `&page_token=${token}` : ''}`,
+      );
       ops.push(...page.body.operations.map((o: any) => o.urn));
       token = page.body.next_page_token;
       if (token) expect(page.body.operations).toHaveLength(9);
     } while (token);
-    const aOps = (await h.steward.queries.listOperations({}, 500)).items.filter((o) => o.urn.split(':')[3] === 'a');
+    const aOps = (await h.steward.queries.listOperations({}, 500)).items.filter(
+      (o) => o.urn.split(':')[3] === 'a',
+    );
     expect(ops).toEqual(aOps.map((o) => o.urn));
     // A filter naming a hidden resource or project is simply empty.
-    expect((await send('viewer-a', 'GET', `${h.api}/operations?urn=${seedUrn('b')}`)).body.operations).toEqual([]);
-    expect((await send('viewer-a', 'GET', `${h.api}/resources?project=b`)).body.resources).toEqual([]);
+    expect(
+      (await send('viewer-a', 'GET', `${h.api}/operations?urn=${seedUrn('b')}`)).body.operations,
+    ).toEqual([]);
+    expect((await send('viewer-a', 'GET', `${h.api}/resources?project=b`)).body.resources).toEqual(
+      [],
+    );
   });
 
   it('scopes operations by the project part of their URN exactly (a `_` in a project name is no wildcard)', async () => {
-    for (const project of ['a_b', 'axb', 'a_bb']) expect((await create('admin', project, 'same-name')).status).toBe(202);
+    for (const project of ['a_b', 'axb', 'a_bb'])
+      expect((await create('admin', project, 'same-name')).status).toBe(202);
     const scoped = await h.steward.queries.listOperations({}, 500, undefined, ['a_b']);
     expect(scoped.items.map((op) => op.urn)).toEqual([urnOf('a_b', 'same-name')]);
     const events = await h.steward.store.listEvents({ projects: ['a_b'] }, 0, 100_000);
@@ -496,15 +827,31 @@ describe('access control: tokens, roles and projects', () => {
   });
 
   it('answers 401 to a malformed Authorization header, and names the scheme', async () => {
-    for (const header of ['Basic dXNlcjpwYXNz', `Bearer`, `Token ${SECRETS.admin}`, `Bearer ${SECRETS.admin} extra`, `Bearer ${SECRETS.admin.slice(0, -1)}`]) {
+    for (const header of [
+      'Basic dXNlcjpwYXNz',
+      `Bearer`,
+      `Token ${SECRETS.admin}`,
+      `Bearer ${SECRETS.admin} extra`,
+      `Bearer ${SECRETS.admin.slice(0, -1)}`,
+    ]) {
       const res = await fetch(`${h.api}/modules`, { headers: { authorization: header } });
-      expect([header, res.status, res.headers.get('www-authenticate')]).toEqual([header, 401, 'Bearer realm="steward", error="invalid_token"']);
+      expect([header, res.status, res.headers.get('www-authenticate')]).toEqual([
+        header,
+        401,
+        'Bearer realm="steward", error="invalid_token"',
+      ]);
       expect(((await res.json()) as any).error.code).toBe('unauthenticated');
     }
     const none = await fetch(`${h.api}/modules`);
-    expect([none.status, none.headers.get('www-authenticate')]).toEqual([401, 'Bearer realm="steward"']);
+    expect([none.status, none.headers.get('www-authenticate')]).toEqual([
+      401,
+      'Bearer realm="steward"',
+    ]);
     // The scheme is case-insensitive.
-    expect((await fetch(`${h.api}/modules`, { headers: { authorization: `bearer ${SECRETS.admin}` } })).status).toBe(200);
+    expect(
+      (await fetch(`${h.api}/modules`, { headers: { authorization: `bearer ${SECRETS.admin}` } }))
+        .status,
+    ).toBe(200);
   });
 
   it('documents the bearer scheme and the 401/403/429 answers in the OpenAPI document', async () => {
@@ -512,10 +859,16 @@ describe('access control: tokens, roles and projects', () => {
     expect(doc.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
     expect(doc.security).toEqual([{ bearer: [] }]);
     expect(doc.paths['/healthz'].get.security).toEqual([]);
-    expect(Object.keys(doc.paths['/api/v1beta1/resources/{urn}'].patch.responses)).toEqual(expect.arrayContaining(['401', '403', '404', '429']));
+    expect(Object.keys(doc.paths['/api/v1beta1/resources/{urn}'].patch.responses)).toEqual(
+      expect.arrayContaining(['401', '403', '404', '429']),
+    );
     // Every guarded route may answer 403: a metrics token reads nothing of the API, and /metrics needs that role or admin on '*'.
-    expect(Object.keys(doc.paths['/api/v1beta1/resources'].get.responses)).toEqual(expect.arrayContaining(['401', '403', '429']));
-    expect(Object.keys(doc.paths['/metrics'].get.responses)).toEqual(expect.arrayContaining(['401', '403', '429']));
+    expect(Object.keys(doc.paths['/api/v1beta1/resources'].get.responses)).toEqual(
+      expect.arrayContaining(['401', '403', '429']),
+    );
+    expect(Object.keys(doc.paths['/metrics'].get.responses)).toEqual(
+      expect.arrayContaining(['401', '403', '429']),
+    );
     expect(doc.components.responses.RateLimited.headers['Retry-After']).toBeDefined();
   });
 });

@@ -1,7 +1,17 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+
 import { createFileModule } from '../../modules/file/index.js';
 import { loadHttpModules } from '../../modules/http/index.js';
 import { createJobModule } from '../../modules/job/index.js';
@@ -9,9 +19,14 @@ import { createPostgresDatabaseModule } from '../../modules/postgres-database/in
 import { createPostgresServerModule } from '../../modules/postgres-server/index.js';
 import { inheritedEnv } from '../../modules/process/child-env.js';
 import { createProcessModule } from '../../modules/process/index.js';
-import { formatReport, runModuleContract, type ContractReport, type RuleId } from '../../src/contract/index.js';
+import {
+  type ContractReport,
+  formatReport,
+  type RuleId,
+  runModuleContract,
+} from '../../src/contract/index.js';
 import type { ModuleDefinition } from '../../src/sdk/index.js';
-import { spawnEndpoint, isRunning, type Endpoint } from '../helpers/http-endpoint.js';
+import { type Endpoint, isRunning, spawnEndpoint } from '../helpers/http-endpoint.js';
 import { isAlive } from '../helpers/local-processes.js';
 import { adminQuery } from '../helpers/pg-client.js';
 import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
@@ -42,13 +57,22 @@ afterAll(async () => {
 
 /** Every rule as "id STATUS", with the reason of a failure, so a failing test shows why. */
 function verdicts(report: ContractReport): string[] {
-  return report.rules.map((rule) => `${rule.id} ${rule.status}${rule.status === 'FAIL' ? `: ${rule.details.join(' | ')}` : ''}`);
+  return report.rules.map(
+    (rule) =>
+      `${rule.id} ${rule.status}${rule.status === 'FAIL' ? `: ${rule.details.join(' | ')}` : ''}`,
+  );
 }
 
 /** Every rule passes but `skipped`, which are SKIP; no problem; the report says it passed. */
 function expectAllPass(report: ContractReport, kind: string, skipped: RuleId[] = []): void {
-  const expected = report.rules.map((rule) => `${rule.id} ${skipped.includes(rule.id) ? 'SKIP' : 'PASS'}`);
-  expect({ kind: report.kind, rules: verdicts(report), problems: report.problems }).toEqual({ kind, rules: expected, problems: [] });
+  const expected = report.rules.map(
+    (rule) => `${rule.id} ${skipped.includes(rule.id) ? 'SKIP' : 'PASS'}`,
+  );
+  expect({ kind: report.kind, rules: verdicts(report), problems: report.problems }).toEqual({
+    kind,
+    rules: expected,
+    problems: [],
+  });
   expect(report.passed).toBe(true);
   expect(formatReport(report)).toMatch(/all rules passed\n$/);
 }
@@ -59,7 +83,9 @@ function markedProcesses(): number[] {
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
     try {
-      const seen = readFileSync(`/proc/${entry}/cmdline`, 'utf8') + readFileSync(`/proc/${entry}/environ`, 'utf8');
+      const seen =
+        readFileSync(`/proc/${entry}/cmdline`, 'utf8') +
+        readFileSync(`/proc/${entry}/environ`, 'utf8');
       if (seen.includes(MARK) && isAlive(Number(entry))) found.push(Number(entry));
     } catch {
       // gone meanwhile, or not ours to read
@@ -84,45 +110,87 @@ const baseEnv = () => ({ ...inheritedEnv(process.env), STEWARD_CONTRACT_MARK: MA
 describe('the contract kit on every built-in module, with its shipped examples', () => {
   it('file: a temporary root, left empty', async () => {
     const root = join(scratch, 'files');
-    const report = await runModuleContract({ definition: createFileModule({ root }), examplesDir: examplesOf('modules/file') });
+    const report = await runModuleContract({
+      definition: createFileModule({ root }),
+      examplesDir: examplesOf('modules/file'),
+    });
     // no writeOnly field to follow
     expectAllPass(report, 'file', ['secrets-stay-secret']);
-    const files = existsSync(root) ? readdirSync(root, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile()) : [];
+    const files = existsSync(root)
+      ? readdirSync(root, { recursive: true, withFileTypes: true }).filter((entry) =>
+          entry.isFile(),
+        )
+      : [];
     expect(files).toEqual([]);
     // The example's project got its own directory, private to Steward's user, as did the root.
     expect(readdirSync(root)).toEqual(['demo']);
-    expect([statSync(root).mode & 0o777, statSync(join(root, 'demo')).mode & 0o777]).toEqual([0o700, 0o700]);
+    expect([statSync(root).mode & 0o777, statSync(join(root, 'demo')).mode & 0o777]).toEqual([
+      0o700, 0o700,
+    ]);
   });
 
   it('process: real replicas of /bin/sleep and node, all stopped afterwards', async () => {
     const runDir = join(scratch, 'process-run');
-    const definition = createProcessModule({ allowedCommands: ['/bin/sleep', 'node'], allowedEnv: ['node:GREETING', 'node:API_TOKEN'], runDir, logFileMaxBytes: 1 << 20, baseEnv: baseEnv() });
-    const report = await runModuleContract({ definition, examplesDir: examplesOf('modules/process') });
+    const definition = createProcessModule({
+      allowedCommands: ['/bin/sleep', 'node'],
+      allowedEnv: ['node:GREETING', 'node:API_TOKEN'],
+      runDir,
+      logFileMaxBytes: 1 << 20,
+      baseEnv: baseEnv(),
+    });
+    const report = await runModuleContract({
+      definition,
+      examplesDir: examplesOf('modules/process'),
+    });
     expectAllPass(report, 'process');
     expect(report.rules.find((rule) => rule.id === 'actions-plan')!.details).toEqual(
-      expect.arrayContaining(['scale (sleeper) planned', 'stop (sleeper) planned', 'start (ticker) planned', 'restart (ticker) planned']),
+      expect.arrayContaining([
+        'scale (sleeper) planned',
+        'stop (sleeper) planned',
+        'start (ticker) planned',
+        'restart (ticker) planned',
+      ]),
     );
     expect(readdirSync(runDir)).toEqual([]);
   }, 60_000);
 
   it('job: real runs of /bin/echo and node, each awaited through requeueAfterMs', async () => {
     const runDir = join(scratch, 'job-run');
-    const definition = createJobModule({ allowedCommands: ['/bin/echo', 'node'], allowedEnv: ['node:DB_HOST', 'node:DB_PASSWORD'], runDir, logFileMaxBytes: 1 << 20, baseEnv: baseEnv() });
+    const definition = createJobModule({
+      allowedCommands: ['/bin/echo', 'node'],
+      allowedEnv: ['node:DB_HOST', 'node:DB_PASSWORD'],
+      runDir,
+      logFileMaxBytes: 1 << 20,
+      baseEnv: baseEnv(),
+    });
     const report = await runModuleContract({ definition, examplesDir: examplesOf('modules/job') });
     expectAllPass(report, 'job');
-    expect(report.rules.find((rule) => rule.id === 'actions-converge')!.details).toEqual(expect.arrayContaining([expect.stringMatching(/^rerun \(migrate\): COMPLETED/)]));
+    expect(report.rules.find((rule) => rule.id === 'actions-converge')!.details).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^rerun \(migrate\): COMPLETED/)]),
+    );
     expect(readdirSync(runDir)).toEqual([]);
   }, 60_000);
 
   it('postgres_server: its example pointed at the throwaway cluster', async () => {
     // main.json names the walkthrough's server (127.0.0.1:5432, password change-me) and stays plain JSON for curl;
     // the copy the kit runs has the cluster's port and password.
-    const main = JSON.parse(readFileSync(join(examplesOf('modules/postgres-server'), 'main.json'), 'utf8')) as { spec: { configs: Record<string, unknown> } };
-    main.spec.configs = { ...main.spec.configs, host: pg.host, port: pg.port, admin_user: pg.adminUser, admin_password: pg.adminPassword };
+    const main = JSON.parse(
+      readFileSync(join(examplesOf('modules/postgres-server'), 'main.json'), 'utf8'),
+    ) as { spec: { configs: Record<string, unknown> } };
+    main.spec.configs = {
+      ...main.spec.configs,
+      host: pg.host,
+      port: pg.port,
+      admin_user: pg.adminUser,
+      admin_password: pg.adminPassword,
+    };
     const examplesDir = join(scratch, 'postgres-server-examples');
     mkdirSync(examplesDir);
     writeFileSync(join(examplesDir, 'main.json'), JSON.stringify(main));
-    const report = await runModuleContract({ definition: createPostgresServerModule(), examplesDir });
+    const report = await runModuleContract({
+      definition: createPostgresServerModule(),
+      examplesDir,
+    });
     expectAllPass(report, 'postgres_server');
   }, 60_000);
 
@@ -132,26 +200,53 @@ describe('the contract kit on every built-in module, with its shipped examples',
       examplesDir: examplesOf('modules/postgres-database'),
       supportModules: [createPostgresServerModule()],
       // examples/fixtures/server.json takes the server from libpq's variables
-      env: { PGHOST: pg.host, PGPORT: String(pg.port), PGUSER: pg.adminUser, PGPASSWORD: pg.adminPassword },
+      env: {
+        PGHOST: pg.host,
+        PGPORT: String(pg.port),
+        PGUSER: pg.adminUser,
+        PGPASSWORD: pg.adminPassword,
+      },
     });
     expectAllPass(report, 'postgres_database');
     // both examples ran every action; the fixture's admin password was followed too
     expect(report.rules.find((rule) => rule.id === 'actions-converge')!.details).toEqual(
-      expect.arrayContaining([expect.stringMatching(/^rotate_password \(orders\): COMPLETED/), expect.stringMatching(/^rotate_password \(analytics-orphan\): COMPLETED/)]),
+      expect.arrayContaining([
+        expect.stringMatching(/^rotate_password \(orders\): COMPLETED/),
+        expect.stringMatching(/^rotate_password \(analytics-orphan\): COMPLETED/),
+      ]),
     );
     // orders (deletion_policy delete) is gone with its role; analytics (orphan) is left on the server, as its policy says
-    const databases = await adminQuery<{ datname: string }>(pg, "SELECT datname FROM pg_database WHERE datname IN ('orders', 'analytics') ORDER BY 1");
-    const roles = await adminQuery<{ rolname: string }>(pg, "SELECT rolname FROM pg_roles WHERE rolname IN ('orders_app', 'analytics_app') ORDER BY 1");
-    expect({ databases: databases.map((row) => row.datname), roles: roles.map((row) => row.rolname) }).toEqual({ databases: ['analytics'], roles: ['analytics_app'] });
+    const databases = await adminQuery<{ datname: string }>(
+      pg,
+      "SELECT datname FROM pg_database WHERE datname IN ('orders', 'analytics') ORDER BY 1",
+    );
+    const roles = await adminQuery<{ rolname: string }>(
+      pg,
+      "SELECT rolname FROM pg_roles WHERE rolname IN ('orders_app', 'analytics_app') ORDER BY 1",
+    );
+    expect({
+      databases: databases.map((row) => row.datname),
+      roles: roles.map((row) => row.rolname),
+    }).toEqual({ databases: ['analytics'], roles: ['analytics_app'] });
   }, 60_000);
 
   it('kv_entry: the Python http module example, its plan awaited over HTTP', async () => {
     const store = join(scratch, 'kv.json');
     let python: Endpoint | undefined;
     try {
-      python = await spawnEndpoint('python3', [join(REPO, 'examples/http-module-python/server.py'), '--store', store, '--port', '0', '--quiet']);
+      python = await spawnEndpoint('python3', [
+        join(REPO, 'examples/http-module-python/server.py'),
+        '--store',
+        store,
+        '--port',
+        '0',
+        '--quiet',
+      ]);
       const [loaded] = await loadHttpModules([python.url], { timeoutMs: 10_000 });
-      const report = await runModuleContract({ definition: loaded!.definition, examplesDir: examplesOf('examples/http-module-python') });
+      const report = await runModuleContract({
+        definition: loaded!.definition,
+        examplesDir: examplesOf('examples/http-module-python'),
+      });
       expectAllPass(report, 'kv_entry', ['secrets-stay-secret']);
       expect(JSON.parse(readFileSync(store, 'utf8'))).toEqual({});
     } finally {
@@ -163,7 +258,12 @@ describe('the contract kit on every built-in module, with its shipped examples',
 
 describe('fixtures', () => {
   const databaseExamples = examplesOf('modules/postgres-database');
-  const serverEnv = () => ({ PGHOST: pg.host, PGPORT: String(pg.port), PGUSER: pg.adminUser, PGPASSWORD: pg.adminPassword });
+  const serverEnv = () => ({
+    PGHOST: pg.host,
+    PGPORT: String(pg.port),
+    PGUSER: pg.adminUser,
+    PGPASSWORD: pg.adminPassword,
+  });
 
   it("have their secrets followed through the module under test: a postgres_database that logs the server's password fails rule 8", async () => {
     const real = createPostgresDatabaseModule();
@@ -174,18 +274,33 @@ describe('fixtures', () => {
         return real.sync(input, ctx);
       },
     };
-    const report = await runModuleContract({ definition: leaky, examplesDir: databaseExamples, supportModules: [createPostgresServerModule()], env: serverEnv() });
+    const report = await runModuleContract({
+      definition: leaky,
+      examplesDir: databaseExamples,
+      supportModules: [createPostgresServerModule()],
+      env: serverEnv(),
+    });
     const failed = report.rules.filter((rule) => rule.status === 'FAIL');
     expect(failed.map((rule) => rule.id)).toEqual(['secrets-stay-secret']);
-    expect(failed[0]!.reason).toMatch(/^log line "connecting"\.password holds the value of orn:steward:postgres_server:data:main (spec\.configs|state\.output)\.admin_password/);
+    expect(failed[0]!.reason).toMatch(
+      /^log line "connecting"\.password holds the value of orn:steward:postgres_server:data:main (spec\.configs|state\.output)\.admin_password/,
+    );
     expect(JSON.stringify(report)).not.toContain(pg.adminPassword);
   }, 60_000);
 
   it('that cannot be made are problems, not verdicts: a variable the fixture needs is not set', async () => {
-    const report = await runModuleContract({ definition: createPostgresDatabaseModule(), examplesDir: databaseExamples, env: { PGHOST: pg.host } });
-    expect(report.problems).toEqual(['fixture fixtures/server.json: ${PGPORT}, ${PGUSER}, ${PGPASSWORD} are not set in the environment']);
+    const report = await runModuleContract({
+      definition: createPostgresDatabaseModule(),
+      examplesDir: databaseExamples,
+      env: { PGHOST: pg.host },
+    });
+    expect(report.problems).toEqual([
+      'fixture fixtures/server.json: ${PGPORT}, ${PGUSER}, ${PGPASSWORD} are not set in the environment',
+    ]);
     expect(report.passed).toBe(false);
-    expect(verdicts(report).slice(1)).toEqual(report.rules.slice(1).map((rule) => `${rule.id} SKIP`));
+    expect(verdicts(report).slice(1)).toEqual(
+      report.rules.slice(1).map((rule) => `${rule.id} SKIP`),
+    );
     expect(formatReport(report)).toMatch(/0 rules failed; 1 problem kept the run from passing/);
   });
 
@@ -196,7 +311,11 @@ describe('fixtures', () => {
       // no supportModules: postgres_server is found as the CLI finds it, among the built-in modules
       env: { ...serverEnv(), PGPASSWORD: 'not-the-password' },
     });
-    expect(report.problems).toEqual([expect.stringMatching(/^fixture fixtures\/server\.json \(orn:steward:postgres_server:data:main\): create did not converge: ERROR: .*password authentication failed/)]);
+    expect(report.problems).toEqual([
+      expect.stringMatching(
+        /^fixture fixtures\/server\.json \(orn:steward:postgres_server:data:main\): create did not converge: ERROR: .*password authentication failed/,
+      ),
+    ]);
     expect(report.passed).toBe(false);
     expect(report.rules.find((rule) => rule.id === 'create-converges')!.status).toBe('SKIP');
   }, 30_000);

@@ -1,9 +1,30 @@
-import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
+
 import type { LogChunk } from '../../src/sdk/index.js';
-import { call, startSteward, waitFor, waitForStatus, type Harness, type JsonResponse } from '../helpers/harness.js';
 import { expectError } from '../helpers/fake-steward.js';
+import {
+  call,
+  type Harness,
+  type JsonResponse,
+  startSteward,
+  waitFor,
+  waitForStatus,
+} from '../helpers/harness.js';
 import { killAllWith } from '../helpers/local-processes.js';
 
 /**
@@ -29,7 +50,8 @@ function tree(dir: string, skip: readonly string[]): Record<string, string> {
       else if (info.isDirectory()) {
         entries[where] = 'dir';
         walk(path);
-      } else entries[where] = `file ${(info.mode & 0o777).toString(8)} ${readFileSync(path, 'utf8')}`;
+      } else
+        entries[where] = `file ${(info.mode & 0o777).toString(8)} ${readFileSync(path, 'utf8')}`;
     }
   };
   walk(dir);
@@ -57,12 +79,19 @@ describe('confinement', () => {
     writeFileSync(join(outside, 'secret.txt'), 'secret\n', { mode: 0o600 });
     chmodSync(join(outside, 'secret.txt'), 0o600);
     // Programs an injection would reach: each only creates the marker.
-    for (const name of ['echo', 'tool', 'helper', 'sh']) writeFileSync(evil(name), `#!/bin/sh\ntouch '${marker}'\n`, { mode: 0o755 });
+    for (const name of ['echo', 'tool', 'helper', 'sh'])
+      writeFileSync(evil(name), `#!/bin/sh\ntouch '${marker}'\n`, { mode: 0o755 });
     // An allowed script that runs another program by name: only Steward's PATH decides which.
     writeFileSync(tool(), '#!/bin/sh\nhelper "$@"\n', { mode: 0o755 });
     h = await startSteward({
       dir,
-      config: { fileRoot: root, runDir: join(dir, 'run'), allowedCommands: ['echo', tool()], maxAttempts: 1, logFileMaxBytes: 65536 },
+      config: {
+        fileRoot: root,
+        runDir: join(dir, 'run'),
+        allowedCommands: ['echo', tool()],
+        maxAttempts: 1,
+        logFileMaxBytes: 65536,
+      },
     });
   });
   afterAll(async () => {
@@ -76,10 +105,13 @@ describe('confinement', () => {
   });
   afterEach(() => {
     expect(existsSync(marker)).toBe(false);
-    expect(tree(dir, ['files', 'run', 'steward.db', 'steward.db-wal', 'steward.db-shm'])).toEqual(beforeEach_);
+    expect(tree(dir, ['files', 'run', 'steward.db', 'steward.db-wal', 'steward.db-shm'])).toEqual(
+      beforeEach_,
+    );
   });
 
-  const create = (kind: string, name: string, configs: Record<string, unknown>) => call('POST', `${h.api}/resources`, { kind, project: 'p', name, spec: { configs } });
+  const create = (kind: string, name: string, configs: Record<string, unknown>) =>
+    call('POST', `${h.api}/resources`, { kind, project: 'p', name, spec: { configs } });
   const urnOf = (kind: string, name: string) => `orn:steward:${kind}:p:${name}`;
   /** 400 with the error JSON, and no resource stored. */
   const expectRefused = async (res: JsonResponse, kind: string, name: string, message: RegExp) => {
@@ -91,7 +123,12 @@ describe('confinement', () => {
     const res = await fetch(`${h.api}/resources/${urnOf(kind, name)}/logs`);
     expect(res.status).toBe(200);
     const text = await res.text();
-    return text ? text.trim().split('\n').map((line) => (JSON.parse(line) as LogChunk).line) : [];
+    return text
+      ? text
+          .trim()
+          .split('\n')
+          .map((line) => (JSON.parse(line) as LogChunk).line)
+      : [];
   };
 
   describe('the file module stays inside STEWARD_FILE_ROOT', () => {
@@ -123,21 +160,37 @@ describe('confinement', () => {
 
     it('refuses a path over 1024 characters (the schema) and dots written as JSON escapes (they are dots once parsed)', async () => {
       const long = await create('file', 'long', { path: `${'a/'.repeat(512)}x` });
-      await expectRefused(long, 'file', 'long', /\/spec\/configs\/path must NOT have more than 1024 characters/);
-      const escaped = await call('POST', `${h.api}/resources`, '{"kind":"file","project":"p","name":"esc","spec":{"configs":{"path":"\\u002e\\u002e/escape.txt"}}}');
+      await expectRefused(
+        long,
+        'file',
+        'long',
+        /\/spec\/configs\/path must NOT have more than 1024 characters/,
+      );
+      const escaped = await call(
+        'POST',
+        `${h.api}/resources`,
+        '{"kind":"file","project":"p","name":"esc","spec":{"configs":{"path":"\\u002e\\u002e/escape.txt"}}}',
+      );
       await expectRefused(escaped, 'file', 'esc', CONFINED);
     });
 
     it('refuses a PATCH that moves an existing file out of the root, and keeps it as it was', async () => {
-      expect((await create('file', 'kept', { path: 'kept.txt', content: 'kept\n' })).status).toBe(202);
+      expect((await create('file', 'kept', { path: 'kept.txt', content: 'kept\n' })).status).toBe(
+        202,
+      );
       const done = await waitForStatus(h.api, urnOf('file', 'kept'), 'COMPLETED');
       for (const path of ['../kept.txt', join(outside, 'kept.txt'), 'a/../../kept.txt']) {
-        const res = await call('PATCH', `${h.api}/resources/${urnOf('file', 'kept')}`, { configs: { path, content: 'pwned\n' } });
+        const res = await call('PATCH', `${h.api}/resources/${urnOf('file', 'kept')}`, {
+          configs: { path, content: 'pwned\n' },
+        });
         expectError(res, 400, 'invalid_request');
         expect(res.body.error.message).toMatch(CONFINED);
       }
       const after = (await call('GET', `${h.api}/resources/${urnOf('file', 'kept')}`)).body;
-      expect({ version: after.version, configs: after.spec.configs }).toEqual({ version: done.version, configs: done.spec.configs });
+      expect({ version: after.version, configs: after.spec.configs }).toEqual({
+        version: done.version,
+        configs: done.spec.configs,
+      });
       expect(readFileSync(join(proj, 'kept.txt'), 'utf8')).toBe('kept\n');
     });
 
@@ -152,51 +205,79 @@ describe('confinement', () => {
       ['a combining mark after the dots', '.\u0307./escape.txt'],
     ];
 
-    it.each(literals)('writes a path with %s as a literal name inside the root', async (what, path) => {
-      const name = `l-${literals.findIndex(([w]) => w === what)}`;
-      expect((await create('file', name, { path, content: 'inside\n' })).status).toBe(202);
-      const done = await waitForStatus(h.api, urnOf('file', name), 'COMPLETED');
-      expect(done.state.output.path).toBe(path);
-      expect(readFileSync(join(proj, path), 'utf8')).toBe('inside\n');
-    });
+    it.each(literals)(
+      'writes a path with %s as a literal name inside the root',
+      async (what, path) => {
+        const name = `l-${literals.findIndex(([w]) => w === what)}`;
+        expect((await create('file', name, { path, content: 'inside\n' })).status).toBe(202);
+        const done = await waitForStatus(h.api, urnOf('file', name), 'COMPLETED');
+        expect(done.state.output.path).toBe(path);
+        expect(readFileSync(join(proj, path), 'utf8')).toBe('inside\n');
+      },
+    );
 
     it('takes the longest paths it allows, inside the root', async () => {
       const path = `${`${'d'.repeat(200)}/`.repeat(5)}${'f'.repeat(19)}`;
       expect(path.length).toBe(1024);
       const segment = `${'y'.repeat(255)}/${'z'.repeat(243)}`; // 243 + ".steward-tmp" is 255
       expect((await create('file', 'longest', { path, content: 'deep\n' })).status).toBe(202);
-      expect((await create('file', 'widest', { path: segment, content: 'wide\n' })).status).toBe(202);
+      expect((await create('file', 'widest', { path: segment, content: 'wide\n' })).status).toBe(
+        202,
+      );
       await waitForStatus(h.api, urnOf('file', 'longest'), 'COMPLETED');
       await waitForStatus(h.api, urnOf('file', 'widest'), 'COMPLETED');
       expect(readFileSync(join(proj, path), 'utf8')).toBe('deep\n');
       expect(readFileSync(join(proj, segment), 'utf8')).toBe('wide\n');
     });
 
-    const THROUGH_LINK = /goes through the symbolic link .* could lead outside the file root; the file module does not follow links under STEWARD_FILE_ROOT/;
+    const THROUGH_LINK =
+      /goes through the symbolic link .* could lead outside the file root; the file module does not follow links under STEWARD_FILE_ROOT/;
 
     it('does not write through a directory link inside the root that points outside (ERROR, nothing written there)', async () => {
       symlinkSync(outside, join(proj, 'link-dir'));
-      expect((await create('file', 'via-dir-link', { path: 'link-dir/pwned.txt', content: 'pwned\n' })).status).toBe(202);
+      expect(
+        (await create('file', 'via-dir-link', { path: 'link-dir/pwned.txt', content: 'pwned\n' }))
+          .status,
+      ).toBe(202);
       const failed = await waitForStatus(h.api, urnOf('file', 'via-dir-link'), 'ERROR');
       expect(failed.state.sync.last_error).toMatch(THROUGH_LINK);
-      expect(failed.state.sync.last_error).toContain('link-dir/pwned.txt goes through the symbolic link link-dir');
+      expect(failed.state.sync.last_error).toContain(
+        'link-dir/pwned.txt goes through the symbolic link link-dir',
+      );
       expect(readdirSync(outside)).toEqual(['secret.txt']);
     });
 
     it('does not write through a file link inside the root that points outside', async () => {
       symlinkSync(join(outside, 'secret.txt'), join(proj, 'file-link'));
-      expect((await create('file', 'via-file-link', { path: 'file-link', content: 'pwned\n', mode: '0666' })).status).toBe(202);
+      expect(
+        (
+          await create('file', 'via-file-link', {
+            path: 'file-link',
+            content: 'pwned\n',
+            mode: '0666',
+          })
+        ).status,
+      ).toBe(202);
       const failed = await waitForStatus(h.api, urnOf('file', 'via-file-link'), 'ERROR');
       expect(failed.state.sync.last_error).toMatch(THROUGH_LINK);
       expect(lstatSync(join(proj, 'file-link')).isSymbolicLink()).toBe(true);
     });
 
     it('does not chmod through a link that replaced its file after it was written', async () => {
-      expect((await create('file', 'swapped', { path: 'swapped.txt', content: 'mine\n', mode: '0644' })).status).toBe(202);
+      expect(
+        (await create('file', 'swapped', { path: 'swapped.txt', content: 'mine\n', mode: '0644' }))
+          .status,
+      ).toBe(202);
       await waitForStatus(h.api, urnOf('file', 'swapped'), 'COMPLETED');
       rmSync(join(proj, 'swapped.txt'));
       symlinkSync(join(outside, 'secret.txt'), join(proj, 'swapped.txt'));
-      expect((await call('POST', `${h.api}/resources/${urnOf('file', 'swapped')}/actions/chmod`, { mode: '0666' })).status).toBe(202);
+      expect(
+        (
+          await call('POST', `${h.api}/resources/${urnOf('file', 'swapped')}/actions/chmod`, {
+            mode: '0666',
+          })
+        ).status,
+      ).toBe(202);
       const failed = await waitForStatus(h.api, urnOf('file', 'swapped'), 'ERROR');
       expect(failed.state.sync.last_error).toMatch(THROUGH_LINK);
       expect(statSync(join(outside, 'secret.txt')).mode & 0o777).toBe(0o600);
@@ -205,11 +286,15 @@ describe('confinement', () => {
     it('does not delete through a directory that became a link after the file was written', async () => {
       writeFileSync(join(outside, 'victim.txt'), 'victim\n');
       beforeEach_ = tree(dir, ['files', 'run', 'steward.db', 'steward.db-wal', 'steward.db-shm']);
-      expect((await create('file', 'moved-dir', { path: 'sub/victim.txt', content: 'mine\n' })).status).toBe(202);
+      expect(
+        (await create('file', 'moved-dir', { path: 'sub/victim.txt', content: 'mine\n' })).status,
+      ).toBe(202);
       await waitForStatus(h.api, urnOf('file', 'moved-dir'), 'COMPLETED');
       rmSync(join(proj, 'sub'), { recursive: true });
       symlinkSync(outside, join(proj, 'sub'));
-      expect((await call('DELETE', `${h.api}/resources/${urnOf('file', 'moved-dir')}`)).status).toBe(202);
+      expect(
+        (await call('DELETE', `${h.api}/resources/${urnOf('file', 'moved-dir')}`)).status,
+      ).toBe(202);
       const failed = await waitForStatus(h.api, urnOf('file', 'moved-dir'), 'ERROR');
       expect(failed.state.sync.last_error).toMatch(THROUGH_LINK);
       expect(readFileSync(join(outside, 'victim.txt'), 'utf8')).toBe('victim\n');
@@ -232,66 +317,140 @@ describe('confinement', () => {
       ['./ and the allowed name', () => './echo', NOT_BARE],
       ['a relative path ending in the allowed name', () => 'evil/echo', NOT_BARE],
       ['a relative path climbing out', () => '../evil/echo', NOT_BARE],
-      ['an absolute path to the allowed bare name in another directory', () => evil('echo'), NOT_ALLOWED],
-      ['an absolute path to the allowed file name in another directory', () => evil('tool'), NOT_ALLOWED],
-      ['the allowed absolute path with ".." leading elsewhere', () => `${dir}/allowed/../evil/tool`, NOT_ALLOWED],
+      [
+        'an absolute path to the allowed bare name in another directory',
+        () => evil('echo'),
+        NOT_ALLOWED,
+      ],
+      [
+        'an absolute path to the allowed file name in another directory',
+        () => evil('tool'),
+        NOT_ALLOWED,
+      ],
+      [
+        'the allowed absolute path with ".." leading elsewhere',
+        () => `${dir}/allowed/../evil/tool`,
+        NOT_ALLOWED,
+      ],
       ['the bare name of an allowed absolute path', () => 'tool', NOT_ALLOWED],
     ];
 
     describe.each(['process', 'job'])('%s', (kind) => {
-      it.each(commands)('refuses %s with 400 at create, and runs nothing', async (what, command, message) => {
-        const name = `c-${commands.findIndex(([w]) => w === what)}`;
-        const res = await create(kind, name, { command: command(), args: [MARK], cwd: join(dir, 'evil') });
-        await expectRefused(res, kind, name, message);
-      });
+      it.each(commands)(
+        'refuses %s with 400 at create, and runs nothing',
+        async (what, command, message) => {
+          const name = `c-${commands.findIndex(([w]) => w === what)}`;
+          const res = await create(kind, name, {
+            command: command(),
+            args: [MARK],
+            cwd: join(dir, 'evil'),
+          });
+          await expectRefused(res, kind, name, message);
+        },
+      );
 
       it('refuses a NUL in the command (the schema)', async () => {
-        await expectRefused(await create(kind, 'nul', { command: 'echo\u0000' }), kind, 'nul', /\/spec\/configs\/command must match pattern/);
+        await expectRefused(
+          await create(kind, 'nul', { command: 'echo\u0000' }),
+          kind,
+          'nul',
+          /\/spec\/configs\/command must match pattern/,
+        );
       });
 
       // Only names STEWARD_ALLOWED_ENV allows may be set (none here); test/integration/env-allow-list.test.ts has the rest.
       const envs: Array<[string, Record<string, unknown>, string]> = [
-        ['PATH, which picks the programs an allowed script runs by name', { env: { PATH: join(dir, 'evil') } }, 'PATH'],
-        ['LD_PRELOAD, which loads a library into any program', { env: { LD_PRELOAD: evil('x.so') } }, 'LD_PRELOAD'],
+        [
+          'PATH, which picks the programs an allowed script runs by name',
+          { env: { PATH: join(dir, 'evil') } },
+          'PATH',
+        ],
+        [
+          'LD_PRELOAD, which loads a library into any program',
+          { env: { LD_PRELOAD: evil('x.so') } },
+          'LD_PRELOAD',
+        ],
         ['LD_LIBRARY_PATH', { env: { LD_LIBRARY_PATH: join(dir, 'evil') } }, 'LD_LIBRARY_PATH'],
         ['LD_PRELOAD in lower case', { env: { ld_preload: evil('x.so') } }, 'ld_preload'],
         ['LD_PRELOAD as a secret', { secret_env: { LD_PRELOAD: evil('x.so') } }, 'LD_PRELOAD'],
-        ['BASH_ENV, which a bash script runs first', { env: { BASH_ENV: evil('helper') } }, 'BASH_ENV'],
-        ['NODE_OPTIONS, which can --require a file into a node script', { env: { NODE_OPTIONS: `--require ${evil('x.js')}` } }, 'NODE_OPTIONS'],
-        ['SHELLOPTS=xtrace with PS4, which runs a command substitution in a bash script', { env: { SHELLOPTS: 'xtrace', PS4: `$(touch ${marker})` } }, 'SHELLOPTS, PS4'],
+        [
+          'BASH_ENV, which a bash script runs first',
+          { env: { BASH_ENV: evil('helper') } },
+          'BASH_ENV',
+        ],
+        [
+          'NODE_OPTIONS, which can --require a file into a node script',
+          { env: { NODE_OPTIONS: `--require ${evil('x.js')}` } },
+          'NODE_OPTIONS',
+        ],
+        [
+          'SHELLOPTS=xtrace with PS4, which runs a command substitution in a bash script',
+          { env: { SHELLOPTS: 'xtrace', PS4: `$(touch ${marker})` } },
+          'SHELLOPTS, PS4',
+        ],
       ];
 
-      it.each(envs)('refuses an environment setting %s with 400, naming it but not its value', async (what, configs, named) => {
-        const name = `e-${envs.findIndex(([w]) => w === what)}`;
-        const res = await create(kind, name, { command: tool(), args: [MARK], ...configs });
-        await expectRefused(res, kind, name, new RegExp(`^environment variables? ${named} (is|are) not allowed for command ".*/allowed/tool": `));
-        expect(res.body.error.message).toContain('STEWARD_ALLOWED_ENV');
-        expect(JSON.stringify(res.body)).not.toContain(join(dir, 'evil'));
-        expect(JSON.stringify(res.body)).not.toContain(marker);
+      it.each(envs)(
+        'refuses an environment setting %s with 400, naming it but not its value',
+        async (what, configs, named) => {
+          const name = `e-${envs.findIndex(([w]) => w === what)}`;
+          const res = await create(kind, name, { command: tool(), args: [MARK], ...configs });
+          await expectRefused(
+            res,
+            kind,
+            name,
+            new RegExp(
+              `^environment variables? ${named} (is|are) not allowed for command ".*/allowed/tool": `,
+            ),
+          );
+          expect(res.body.error.message).toContain('STEWARD_ALLOWED_ENV');
+          expect(JSON.stringify(res.body)).not.toContain(join(dir, 'evil'));
+          expect(JSON.stringify(res.body)).not.toContain(marker);
+        },
+      );
+    });
+
+    it("runs the allowed script with Steward's PATH only: its helper is not found, and a PATCH to change PATH is refused", async () => {
+      expect((await create('job', 'tool', { command: tool(), args: [MARK] })).status).toBe(202);
+      const failed = await waitForStatus(h.api, urnOf('job', 'tool'), 'ERROR');
+      expect(failed.state.sync.last_error).toMatch(
+        /^job exited with code 127; last lines of stderr:\n.*helper: not found/,
+      );
+      const res = await call('PATCH', `${h.api}/resources/${urnOf('job', 'tool')}`, {
+        configs: { command: tool(), args: [MARK], env: { PATH: join(dir, 'evil') } },
+      });
+      expectError(res, 400, 'invalid_request');
+      expect(res.body.error.message).toMatch(
+        /^environment variable PATH is not allowed for command/,
+      );
+      const after = (await call('GET', `${h.api}/resources/${urnOf('job', 'tool')}`)).body;
+      expect({ version: after.version, env: after.spec.configs.env }).toEqual({
+        version: failed.version,
+        env: {},
       });
     });
 
-    it('runs the allowed script with Steward\'s PATH only: its helper is not found, and a PATCH to change PATH is refused', async () => {
-      expect((await create('job', 'tool', { command: tool(), args: [MARK] })).status).toBe(202);
-      const failed = await waitForStatus(h.api, urnOf('job', 'tool'), 'ERROR');
-      expect(failed.state.sync.last_error).toMatch(/^job exited with code 127; last lines of stderr:\n.*helper: not found/);
-      const res = await call('PATCH', `${h.api}/resources/${urnOf('job', 'tool')}`, { configs: { command: tool(), args: [MARK], env: { PATH: join(dir, 'evil') } } });
-      expectError(res, 400, 'invalid_request');
-      expect(res.body.error.message).toMatch(/^environment variable PATH is not allowed for command/);
-      const after = (await call('GET', `${h.api}/resources/${urnOf('job', 'tool')}`)).body;
-      expect({ version: after.version, env: after.spec.configs.env }).toEqual({ version: failed.version, env: {} });
-    });
+    const injected = () => [
+      `; touch ${marker}`,
+      `&& touch ${marker}`,
+      `| touch ${marker}`,
+      `$(touch ${marker})`,
+      `\`touch ${marker}\``,
+      `x\ntouch ${marker}`,
+      MARK,
+    ];
 
-    const injected = () => [`; touch ${marker}`, `&& touch ${marker}`, `| touch ${marker}`, `$(touch ${marker})`, `\`touch ${marker}\``, `x\ntouch ${marker}`, MARK];
-
-    it('passes shell syntax in a job\'s args to the allowed program as plain text', async () => {
+    it("passes shell syntax in a job's args to the allowed program as plain text", async () => {
       expect((await create('job', 'args', { command: 'echo', args: injected() })).status).toBe(202);
       await waitForStatus(h.api, urnOf('job', 'args'), 'COMPLETED');
       expect((await logLines('job', 'args')).join('\n')).toBe(injected().join(' '));
     });
 
-    it('passes shell syntax in a process\'s args to the allowed program as plain text', async () => {
-      expect((await create('process', 'args', { command: 'echo', args: injected(), restart: 'never' })).status).toBe(202);
+    it("passes shell syntax in a process's args to the allowed program as plain text", async () => {
+      expect(
+        (await create('process', 'args', { command: 'echo', args: injected(), restart: 'never' }))
+          .status,
+      ).toBe(202);
       await waitForStatus(h.api, urnOf('process', 'args'), 'COMPLETED');
       const lines = await waitFor(async () => {
         const found = await logLines('process', 'args');

@@ -1,6 +1,6 @@
 import type { Config } from '../../src/config.js';
 import { createFakeModule } from '../helpers/fake-module.js';
-import { call, startSteward, type Harness } from '../helpers/harness.js';
+import { call, type Harness, startSteward } from '../helpers/harness.js';
 import { openRawDatabase, type RawDatabase } from '../helpers/raw-database.js';
 
 /**
@@ -33,7 +33,16 @@ describe('history of deleted resources', () => {
   });
 
   const create = async (name: string) => {
-    expect((await call('POST', `${h!.api}/resources`, { kind: 'fake', project: 'p', name, spec: { configs: {} } })).status).toBe(202);
+    expect(
+      (
+        await call('POST', `${h!.api}/resources`, {
+          kind: 'fake',
+          project: 'p',
+          name,
+          spec: { configs: {} },
+        })
+      ).status,
+    ).toBe(202);
     await h!.steward.engine.drain();
   };
   const remove = async (name: string) => {
@@ -42,11 +51,17 @@ describe('history of deleted resources', () => {
     expect((await call('GET', `${h!.api}/resources/${urnOf(name)}`)).status).toBe(404);
   };
   /** Rows of each URN's history, as stored. */
-  async function history(names: string[]): Promise<Record<string, { revisions: number; operations: number }>> {
+  async function history(
+    names: string[],
+  ): Promise<Record<string, { revisions: number; operations: number }>> {
     const out: Record<string, { revisions: number; operations: number }> = {};
     for (const name of names) {
-      const [revisions] = await raw!.query('select count(*) as n from revisions where urn = ?', [urnOf(name)]);
-      const [operations] = await raw!.query('select count(*) as n from operations where urn = ?', [urnOf(name)]);
+      const [revisions] = await raw!.query('select count(*) as n from revisions where urn = ?', [
+        urnOf(name),
+      ]);
+      const [operations] = await raw!.query('select count(*) as n from operations where urn = ?', [
+        urnOf(name),
+      ]);
       out[name] = { revisions: Number(revisions!.n), operations: Number(operations!.n) };
     }
     return out;
@@ -59,7 +74,9 @@ describe('history of deleted resources', () => {
     await remove('again');
     await create('again');
     await create('live');
-    expect((await call('PATCH', `${api}/resources/${urnOf('live')}`, { labels: { v: '2' } })).status).toBe(202);
+    expect(
+      (await call('PATCH', `${api}/resources/${urnOf('live')}`, { labels: { v: '2' } })).status,
+    ).toBe(202);
     await h!.steward.engine.drain();
     for (const name of ['d1', 'd2', 'd3', 'd4']) await create(name);
     for (const name of ['d1', 'd2', 'd3', 'd4']) await remove(name);
@@ -72,14 +89,22 @@ describe('history of deleted resources', () => {
     expect(before.d1!.revisions).toBeGreaterThanOrEqual(1);
 
     const pruned = await h!.steward.historyPruner.runOnce();
-    expect(pruned).toEqual({ urns: 2, revisions: before.d1!.revisions + before.d2!.revisions, operations: 4 });
+    expect(pruned).toEqual({
+      urns: 2,
+      revisions: before.d1!.revisions + before.d2!.revisions,
+      operations: 4,
+    });
     expect(await history(names)).toEqual({
       ...before,
       d1: { revisions: 0, operations: 0 },
       d2: { revisions: 0, operations: 0 },
     });
     // Nothing more past the retention: a second prune deletes nothing.
-    expect(await h!.steward.historyPruner.runOnce()).toEqual({ urns: 0, revisions: 0, operations: 0 });
+    expect(await h!.steward.historyPruner.runOnce()).toEqual({
+      urns: 0,
+      revisions: 0,
+      operations: 0,
+    });
 
     // The API still answers: a pruned URN is one with no resource and no history (404), a kept one lists its own.
     const gone = await call('GET', `${api}/resources/${urnOf('d1')}/revisions`);
@@ -87,9 +112,15 @@ describe('history of deleted resources', () => {
     const kept = await call('GET', `${api}/resources/${urnOf('d4')}/revisions`);
     expect(kept.status).toBe(200);
     expect(kept.body.revisions.length).toBe(before.d4!.revisions);
-    expect((await call('GET', `${api}/operations?urn=${encodeURIComponent(urnOf('d1'))}`)).body.operations).toEqual([]);
+    expect(
+      (await call('GET', `${api}/operations?urn=${encodeURIComponent(urnOf('d1'))}`)).body
+        .operations,
+    ).toEqual([]);
     const d4 = await call('GET', `${api}/operations?urn=${encodeURIComponent(urnOf('d4'))}`);
-    expect(d4.body.operations.map((o: { action: string }) => o.action)).toEqual(['delete', 'create']);
+    expect(d4.body.operations.map((o: { action: string }) => o.action)).toEqual([
+      'delete',
+      'create',
+    ]);
     const all = await call('GET', `${api}/operations`);
     expect(all.status).toBe(200);
     expect(all.body.operations).toHaveLength(3 + 2 + 2 + 2);
@@ -100,9 +131,20 @@ describe('history of deleted resources', () => {
   it('prunes past one statement of URNs, oldest deleted first', async () => {
     await start({ deletedHistoryRetention: 5 });
     const names = Array.from({ length: 60 }, (_, i) => `n${String(i).padStart(2, '0')}`);
-    for (const name of names) expect((await call('POST', `${h!.api}/resources`, { kind: 'fake', project: 'p', name, spec: { configs: {} } })).status).toBe(202);
+    for (const name of names)
+      expect(
+        (
+          await call('POST', `${h!.api}/resources`, {
+            kind: 'fake',
+            project: 'p',
+            name,
+            spec: { configs: {} },
+          })
+        ).status,
+      ).toBe(202);
     await h!.steward.engine.drain();
-    for (const name of names) expect((await call('DELETE', `${h!.api}/resources/${urnOf(name)}`)).status).toBe(202);
+    for (const name of names)
+      expect((await call('DELETE', `${h!.api}/resources/${urnOf(name)}`)).status).toBe(202);
     await h!.steward.engine.drain();
     expect((await h!.steward.historyPruner.runOnce()).urns).toBe(55);
     const left = await raw!.query('select distinct urn from operations order by urn');
@@ -115,7 +157,11 @@ describe('history of deleted resources', () => {
     for (const name of ['d1', 'd2']) await create(name);
     for (const name of ['d1', 'd2']) await remove(name);
     const before = await history(['d1', 'd2']);
-    expect(await h!.steward.historyPruner.runOnce()).toEqual({ urns: 0, revisions: 0, operations: 0 });
+    expect(await h!.steward.historyPruner.runOnce()).toEqual({
+      urns: 0,
+      revisions: 0,
+      operations: 0,
+    });
     expect(await history(['d1', 'd2'])).toEqual(before);
     expect(before.d1!.operations).toBe(2);
   });

@@ -1,5 +1,12 @@
+import {
+  createGate,
+  expectError,
+  type FakeSteward,
+  startFakeSteward,
+  syncCalled,
+  urnOf,
+} from '../helpers/fake-steward.js';
 import { call } from '../helpers/harness.js';
-import { createGate, expectError, startFakeSteward, syncCalled, urnOf, type FakeSteward } from '../helpers/fake-steward.js';
 
 /**
  * Dependencies (docs/design.md §4, §5): a dependent waits without spending attempts until its
@@ -12,11 +19,15 @@ describe('dependencies', () => {
   const db = urnOf('db');
   const app = urnOf('app', 'fake_app');
   beforeEach(async () => {
-    s = await startFakeSteward({ config: { dependencyPollMs: 60_000 }, kinds: [{ kind: 'fake_app', dependencies: { db: { kind: 'fake' } } }] });
+    s = await startFakeSteward({
+      config: { dependencyPollMs: 60_000 },
+      kinds: [{ kind: 'fake_app', dependencies: { db: { kind: 'fake' } } }],
+    });
   });
   afterEach(() => s.close());
 
-  const createApp = (dependencies: Record<string, string>, name = 'app') => s.create(name, {}, { kind: 'fake_app', dependencies });
+  const createApp = (dependencies: Record<string, string>, name = 'app') =>
+    s.create(name, {}, { kind: 'fake_app', dependencies });
 
   it('a dependent waits on a PENDING dependency with waiting_on and no attempts, then completes after it', async () => {
     const gate = createGate();
@@ -30,7 +41,11 @@ describe('dependencies', () => {
       // The db sync is in flight and the app waits for a minute: a second round finds nothing due.
       expect(waiting).toBe(0);
       const state = (await s.get(app)).body.state;
-      expect(state).toMatchObject({ status: 'PENDING', action: 'create', sync: { attempts: 0, last_error: null, waiting_on: ['db'] } });
+      expect(state).toMatchObject({
+        status: 'PENDING',
+        action: 'create',
+        sync: { attempts: 0, last_error: null, waiting_on: ['db'] },
+      });
       expect(s.modules.fake_app!.ledger.calls).toEqual([]);
       expect((await s.operations(app))[0].attempts).toBe(0);
     } finally {
@@ -40,7 +55,12 @@ describe('dependencies', () => {
     expect((await s.get(db)).body.state.status).toBe('COMPLETED');
     await s.drain();
     const done = (await s.get(app)).body;
-    expect(done.state).toMatchObject({ status: 'COMPLETED', observed_version: 1, output: { dependencies: ['db'] }, sync: { attempts: 0 } });
+    expect(done.state).toMatchObject({
+      status: 'COMPLETED',
+      observed_version: 1,
+      output: { dependencies: ['db'] },
+      sync: { attempts: 0 },
+    });
     expect(done.state.sync.waiting_on).toBeUndefined();
     expect(s.modules.fake_app!.ledger.calls).toHaveLength(1);
   });
@@ -53,13 +73,19 @@ describe('dependencies', () => {
     expect((await createApp({ db })).status).toBe(202);
     expect(await s.h.steward.engine.runOnce()).toBe(1);
     expect(await s.h.steward.engine.runOnce()).toBe(0);
-    expect((await s.get(app)).body.state).toMatchObject({ status: 'PENDING', sync: { attempts: 0, last_error: null, waiting_on: ['db'] } });
+    expect((await s.get(app)).body.state).toMatchObject({
+      status: 'PENDING',
+      sync: { attempts: 0, last_error: null, waiting_on: ['db'] },
+    });
     expect(s.modules.fake_app!.ledger.calls).toEqual([]);
 
     expect((await call('POST', `${s.api}/resources/${db}/retry`)).status).toBe(202);
     await s.drain();
     expect((await s.get(db)).body.state.status).toBe('COMPLETED');
-    expect((await s.get(app)).body.state).toMatchObject({ status: 'COMPLETED', sync: { attempts: 0 } });
+    expect((await s.get(app)).body.state).toMatchObject({
+      status: 'COMPLETED',
+      sync: { attempts: 0 },
+    });
   });
 
   it('delete of a resource with dependents → 409 naming them; after the dependent goes, the delete is accepted', async () => {
@@ -76,9 +102,14 @@ describe('dependencies', () => {
     expect({ db: (await s.get(db)).body, operations: await s.operations() }).toEqual(before);
 
     // A dry run is refused the same way.
-    expectError(await call('DELETE', `${s.api}/resources/${db}?dry_run=true`), 409, 'invalid_state');
+    expectError(
+      await call('DELETE', `${s.api}/resources/${db}?dry_run=true`),
+      409,
+      'invalid_state',
+    );
 
-    for (const urn of [app, api]) expect((await call('DELETE', `${s.api}/resources/${urn}`)).status).toBe(202);
+    for (const urn of [app, api])
+      expect((await call('DELETE', `${s.api}/resources/${urn}`)).status).toBe(202);
     await s.drain();
     expect((await call('DELETE', `${s.api}/resources/${db}`)).status).toBe(202);
     await s.drain();
@@ -102,10 +133,30 @@ describe('dependencies', () => {
     });
 
     it.each([
-      ['of the wrong kind', { db: urnOf('x', 'fake_app') }, '/spec/dependencies/db', 'must be a fake, not a fake_app'],
-      ['in another project', { db: urnOf('db', 'fake', 'q') }, '/spec/dependencies/db', 'must be in project p'],
-      ['that does not exist', { db: urnOf('nope') }, '/spec/dependencies/db', `${urnOf('nope')} does not exist`],
-      ['under a name the kind does not declare', { db: urnOf('db'), cache: urnOf('db') }, '/spec/dependencies/cache', 'is not a dependency of kind fake_app'],
+      [
+        'of the wrong kind',
+        { db: urnOf('x', 'fake_app') },
+        '/spec/dependencies/db',
+        'must be a fake, not a fake_app',
+      ],
+      [
+        'in another project',
+        { db: urnOf('db', 'fake', 'q') },
+        '/spec/dependencies/db',
+        'must be in project p',
+      ],
+      [
+        'that does not exist',
+        { db: urnOf('nope') },
+        '/spec/dependencies/db',
+        `${urnOf('nope')} does not exist`,
+      ],
+      [
+        'under a name the kind does not declare',
+        { db: urnOf('db'), cache: urnOf('db') },
+        '/spec/dependencies/cache',
+        'is not a dependency of kind fake_app',
+      ],
       ['left out although required', {}, '/spec/dependencies/db', 'is required (a fake)'],
     ])('on create: a dependency %s', async (_what, dependencies, path, message) => {
       const before = await s.operations();
@@ -120,16 +171,22 @@ describe('dependencies', () => {
       await createApp({ db });
       await s.drain();
       const before = { app: (await s.get(app)).body, operations: await s.operations() };
-      const res = await call('PATCH', `${s.api}/resources/${app}`, { dependencies: { db: urnOf('db', 'fake', 'q') } });
+      const res = await call('PATCH', `${s.api}/resources/${app}`, {
+        dependencies: { db: urnOf('db', 'fake', 'q') },
+      });
       expectError(res, 400, 'invalid_request');
-      expect(res.body.error.details.problems).toEqual([{ path: '/spec/dependencies/db', message: 'must be in project p' }]);
+      expect(res.body.error.details.problems).toEqual([
+        { path: '/spec/dependencies/db', message: 'must be in project p' },
+      ]);
       expect({ app: (await s.get(app)).body, operations: await s.operations() }).toEqual(before);
     });
 
     it('a dependency value that is not a URN is refused by the body schema', async () => {
       const res = await createApp({ db: 'db' });
       expectError(res, 400, 'invalid_request');
-      expect(res.body.error.details.problems.map((p: { path: string }) => p.path)).toContain('/spec/dependencies/db');
+      expect(res.body.error.details.problems.map((p: { path: string }) => p.path)).toContain(
+        '/spec/dependencies/db',
+      );
       expectError(await s.get(app), 404, 'not_found');
     });
   });

@@ -1,5 +1,5 @@
 import { createFakeModule } from '../helpers/fake-module.js';
-import { call, startSteward, waitFor, waitForStatus, type Harness } from '../helpers/harness.js';
+import { call, type Harness, startSteward, waitFor, waitForStatus } from '../helpers/harness.js';
 
 /** Kinds with resyncIntervalMs are synced again while COMPLETED, to repair drift; others cost nothing. */
 describe('drift re-sync', () => {
@@ -8,22 +8,46 @@ describe('drift re-sync', () => {
   const steady = createFakeModule({ kind: 'steady' });
   beforeAll(async () => {
     h = await startSteward({
-      overrides: { extraModules: [{ definition: drifting.definition, origin: 'drifting' }, { definition: steady.definition, origin: 'steady' }] },
+      overrides: {
+        extraModules: [
+          { definition: drifting.definition, origin: 'drifting' },
+          { definition: steady.definition, origin: 'steady' },
+        ],
+      },
     });
   });
   afterAll(() => h.close());
 
   it('re-syncs COMPLETED resources of a kind that asks, keeps the status, records failures, and yields to updates', async () => {
     const urn = 'orn:steward:drifting:p:d';
-    expect((await call('POST', `${h.api}/resources`, { kind: 'drifting', project: 'p', name: 'd', spec: { configs: { value: 1 } } })).status).toBe(202);
-    expect((await call('POST', `${h.api}/resources`, { kind: 'steady', project: 'p', name: 's' })).status).toBe(202);
+    expect(
+      (
+        await call('POST', `${h.api}/resources`, {
+          kind: 'drifting',
+          project: 'p',
+          name: 'd',
+          spec: { configs: { value: 1 } },
+        })
+      ).status,
+    ).toBe(202);
+    expect(
+      (await call('POST', `${h.api}/resources`, { kind: 'steady', project: 'p', name: 's' }))
+        .status,
+    ).toBe(202);
     const done = await waitForStatus(h.api, urn, 'COMPLETED');
     const completedAt = Date.now();
     // A completed resource of such a kind has a next sync (shown as null only while a re-sync holds it).
-    await waitFor(async () => (await call('GET', `${h.api}/resources/${urn}`)).body.state.sync.next_sync_at !== null || undefined, 'a scheduled re-sync');
+    await waitFor(
+      async () =>
+        (await call('GET', `${h.api}/resources/${urn}`)).body.state.sync.next_sync_at !== null ||
+        undefined,
+      'a scheduled re-sync',
+    );
     await waitFor(() => drifting.ledger.calls.length >= 4 || undefined, 'several re-syncs');
     // Re-syncs come one interval (40 ms, -10 % jitter at most) apart, never in a tight loop.
-    expect(drifting.ledger.calls.length - 1).toBeLessThanOrEqual(Math.ceil((Date.now() - completedAt) / 36) + 2);
+    expect(drifting.ledger.calls.length - 1).toBeLessThanOrEqual(
+      Math.ceil((Date.now() - completedAt) / 36) + 2,
+    );
     expect(drifting.ledger.calls.slice(1).every((c) => c.action === 'create')).toBe(true);
     const op = await call('GET', `${h.api}/operations/${done.state.operation_id}`);
     expect(op.body).toMatchObject({ status: 'succeeded', attempts: 1 });
@@ -36,7 +60,12 @@ describe('drift re-sync', () => {
     }, 'a failed re-sync to show');
     expect(failing.state.status).toBe('COMPLETED');
     drifting.script(() => ({ type: 'ok' }));
-    await waitFor(async () => (await call('GET', `${h.api}/resources/${urn}`)).body.state.sync.last_error === null || undefined, 'recovery');
+    await waitFor(
+      async () =>
+        (await call('GET', `${h.api}/resources/${urn}`)).body.state.sync.last_error === null ||
+        undefined,
+      'recovery',
+    );
 
     // An update while re-syncs run is accepted and converges.
     const update = await call('PATCH', `${h.api}/resources/${urn}`, { configs: { value: 2 } });

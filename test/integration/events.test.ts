@@ -1,10 +1,11 @@
 import { rmSync } from 'node:fs';
+
 import type { Config } from '../../src/config.js';
 import { createEventFeed } from '../../src/core/event-feed.js';
 import { createFakeModule } from '../helpers/fake-module.js';
 import { expectError } from '../helpers/fake-steward.js';
-import { call, startSteward, type Harness } from '../helpers/harness.js';
-import { openEvents, watch, type SseEvent, type SseStream } from '../helpers/sse.js';
+import { call, type Harness, startSteward } from '../helpers/harness.js';
+import { openEvents, type SseEvent, type SseStream, watch } from '../helpers/sse.js';
 
 /** GET /events over real HTTP: resume, filters, heartbeats, retention, restarts. */
 
@@ -12,16 +13,28 @@ const fake = createFakeModule({ kind: 'fake' });
 const other = createFakeModule({ kind: 'other' });
 
 /** A Steward with two fake kinds and no worker: the test steps syncs with `drain()`. */
-function start(options: { dir?: string; db?: string; config?: Partial<Config> } = {}): Promise<Harness> {
+function start(
+  options: { dir?: string; db?: string; config?: Partial<Config> } = {},
+): Promise<Harness> {
   return startSteward({
     dir: options.dir,
-    config: { worker: false, backoffBaseMs: 0, backoffMaxMs: 0, ...(options.db ? { db: options.db } : {}), ...options.config },
-    overrides: { extraModules: [fake, other].map((m) => ({ definition: m.definition, origin: 'test' })) },
+    config: {
+      worker: false,
+      backoffBaseMs: 0,
+      backoffMaxMs: 0,
+      ...(options.db ? { db: options.db } : {}),
+      ...options.config,
+    },
+    overrides: {
+      extraModules: [fake, other].map((m) => ({ definition: m.definition, origin: 'test' })),
+    },
   });
 }
 
-const create = (h: Harness, name: string, kind = 'fake', project = 'p') => call('POST', `${h.api}/resources`, { kind, project, name, spec: { configs: {} } });
-const urnOf = (name: string, kind = 'fake', project = 'p') => `orn:steward:${kind}:${project}:${name}`;
+const create = (h: Harness, name: string, kind = 'fake', project = 'p') =>
+  call('POST', `${h.api}/resources`, { kind, project, name, spec: { configs: {} } });
+const urnOf = (name: string, kind = 'fake', project = 'p') =>
+  `orn:steward:${kind}:${project}:${name}`;
 
 /** The newest event id: a watch without a resume point opens with it. */
 async function newestId(h: Harness): Promise<number> {
@@ -33,13 +46,15 @@ async function newestId(h: Harness): Promise<number> {
 }
 
 async function waitForId(stream: SseStream): Promise<void> {
-  for (let i = 0; i < 500 && stream.lastId() === undefined; i += 1) await new Promise((resolve) => setTimeout(resolve, 5));
+  for (let i = 0; i < 500 && stream.lastId() === undefined; i += 1)
+    await new Promise((resolve) => setTimeout(resolve, 5));
 }
 
 /** Reads until the stream has delivered event `untilId`. */
 async function readThrough(stream: SseStream, untilId: number): Promise<SseEvent[]> {
   const seen: SseEvent[] = [];
-  while (seen.length === 0 || Number(seen[seen.length - 1]!.id) < untilId) seen.push(await stream.next());
+  while (seen.length === 0 || Number(seen[seen.length - 1]!.id) < untilId)
+    seen.push(await stream.next());
   return seen;
 }
 
@@ -64,19 +79,48 @@ describe('GET /events', () => {
     const [created, opCreated] = await stream.take(2);
     expect(created!.event).toBe('resource.created');
     expect(Number(created!.id)).toBe(startId + 1);
-    expect(Object.keys(created!.data)).toEqual(['id', 'type', 'urn', 'kind', 'project', 'operation_id', 'data', 'created_at']);
-    expect(created!.data).toMatchObject({ id: startId + 1, type: 'resource.created', urn: urnOf('live'), kind: 'fake', project: 'p', data: { version: 1 } });
-    expect(opCreated).toMatchObject({ event: 'operation.created', data: { urn: urnOf('live'), operation_id: created!.data.operation_id } });
+    expect(Object.keys(created!.data)).toEqual([
+      'id',
+      'type',
+      'urn',
+      'kind',
+      'project',
+      'operation_id',
+      'data',
+      'created_at',
+    ]);
+    expect(created!.data).toMatchObject({
+      id: startId + 1,
+      type: 'resource.created',
+      urn: urnOf('live'),
+      kind: 'fake',
+      project: 'p',
+      data: { version: 1 },
+    });
+    expect(opCreated).toMatchObject({
+      event: 'operation.created',
+      data: { urn: urnOf('live'), operation_id: created!.data.operation_id },
+    });
 
     await h.steward.engine.drain();
     const synced = await stream.take(3);
-    expect(synced.map((e) => e.event)).toEqual(['operation.started', 'resource.status_changed', 'operation.succeeded']);
+    expect(synced.map((e) => e.event)).toEqual([
+      'operation.started',
+      'resource.status_changed',
+      'operation.succeeded',
+    ]);
     expect(synced[1]!.data.data).toMatchObject({ from: 'PENDING', to: 'COMPLETED' });
 
     await call('DELETE', `${h.api}/resources/${urnOf('live')}`);
     await h.steward.engine.drain();
     const deleted = await stream.take(5);
-    expect(deleted.map((e) => e.event)).toEqual(['resource.status_changed', 'operation.created', 'operation.started', 'operation.succeeded', 'resource.deleted']);
+    expect(deleted.map((e) => e.event)).toEqual([
+      'resource.status_changed',
+      'operation.created',
+      'operation.started',
+      'operation.succeeded',
+      'resource.deleted',
+    ]);
     stream.close();
   });
 
@@ -112,15 +156,26 @@ describe('GET /events', () => {
     await alpha.take(all.filter((e) => e.data.project === 'alpha').length);
     await create(h, 'z', 'fake', 'gamma');
     await create(h, 'e', 'fake', 'alpha');
-    expect((await alpha.next()).data).toMatchObject({ type: 'resource.created', urn: urnOf('e', 'fake', 'alpha') });
+    expect((await alpha.next()).data).toMatchObject({
+      type: 'resource.created',
+      urn: urnOf('e', 'fake', 'alpha'),
+    });
     alpha.close();
   });
 
   it('refuses a bad resume point or filter with 400', async () => {
     for (const since of ['abc', '-1', '1.5', '', '1e3', '9999999999999999']) {
-      expectError(await callEvents(`${h.api}/events?since=${encodeURIComponent(since)}`), 400, 'invalid_request');
+      expectError(
+        await callEvents(`${h.api}/events?since=${encodeURIComponent(since)}`),
+        400,
+        'invalid_request',
+      );
     }
-    expectError(await callEvents(`${h.api}/events`, { 'last-event-id': 'x7' }), 400, 'invalid_request');
+    expectError(
+      await callEvents(`${h.api}/events`, { 'last-event-id': 'x7' }),
+      400,
+      'invalid_request',
+    );
     expectError(await callEvents(`${h.api}/events?kind=Not-A-Kind`), 400, 'invalid_request');
     expectError(await callEvents(`${h.api}/events?project=UPPER`), 400, 'invalid_request');
     expectError(await callEvents(`${h.api}/events?urn=nope`), 400, 'invalid_request');
@@ -131,21 +186,30 @@ describe('GET /events', () => {
     const newest = await newestId(h);
     await create(h, 'header-wins');
     const stream = await watch(`${h.api}/events?since=0`, { 'last-event-id': String(newest) });
-    expect((await stream.next()).data).toMatchObject({ id: newest + 1, type: 'resource.created', urn: urnOf('header-wins') });
+    expect((await stream.next()).data).toMatchObject({
+      id: newest + 1,
+      type: 'resource.created',
+      urn: urnOf('header-wins'),
+    });
     stream.close();
   });
 
   it('sees every event of concurrent writers exactly once, in id order', async () => {
     const from = await newestId(h);
     const stream = await watch(`${h.api}/events?since=${from}`);
-    const results = await Promise.all(Array.from({ length: 25 }, (_, i) => create(h, `burst-${i}`)));
+    const results = await Promise.all(
+      Array.from({ length: 25 }, (_, i) => create(h, `burst-${i}`)),
+    );
     expect(results.every((res) => res.status === 202)).toBe(true);
     await h.steward.engine.drain();
     const seen = await readThrough(stream, await newestId(h));
     stream.close();
     expect(ids(seen)).toEqual([...ids(seen)].sort((a, b) => a - b));
     expect(new Set(ids(seen)).size).toBe(seen.length);
-    const replay = await readThrough(await watch(`${h.api}/events?since=${from}`), Number(seen[seen.length - 1]!.id));
+    const replay = await readThrough(
+      await watch(`${h.api}/events?since=${from}`),
+      Number(seen[seen.length - 1]!.id),
+    );
     expect(replay).toEqual(seen);
     expect(seen.filter((e) => e.event === 'resource.created')).toHaveLength(25);
   });
@@ -182,9 +246,14 @@ describe('GET /events resumes exactly across disconnects and a restart', () => {
 
       expect(new Set(ids(seen)).size).toBe(seen.length);
       expect(ids(seen)).toEqual([...ids(seen)].sort((a, b) => a - b));
-      const everything = await readThrough(await watch(`${h.api}/events?since=0`), await newestId(h));
+      const everything = await readThrough(
+        await watch(`${h.api}/events?since=0`),
+        await newestId(h),
+      );
       expect(seen).toEqual(everything);
-      expect(everything.filter((e) => e.event === 'resource.created').map((e) => e.data.urn)).toEqual(['r1', 'r2', 'r3', 'r4'].map((n) => urnOf(n)));
+      expect(
+        everything.filter((e) => e.event === 'resource.created').map((e) => e.data.urn),
+      ).toEqual(['r1', 'r2', 'r3', 'r4'].map((n) => urnOf(n)));
       expect(everything.map((e) => e.event)).toContain('resource.deleted');
     } finally {
       await h.steward.stop();
@@ -198,7 +267,10 @@ describe('GET /events resumes exactly across disconnects and a restart', () => {
     try {
       const stream = await watch(`${h.api}/events`);
       await create(peer, 'from-peer');
-      expect((await stream.next(3000)).data).toMatchObject({ type: 'resource.created', urn: urnOf('from-peer') });
+      expect((await stream.next(3000)).data).toMatchObject({
+        type: 'resource.created',
+        urn: urnOf('from-peer'),
+      });
       stream.close();
     } finally {
       await peer.steward.stop();
@@ -225,7 +297,8 @@ describe('GET /events heartbeats and retention', () => {
 
   it('sends heartbeat comments while nothing happens', async () => {
     const stream = await watch(`${h.api}/events`);
-    for (let i = 0; i < 200 && stream.comments.filter((c) => c === 'heartbeat').length < 2; i += 1) await new Promise((resolve) => setTimeout(resolve, 10));
+    for (let i = 0; i < 200 && stream.comments.filter((c) => c === 'heartbeat').length < 2; i += 1)
+      await new Promise((resolve) => setTimeout(resolve, 10));
     expect(stream.comments.filter((c) => c === 'heartbeat').length).toBeGreaterThanOrEqual(2);
     stream.close();
   });
@@ -243,7 +316,11 @@ describe('GET /events heartbeats and retention', () => {
 
     const expired = await callEvents(`${h.api}/events?since=${newest - 5}`);
     expectError(expired, 410, 'expired');
-    expect(expired.body.error.details).toEqual({ since: newest - 5, oldest_id: newest - 3, newest_id: newest });
+    expect(expired.body.error.details).toEqual({
+      since: newest - 5,
+      oldest_id: newest - 3,
+      newest_id: newest,
+    });
     expectError(await callEvents(`${h.api}/events`, { 'last-event-id': '1' }), 410, 'expired');
     expectError(await callEvents(`${h.api}/events?since=${newest + 100}`), 410, 'expired');
 
@@ -260,13 +337,19 @@ describe('a watch that pruning overtakes', () => {
     const h = await start({ config: { eventRetention: 2 } });
     try {
       for (const name of ['o1', 'o2', 'o3']) await create(h, name); // events 1..6
-      const feed = createEventFeed({ store: h.steward.store, options: { pollIntervalMs: 50, batchSize: 2 } });
+      const feed = createEventFeed({
+        store: h.steward.store,
+        options: { pollIntervalMs: 50, batchSize: 2 },
+      });
       const watching = await feed.open({}, 0, new AbortController().signal);
       const events = watching.events[Symbol.asyncIterator]();
       expect((await events.next()).value).toMatchObject({ id: 1 });
       expect((await events.next()).value).toMatchObject({ id: 2 });
       await h.steward.pruner.runOnce(); // keeps 5 and 6
-      await expect(events.next()).rejects.toMatchObject({ code: 'expired', details: { since: 2, oldest_id: 5, newest_id: 6 } });
+      await expect(events.next()).rejects.toMatchObject({
+        code: 'expired',
+        details: { since: 2, oldest_id: 5, newest_id: 6 },
+      });
       expect(feed.openWatches()).toBe(0);
     } finally {
       await h.close();

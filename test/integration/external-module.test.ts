@@ -1,6 +1,7 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+
 import { spawnSteward } from '../helpers/child-steward.js';
 import { call, waitForStatus } from '../helpers/harness.js';
 
@@ -45,15 +46,33 @@ describe('a user module from STEWARD_MODULE_PATHS', () => {
     const parent = writeModule('greeting', GREETING);
     const out = join(dir, 'out');
     mkdirSync(out);
-    const steward = await spawnSteward({ STEWARD_DB: join(dir, 'steward.db'), STEWARD_MODULE_PATHS: parent, OUT_DIR: out });
+    const steward = await spawnSteward({
+      STEWARD_DB: join(dir, 'steward.db'),
+      STEWARD_MODULE_PATHS: parent,
+      OUT_DIR: out,
+    });
     try {
       const kinds = await call('GET', `${steward.api}/modules`);
-      expect(kinds.body.modules.map((m: { kind: string }) => m.kind)).toEqual(expect.arrayContaining(['file', 'greeting']));
-      const bad = await call('POST', `${steward.api}/resources`, { kind: 'greeting', project: 'p', name: 'world', spec: { configs: {} } });
+      expect(kinds.body.modules.map((m: { kind: string }) => m.kind)).toEqual(
+        expect.arrayContaining(['file', 'greeting']),
+      );
+      const bad = await call('POST', `${steward.api}/resources`, {
+        kind: 'greeting',
+        project: 'p',
+        name: 'world',
+        spec: { configs: {} },
+      });
       expect(bad.status).toBe(400);
-      expect(bad.body.error.details.problems).toEqual([{ path: '/spec/configs/who', message: "must have required property 'who'" }]);
+      expect(bad.body.error.details.problems).toEqual([
+        { path: '/spec/configs/who', message: "must have required property 'who'" },
+      ]);
 
-      const created = await call('POST', `${steward.api}/resources`, { kind: 'greeting', project: 'p', name: 'world', spec: { configs: { who: 'world' } } });
+      const created = await call('POST', `${steward.api}/resources`, {
+        kind: 'greeting',
+        project: 'p',
+        name: 'world',
+        spec: { configs: { who: 'world' } },
+      });
       expect(created.status).toBe(202);
       const done = await waitForStatus(steward.api, 'orn:steward:greeting:p:world', 'COMPLETED');
       expect(done.state.output.file).toBe(join(out, 'world.txt'));
@@ -64,14 +83,37 @@ describe('a user module from STEWARD_MODULE_PATHS', () => {
   });
 
   it.each([
-    ['a module missing delete', GREETING.replace('delete: {} ', ''), /actions must include "delete"/],
-    ['a module with a bad schema', GREETING.replace("type: 'string', minLength: 1", "type: 'strng'"), /configSchema: invalid JSON Schema/],
-    ['a module that throws on load', "throw new Error('boom at load');", /failed to load: boom at load/],
-    ['a module with a bad kind', GREETING.replace("kind: 'greeting'", "kind: 'Greeting!'"), /kind "Greeting!" does not match/],
-    ['a module whose kind is taken', GREETING.replace("kind: 'greeting'", "kind: 'file'"), /kind "file" is already defined by modules\/file/],
+    [
+      'a module missing delete',
+      GREETING.replace('delete: {} ', ''),
+      /actions must include "delete"/,
+    ],
+    [
+      'a module with a bad schema',
+      GREETING.replace("type: 'string', minLength: 1", "type: 'strng'"),
+      /configSchema: invalid JSON Schema/,
+    ],
+    [
+      'a module that throws on load',
+      "throw new Error('boom at load');",
+      /failed to load: boom at load/,
+    ],
+    [
+      'a module with a bad kind',
+      GREETING.replace("kind: 'greeting'", "kind: 'Greeting!'"),
+      /kind "Greeting!" does not match/,
+    ],
+    [
+      'a module whose kind is taken',
+      GREETING.replace("kind: 'greeting'", "kind: 'file'"),
+      /kind "file" is already defined by modules\/file/,
+    ],
   ])('stops start-up naming the folder: %s', async (_name, source, message) => {
     const parent = writeModule('broken', source);
-    const failure = spawnSteward({ STEWARD_DB: join(dir, 'steward.db'), STEWARD_MODULE_PATHS: parent });
+    const failure = spawnSteward({
+      STEWARD_DB: join(dir, 'steward.db'),
+      STEWARD_MODULE_PATHS: parent,
+    });
     await expect(failure).rejects.toThrow(/exited with 1/);
     const text = String(await failure.catch((err: Error) => err.message));
     expect(text).toMatch(message);
@@ -79,9 +121,18 @@ describe('a user module from STEWARD_MODULE_PATHS', () => {
   });
 
   it('stops start-up when STEWARD_MODULE_PATHS names a missing directory, or a setting is invalid', async () => {
-    const missing = spawnSteward({ STEWARD_DB: join(dir, 'steward.db'), STEWARD_MODULE_PATHS: join(dir, 'nope') });
+    const missing = spawnSteward({
+      STEWARD_DB: join(dir, 'steward.db'),
+      STEWARD_MODULE_PATHS: join(dir, 'nope'),
+    });
     await expect(missing).rejects.toThrow(/names a directory that does not exist/);
-    const invalid = spawnSteward({ STEWARD_DB: join(dir, 'steward.db'), STEWARD_WORKER_CONCURRENCY: 'lots', STEWARD_LOG_LEVEL: 'loud' });
-    await expect(invalid).rejects.toThrow(/STEWARD_LOG_LEVEL="loud" must be one of[\s\S]*STEWARD_WORKER_CONCURRENCY="lots" must be a whole number/);
+    const invalid = spawnSteward({
+      STEWARD_DB: join(dir, 'steward.db'),
+      STEWARD_WORKER_CONCURRENCY: 'lots',
+      STEWARD_LOG_LEVEL: 'loud',
+    });
+    await expect(invalid).rejects.toThrow(
+      /STEWARD_LOG_LEVEL="loud" must be one of[\s\S]*STEWARD_WORKER_CONCURRENCY="lots" must be a whole number/,
+    );
   });
 });

@@ -1,6 +1,7 @@
 import { createServer, type Server, type Socket } from 'node:net';
+
 import { createFakeModule } from '../helpers/fake-module.js';
-import { startSteward, waitFor, type Harness } from '../helpers/harness.js';
+import { type Harness, startSteward, waitFor } from '../helpers/harness.js';
 
 /**
  * Issue 11: one project's slow backends stalled every project. 24 postgres_server resources
@@ -15,7 +16,9 @@ describe('fair claims across projects', () => {
   let silent: { server: Server; sockets: Set<Socket>; port: number } | undefined;
   afterEach(async () => {
     // Refusing new connections and dropping the open ones fails the pg connects at once, so no sync outlives the test.
-    const closed = new Promise((resolve) => (silent ? silent.server.close(resolve) : resolve(undefined)));
+    const closed = new Promise((resolve) =>
+      silent ? silent.server.close(resolve) : resolve(undefined),
+    );
     for (const socket of silent?.sockets ?? []) socket.destroy();
     await h?.close();
     for (const socket of silent?.sockets ?? []) socket.destroy();
@@ -37,7 +40,11 @@ describe('fair claims across projects', () => {
   }
 
   async function post(body: unknown): Promise<string> {
-    const res = await fetch(`${h!.api}/resources`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const res = await fetch(`${h!.api}/resources`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     expect(res.status).toBe(202);
     return ((await res.json()) as { resource: { urn: string } }).resource.urn;
   }
@@ -50,38 +57,79 @@ describe('fair claims across projects', () => {
     h = await startSteward({ config: { worker: false, workerConcurrency: 4 } });
     const slow: string[] = [];
     for (let i = 0; i < 8; i += 1) {
-      slow.push(await post({ kind: 'postgres_server', project: 'slow', name: `s${i}`, spec: { configs: { host: '127.0.0.1', port: silent.port } } }));
+      slow.push(
+        await post({
+          kind: 'postgres_server',
+          project: 'slow',
+          name: `s${i}`,
+          spec: { configs: { host: '127.0.0.1', port: silent.port } },
+        }),
+      );
     }
-    const fast = await post({ kind: 'file', project: 'fast', name: 'motd', spec: { configs: { path: 'motd', content: 'hi\n' } } });
+    const fast = await post({
+      kind: 'file',
+      project: 'fast',
+      name: 'motd',
+      spec: { configs: { path: 'motd', content: 'hi\n' } },
+    });
     h.steward.engine.start();
 
-    await waitFor(async () => (await status(fast)).status === 'COMPLETED', 'the fast project’s file to be COMPLETED');
+    await waitFor(
+      async () => (await status(fast)).status === 'COMPLETED',
+      'the fast project’s file to be COMPLETED',
+    );
     // Slow syncs hold the other slots (two within the project's share, the rest filling free slots), none has finished.
-    await waitFor(() => silent!.sockets.size >= 3 || undefined, 'three connections to the silent server');
+    await waitFor(
+      () => silent!.sockets.size >= 3 || undefined,
+      'three connections to the silent server',
+    );
     expect(silent.sockets.size).toBeLessThanOrEqual(4);
     for (const urn of slow) {
       const state = await status(urn);
-      expect({ urn, status: state.status, attempts: state.sync.attempts, last_error: state.sync.last_error }).toEqual({ urn, status: 'PENDING', attempts: 0, last_error: null });
+      expect({
+        urn,
+        status: state.status,
+        attempts: state.sync.attempts,
+        last_error: state.sync.last_error,
+      }).toEqual({ urn, status: 'PENDING', attempts: 0, last_error: null });
     }
   }, 30_000);
 
   it('gives the next free slot to another project, not to the slow project’s queue, when the slow one filled every slot alone', async () => {
     const fake = createFakeModule();
     const gates = new Map<string, () => void>();
-    fake.script((call) => (call.urn.includes(':slow:') ? { type: 'gate', until: new Promise<void>((resolve) => gates.set(call.urn, resolve)) } : { type: 'ok' }));
-    h = await startSteward({ config: { workerConcurrency: 4 }, overrides: { extraModules: [{ definition: fake.definition, origin: 'test' }] } });
+    fake.script((call) =>
+      call.urn.includes(':slow:')
+        ? { type: 'gate', until: new Promise<void>((resolve) => gates.set(call.urn, resolve)) }
+        : { type: 'ok' },
+    );
+    h = await startSteward({
+      config: { workerConcurrency: 4 },
+      overrides: { extraModules: [{ definition: fake.definition, origin: 'test' }] },
+    });
     try {
       const slow: string[] = [];
-      for (let i = 0; i < 6; i += 1) slow.push(await post({ kind: 'fake', project: 'slow', name: `s${i}` }));
+      for (let i = 0; i < 6; i += 1)
+        slow.push(await post({ kind: 'fake', project: 'slow', name: `s${i}` }));
       // Alone, the slow project holds every slot (the claim is work-conserving).
       await waitFor(() => gates.size === 4 || undefined, 'the slow project to fill all four slots');
       const fast = await post({ kind: 'fake', project: 'fast', name: 'f' });
 
       // One slow sync ends: the freed slot goes to the fast project, though two older slow rows are due.
       gates.get(slow.find((urn) => gates.has(urn))!)!();
-      await waitFor(async () => (await status(fast)).status === 'COMPLETED', 'the fast project’s resource to be COMPLETED');
+      await waitFor(
+        async () => (await status(fast)).status === 'COMPLETED',
+        'the fast project’s resource to be COMPLETED',
+      );
       // The fifth sync call was the fast project's; the slow project's two waiting rows came after it (if at all).
-      expect(fake.ledger.calls.map((call) => call.urn.split(':')[3])).toEqual(['slow', 'slow', 'slow', 'slow', 'fast', ...Array(fake.ledger.calls.length - 5).fill('slow')]);
+      expect(fake.ledger.calls.map((call) => call.urn.split(':')[3])).toEqual([
+        'slow',
+        'slow',
+        'slow',
+        'slow',
+        'fast',
+        ...Array(fake.ledger.calls.length - 5).fill('slow'),
+      ]);
       expect(fake.ledger.calls.length).toBeLessThanOrEqual(7);
     } finally {
       fake.script(() => ({ type: 'ok' }));
@@ -92,8 +140,14 @@ describe('fair claims across projects', () => {
   it('lets one project alone use every slot', async () => {
     const fake = createFakeModule();
     const gates: Array<() => void> = [];
-    fake.script(() => ({ type: 'gate', until: new Promise<void>((resolve) => gates.push(resolve)) }));
-    h = await startSteward({ config: { worker: false, workerConcurrency: 6 }, overrides: { extraModules: [{ definition: fake.definition, origin: 'test' }] } });
+    fake.script(() => ({
+      type: 'gate',
+      until: new Promise<void>((resolve) => gates.push(resolve)),
+    }));
+    h = await startSteward({
+      config: { worker: false, workerConcurrency: 6 },
+      overrides: { extraModules: [{ definition: fake.definition, origin: 'test' }] },
+    });
     try {
       for (let i = 0; i < 20; i += 1) await post({ kind: 'fake', project: 'only', name: `r${i}` });
       h.steward.engine.start();

@@ -2,12 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { generateToken, hashToken, writeTokensFile } from '../../src/api/auth/tokens-file.js';
+
 import type { Role } from '../../src/api/auth/caller.js';
+import { generateToken, hashToken, writeTokensFile } from '../../src/api/auth/tokens-file.js';
 import type { LogChunk } from '../../src/sdk/index.js';
-import { startSteward, waitFor, type Harness } from '../helpers/harness.js';
+import { type Harness, startSteward, waitFor } from '../helpers/harness.js';
 import { killAllWith } from '../helpers/local-processes.js';
-import { openEvents, watch, type SseStream } from '../helpers/sse.js';
+import { openEvents, type SseStream, watch } from '../helpers/sse.js';
 
 /**
  * The smaller leaks of issue 11, each as it was done, against a real Steward with a
@@ -29,7 +30,9 @@ const GRANTS = {
   scraper: { role: 'metrics', projects: ['*'] },
 } satisfies Record<string, { role: Role; projects: string[] }>;
 type TokenName = keyof typeof GRANTS;
-const TOKENS = Object.fromEntries(Object.keys(GRANTS).map((name) => [name, generateToken()])) as Record<TokenName, string>;
+const TOKENS = Object.fromEntries(
+  Object.keys(GRANTS).map((name) => [name, generateToken()]),
+) as Record<TokenName, string>;
 const auth = (name: TokenName) => ({ authorization: `Bearer ${TOKENS[name]}` });
 
 describe('leaks closed (issue 11)', () => {
@@ -39,27 +42,52 @@ describe('leaks closed (issue 11)', () => {
   async function send(caller: TokenName | 'none', method: string, url: string, body?: unknown) {
     const headers: Record<string, string> = caller === 'none' ? {} : auth(caller);
     if (body !== undefined) headers['content-type'] = 'application/json';
-    const res = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await fetch(url, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     const text = await res.text();
-    return { status: res.status, headers: res.headers, text, body: /^application\/json/.test(res.headers.get('content-type') ?? '') ? JSON.parse(text) : undefined };
+    return {
+      status: res.status,
+      headers: res.headers,
+      text,
+      body: /^application\/json/.test(res.headers.get('content-type') ?? '')
+        ? JSON.parse(text)
+        : undefined,
+    };
   }
 
   /** waitForStatus with the admin's token. */
   const waitForStatus = (_api: string, urn: string, status: 'COMPLETED' | 'GONE') =>
     waitFor(async () => {
       const res = await send('admin', 'GET', `${h.api}/resources/${urn}`);
-      return (status === 'GONE' ? res.status === 404 : res.status === 200 && res.body.state.status === status) || undefined;
+      return (
+        (status === 'GONE'
+          ? res.status === 404
+          : res.status === 200 && res.body.state.status === status) || undefined
+      );
     }, `${urn} to be ${status}`);
 
   const toy = (project: string, name: string) =>
-    send('admin', 'POST', `${h.api}/resources`, { kind: 'file', project, name, spec: { configs: { path: `${project}-${name}.txt`, content: 'x' } } });
+    send('admin', 'POST', `${h.api}/resources`, {
+      kind: 'file',
+      project,
+      name,
+      spec: { configs: { path: `${project}-${name}.txt`, content: 'x' } },
+    });
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'steward-leaks-'));
     const tokensFile = join(dir, 'tokens.json');
     writeTokensFile(
       tokensFile,
-      (Object.keys(GRANTS) as TokenName[]).map((name) => ({ name, role: GRANTS[name].role as Role, projects: GRANTS[name].projects, sha256: hashToken(TOKENS[name]) })),
+      (Object.keys(GRANTS) as TokenName[]).map((name) => ({
+        name,
+        role: GRANTS[name].role as Role,
+        projects: GRANTS[name].projects,
+        sha256: hashToken(TOKENS[name]),
+      })),
     );
     h = await startSteward({
       dir,
@@ -83,29 +111,49 @@ describe('leaks closed (issue 11)', () => {
   describe('logs', () => {
     const urn = 'orn:steward:process:alpha:talker';
 
-    async function readLogs(caller: TokenName, query: string): Promise<{ text: string; chunks: LogChunk[] }> {
+    async function readLogs(
+      caller: TokenName,
+      query: string,
+    ): Promise<{ text: string; chunks: LogChunk[] }> {
       const res = await send(caller, 'GET', `${h.api}/resources/${urn}/logs?${query}`);
       expect(res.status).toBe(200);
-      return { text: res.text, chunks: res.text.trim() ? res.text.trim().split('\n').map((line) => JSON.parse(line) as LogChunk) : [] };
+      return {
+        text: res.text,
+        chunks: res.text.trim()
+          ? res.text
+              .trim()
+              .split('\n')
+              .map((line) => JSON.parse(line) as LogChunk)
+          : [],
+      };
     }
 
     beforeAll(async () => {
       // The program prints its secret env once at start, and again (followed) on every line of input it never gets.
-      const script = 'console.log("token=" + process.env.TOKEN + " ok"); setInterval(() => console.log("again " + process.env.TOKEN), 20)';
+      const script =
+        'console.log("token=" + process.env.TOKEN + " ok"); setInterval(() => console.log("again " + process.env.TOKEN), 20)';
       const created = await send('admin', 'POST', `${h.api}/resources`, {
         kind: 'process',
         project: 'alpha',
         name: 'talker',
-        spec: { configs: { command: NODE, args: ['-e', script, MARK], secret_env: { TOKEN: SECRET } } },
+        spec: {
+          configs: { command: NODE, args: ['-e', script, MARK], secret_env: { TOKEN: SECRET } },
+        },
       });
       expect(created.status).toBe(202);
       await waitForStatus(h.api, urn, 'COMPLETED');
-      await waitFor(async () => (await readLogs('admin', '')).chunks.length >= 2 || undefined, 'the program to print');
+      await waitFor(
+        async () => (await readLogs('admin', '')).chunks.length >= 2 || undefined,
+        'the program to print',
+      );
     });
 
     it('shows a viewer (and the admin) [secret] where the program printed its secret env, read whole or followed', async () => {
       // The program did print it: the log file on disk holds the value (the module's business), the answer does not.
-      const onDisk = readFileSync(join(dir, 'run', 'process.alpha.talker', 'replica-0.log'), 'utf8');
+      const onDisk = readFileSync(
+        join(dir, 'run', 'process.alpha.talker', 'replica-0.log'),
+        'utf8',
+      );
       expect(onDisk).toContain(`token=${SECRET} ok`);
 
       for (const caller of ['viewer-alpha', 'admin'] as const) {
@@ -115,13 +163,22 @@ describe('leaks closed (issue 11)', () => {
       }
 
       const controller = new AbortController();
-      const res = await fetch(`${h.api}/resources/${urn}/logs?follow=true&tail=1`, { headers: auth('viewer-alpha'), signal: controller.signal });
+      const res = await fetch(`${h.api}/resources/${urn}/logs?follow=true&tail=1`, {
+        headers: auth('viewer-alpha'),
+        signal: controller.signal,
+      });
       const reader = res.body!.getReader();
       let text = '';
-      while (text.split('\n').length < 4) text += new TextDecoder().decode((await reader.read()).value);
+      while (text.split('\n').length < 4)
+        text += new TextDecoder().decode((await reader.read()).value);
       controller.abort();
       expect(text).not.toContain(SECRET);
-      expect(text.split('\n').slice(1, 3).map((line) => (JSON.parse(line) as LogChunk).line)).toEqual(['again [secret]', 'again [secret]']);
+      expect(
+        text
+          .split('\n')
+          .slice(1, 3)
+          .map((line) => (JSON.parse(line) as LogChunk).line),
+      ).toEqual(['again [secret]', 'again [secret]']);
     });
 
     it('keeps the run directory of the program private (0700)', () => {
@@ -149,7 +206,10 @@ describe('leaks closed (issue 11)', () => {
       await waitForStatus(h.api, 'orn:steward:file:beta:own', 'COMPLETED');
       const betaFirst = await firstFrameId('editor-beta');
       const expired = await openEvents(`${h.api}/events?since=999999999`, auth('editor-beta'));
-      const probeBelow = await openEvents(`${h.api}/events?since=${betaFirst + 1}`, auth('editor-beta'));
+      const probeBelow = await openEvents(
+        `${h.api}/events?since=${betaFirst + 1}`,
+        auth('editor-beta'),
+      );
       const adminFirst = await firstFrameId('admin');
 
       for (const name of ['a1', 'a2', 'a3']) {
@@ -162,13 +222,27 @@ describe('leaks closed (issue 11)', () => {
       const expiredAfter = await openEvents(`${h.api}/events?since=999999999`, auth('editor-beta'));
       expect(expiredAfter).toMatchObject({ status: 410 });
       expect((expiredAfter as { body: unknown }).body).toEqual((expired as { body: unknown }).body);
-      expect(JSON.stringify((expired as { body: unknown }).body)).not.toMatch(/newest_id|oldest_id/);
+      expect(JSON.stringify((expired as { body: unknown }).body)).not.toMatch(
+        /newest_id|oldest_id/,
+      );
       // An id above beta's newest is refused before and after alike: probing finds beta's own newest, not the global one.
-      expect([(probeBelow as { status: number }).status, (await openEvents(`${h.api}/events?since=${betaFirst + 1}`, auth('editor-beta'))).status]).toEqual([410, 410]);
+      expect([
+        (probeBelow as { status: number }).status,
+        (await openEvents(`${h.api}/events?since=${betaFirst + 1}`, auth('editor-beta'))).status,
+      ]).toEqual([410, 410]);
 
       // Beta resumes from the id it was given, and gets its own next event.
-      const resumed = await watch(`${h.api}/events`, { ...auth('editor-beta'), 'last-event-id': String(betaFirst) });
-      expect((await send('admin', 'PATCH', `${h.api}/resources/orn:steward:file:beta:own`, { configs: { path: 'beta-own.txt', content: 'y' } })).status).toBe(202);
+      const resumed = await watch(`${h.api}/events`, {
+        ...auth('editor-beta'),
+        'last-event-id': String(betaFirst),
+      });
+      expect(
+        (
+          await send('admin', 'PATCH', `${h.api}/resources/orn:steward:file:beta:own`, {
+            configs: { path: 'beta-own.txt', content: 'y' },
+          })
+        ).status,
+      ).toBe(202);
       const next = await resumed.next();
       resumed.close();
       expect(next.data.project).toBe('beta');
@@ -178,15 +252,39 @@ describe('leaks closed (issue 11)', () => {
 
   describe('/metrics', () => {
     it('answers a metrics token and an admin on every project, and 403 to every other token', async () => {
-      const statuses = Object.fromEntries(await Promise.all((Object.keys(GRANTS) as TokenName[]).map(async (name) => [name, (await send(name, 'GET', `${h.url}/metrics`)).status])));
-      expect(statuses).toEqual({ admin: 200, 'admin-alpha': 403, 'editor-alpha': 403, 'viewer-alpha': 403, 'editor-beta': 403, scraper: 200 });
+      const statuses = Object.fromEntries(
+        await Promise.all(
+          (Object.keys(GRANTS) as TokenName[]).map(async (name) => [
+            name,
+            (await send(name, 'GET', `${h.url}/metrics`)).status,
+          ]),
+        ),
+      );
+      expect(statuses).toEqual({
+        admin: 200,
+        'admin-alpha': 403,
+        'editor-alpha': 403,
+        'viewer-alpha': 403,
+        'editor-beta': 403,
+        scraper: 200,
+      });
       expect((await send('none', 'GET', `${h.url}/metrics`)).status).toBe(401);
       const denied = await send('viewer-alpha', 'GET', `${h.url}/metrics`);
-      expect(denied.body.error).toMatchObject({ code: 'permission_denied', message: 'token viewer-alpha (viewer) may not read /metrics: that needs the metrics role, or admin on every project' });
+      expect(denied.body.error).toMatchObject({
+        code: 'permission_denied',
+        message:
+          'token viewer-alpha (viewer) may not read /metrics: that needs the metrics role, or admin on every project',
+      });
     });
 
     it('gives a metrics token nothing of the API', async () => {
-      for (const path of ['/resources', '/operations', '/modules', '/events?since=0', '/resources/orn:steward:file:beta:own']) {
+      for (const path of [
+        '/resources',
+        '/operations',
+        '/modules',
+        '/events?since=0',
+        '/resources/orn:steward:file:beta:own',
+      ]) {
         const res = await send('scraper', 'GET', `${h.api}${path}`);
         expect([path, res.status, res.body?.error?.code]).toEqual([path, 403, 'permission_denied']);
         expect(res.text).not.toContain('beta');
@@ -196,10 +294,23 @@ describe('leaks closed (issue 11)', () => {
 
   describe('403 wording', () => {
     it('names the least role a request needs', async () => {
-      const patch = await send('viewer-alpha', 'PATCH', `${h.api}/resources/orn:steward:file:alpha:a1`, { configs: { path: 'alpha-a1.txt' } });
-      expect(patch.body.error.message).toBe('token viewer-alpha (viewer) may not update resources: that needs the editor role or a stronger one');
-      const secrets = await send('editor-alpha', 'GET', `${h.api}/resources/orn:steward:file:alpha:a1/secrets`);
-      expect(secrets.body.error.message).toBe('token editor-alpha (editor) may not read secret outputs: that needs the admin role');
+      const patch = await send(
+        'viewer-alpha',
+        'PATCH',
+        `${h.api}/resources/orn:steward:file:alpha:a1`,
+        { configs: { path: 'alpha-a1.txt' } },
+      );
+      expect(patch.body.error.message).toBe(
+        'token viewer-alpha (viewer) may not update resources: that needs the editor role or a stronger one',
+      );
+      const secrets = await send(
+        'editor-alpha',
+        'GET',
+        `${h.api}/resources/orn:steward:file:alpha:a1/secrets`,
+      );
+      expect(secrets.body.error.message).toBe(
+        'token editor-alpha (editor) may not read secret outputs: that needs the admin role',
+      );
     });
   });
 
@@ -218,11 +329,11 @@ describe('leaks closed (issue 11)', () => {
       const stream = await watch(`${h.api}/events`, auth('admin'));
       stream.close();
       for (const headers of [...answers.map((a) => a.headers), stream.headers]) {
-        expect([headers.get('x-content-type-options'), headers.get('cache-control'), headers.get('content-security-policy')]).toEqual([
-          'nosniff',
-          'no-store',
-          "default-src 'none'; frame-ancestors 'none'",
-        ]);
+        expect([
+          headers.get('x-content-type-options'),
+          headers.get('cache-control'),
+          headers.get('content-security-policy'),
+        ]).toEqual(['nosniff', 'no-store', "default-src 'none'; frame-ancestors 'none'"]);
       }
       expect(answers.map((a) => a.status)).toEqual([200, 200, 401, 200, 404, 404, 200, 403]);
     });

@@ -1,12 +1,14 @@
-import BetterSqlite3 from 'better-sqlite3';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
+
+import BetterSqlite3 from 'better-sqlite3';
+
 import { loadConfig } from '../../src/config.js';
 import { FIXED_LIMITS, resolveLimits } from '../../src/core/limits.js';
 import { KIND_PATTERN, NAME_PATTERN } from '../../src/core/names.js';
+import { expectError, type FakeSteward, startFakeSteward, urnOf } from '../helpers/fake-steward.js';
 import { call, type JsonResponse } from '../helpers/harness.js';
-import { expectError, startFakeSteward, urnOf, type FakeSteward } from '../helpers/fake-steward.js';
 
 /**
  * Every limit on what a caller can make Steward store (issue 7): at the limit the
@@ -14,7 +16,13 @@ import { expectError, startFakeSteward, urnOf, type FakeSteward } from '../helpe
  * and its value, and the database is the same, row for row, after the refusal.
  * The configurable ones run at small settings, which also proves they are settings.
  */
-const SETTINGS = { maxBodyBytes: 4096, maxLabels: 3, maxParamsBytes: 20, maxStateBytes: 2048, maxAttempts: 1 };
+const SETTINGS = {
+  maxBodyBytes: 4096,
+  maxLabels: 3,
+  maxParamsBytes: 20,
+  maxStateBytes: 2048,
+  maxAttempts: 1,
+};
 
 describe('limits', () => {
   let s: FakeSteward;
@@ -30,8 +38,12 @@ describe('limits', () => {
   const database = () => {
     const db = new BetterSqlite3(s.h.steward.config.db, { readonly: true, fileMustExist: true });
     try {
-      const tables = db.prepare("select name from sqlite_master where type = 'table' order by name").all() as Array<{ name: string }>;
-      return Object.fromEntries(tables.map(({ name }) => [name, db.prepare(`select * from "${name}"`).all()]));
+      const tables = db
+        .prepare("select name from sqlite_master where type = 'table' order by name")
+        .all() as Array<{ name: string }>;
+      return Object.fromEntries(
+        tables.map(({ name }) => [name, db.prepare(`select * from "${name}"`).all()]),
+      );
     } finally {
       db.close();
     }
@@ -39,17 +51,24 @@ describe('limits', () => {
   /** Sends the request and asserts it changed nothing in the database. */
   const refused = async (send: () => Promise<JsonResponse>) => {
     const before = database();
-    expect(Object.keys(before)).toEqual(expect.arrayContaining(['resources', 'operations', 'revisions', 'events', 'resource_labels']));
+    expect(Object.keys(before)).toEqual(
+      expect.arrayContaining(['resources', 'operations', 'revisions', 'events', 'resource_labels']),
+    );
     const res = await send();
     expect(database()).toEqual(before);
     return res;
   };
-  const expectLimit = (res: JsonResponse, problem: { path: string; limit: string; max: number }, mentions: RegExp) => {
+  const expectLimit = (
+    res: JsonResponse,
+    problem: { path: string; limit: string; max: number },
+    mentions: RegExp,
+  ) => {
     expectError(res, 400, 'invalid_request');
     expect(res.body.error.details.problems).toEqual([expect.objectContaining(problem)]);
     expect(res.body.error.message).toMatch(mentions);
   };
-  const create = (name: string, more: Record<string, unknown> = {}) => call('POST', `${s.api}/resources`, { kind: 'fake', project: 'p', name, ...more });
+  const create = (name: string, more: Record<string, unknown> = {}) =>
+    call('POST', `${s.api}/resources`, { kind: 'fake', project: 'p', name, ...more });
 
   it('reads each configurable limit from its setting, with the documented defaults', () => {
     expect(resolveLimits(loadConfig({}))).toEqual({
@@ -59,10 +78,32 @@ describe('limits', () => {
       paramsBytes: 64 * 1024,
       stateBytes: 1024 * 1024,
     });
-    expect(FIXED_LIMITS).toMatchObject({ pageSizeDefault: 50, pageSizeMax: 500, nameChars: 63, labelKeyChars: 63, labelValueChars: 255 });
-    const env = { STEWARD_MAX_BODY_BYTES: '2048', STEWARD_MAX_LABELS: '0', STEWARD_MAX_PARAMS_BYTES: '100', STEWARD_MAX_STATE_BYTES: '4096' };
-    expect(resolveLimits(loadConfig(env))).toMatchObject({ bodyBytes: 2048, labels: 0, paramsBytes: 100, stateBytes: 4096 });
-    expect(() => loadConfig({ STEWARD_MAX_BODY_BYTES: '10', STEWARD_MAX_LABELS: '-1', STEWARD_MAX_PARAMS_BYTES: 'lots' })).toThrow(
+    expect(FIXED_LIMITS).toMatchObject({
+      pageSizeDefault: 50,
+      pageSizeMax: 500,
+      nameChars: 63,
+      labelKeyChars: 63,
+      labelValueChars: 255,
+    });
+    const env = {
+      STEWARD_MAX_BODY_BYTES: '2048',
+      STEWARD_MAX_LABELS: '0',
+      STEWARD_MAX_PARAMS_BYTES: '100',
+      STEWARD_MAX_STATE_BYTES: '4096',
+    };
+    expect(resolveLimits(loadConfig(env))).toMatchObject({
+      bodyBytes: 2048,
+      labels: 0,
+      paramsBytes: 100,
+      stateBytes: 4096,
+    });
+    expect(() =>
+      loadConfig({
+        STEWARD_MAX_BODY_BYTES: '10',
+        STEWARD_MAX_LABELS: '-1',
+        STEWARD_MAX_PARAMS_BYTES: 'lots',
+      }),
+    ).toThrow(
       /STEWARD_MAX_BODY_BYTES="10"[\s\S]*STEWARD_MAX_LABELS="-1"[\s\S]*STEWARD_MAX_PARAMS_BYTES="lots"/,
     );
   });
@@ -70,20 +111,36 @@ describe('limits', () => {
   describe('request body (STEWARD_MAX_BODY_BYTES)', () => {
     /** A create body of exactly `bytes` bytes. */
     const bodyOf = (name: string, bytes: number) => {
-      const empty = JSON.stringify({ kind: 'fake', project: 'p', name, spec: { configs: { value: '' } } });
-      const text = JSON.stringify({ kind: 'fake', project: 'p', name, spec: { configs: { value: 'x'.repeat(bytes - empty.length) } } });
+      const empty = JSON.stringify({
+        kind: 'fake',
+        project: 'p',
+        name,
+        spec: { configs: { value: '' } },
+      });
+      const text = JSON.stringify({
+        kind: 'fake',
+        project: 'p',
+        name,
+        spec: { configs: { value: 'x'.repeat(bytes - empty.length) } },
+      });
       expect(Buffer.byteLength(text)).toBe(bytes);
       return text;
     };
     const tooLarge = (res: JsonResponse) => {
       expectError(res, 413, 'payload_too_large');
-      expect(res.body.error.message).toMatch(/larger than the 4096 bytes allowed \(STEWARD_MAX_BODY_BYTES\)/);
+      expect(res.body.error.message).toMatch(
+        /larger than the 4096 bytes allowed \(STEWARD_MAX_BODY_BYTES\)/,
+      );
       expect(res.body.error.details).toEqual({ limit: 'STEWARD_MAX_BODY_BYTES', max: 4096 });
     };
 
     it('takes a body of exactly the limit and refuses one byte more with 413, storing nothing', async () => {
-      expect((await call('POST', `${s.api}/resources`, bodyOf('at-body-limit', 4096))).status).toBe(202);
-      const res = await refused(() => call('POST', `${s.api}/resources`, bodyOf('over-body-limit', 4097)));
+      expect((await call('POST', `${s.api}/resources`, bodyOf('at-body-limit', 4096))).status).toBe(
+        202,
+      );
+      const res = await refused(() =>
+        call('POST', `${s.api}/resources`, bodyOf('over-body-limit', 4097)),
+      );
       tooLarge(res);
       expect(res.body.error.message).toContain('(4097 bytes)');
       expect((await s.get(urnOf('over-body-limit'))).status).toBe(404);
@@ -99,12 +156,25 @@ describe('limits', () => {
             controller.close();
           },
         });
-        return fetch(`${s.api}/resources`, { method: 'POST', body: stream, headers: { 'content-type': 'application/json' }, duplex: 'half' } as RequestInit);
+        return fetch(`${s.api}/resources`, {
+          method: 'POST',
+          body: stream,
+          headers: { 'content-type': 'application/json' },
+          duplex: 'half',
+        } as RequestInit);
       };
-      const asJson = async (res: Response): Promise<JsonResponse> => ({ status: res.status, headers: res.headers, body: await res.json() });
+      const asJson = async (res: Response): Promise<JsonResponse> => ({
+        status: res.status,
+        headers: res.headers,
+        body: await res.json(),
+      });
       tooLarge(await refused(async () => asJson(await chunked())));
       const gzip = (text: string) =>
-        fetch(`${s.api}/resources`, { method: 'POST', body: gzipSync(text), headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' } });
+        fetch(`${s.api}/resources`, {
+          method: 'POST',
+          body: gzipSync(text),
+          headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+        });
       const zipped = bodyOf('zipped-over', 4097);
       expect(gzipSync(zipped).length).toBeLessThan(4096 / 4);
       tooLarge(await refused(async () => asJson(await gzip(zipped))));
@@ -117,7 +187,11 @@ describe('limits', () => {
     expect(at.status).toBe(200);
     expect(at.body.resources.length).toBeGreaterThan(0);
     expect((await call('GET', `${s.api}/operations?page_size=500`)).status).toBe(200);
-    for (const path of ['/resources?page_size=501', '/operations?page_size=501', `/resources/${existing}/revisions?page_size=501`]) {
+    for (const path of [
+      '/resources?page_size=501',
+      '/operations?page_size=501',
+      `/resources/${existing}/revisions?page_size=501`,
+    ]) {
       const over = await call('GET', `${s.api}${path}`);
       expectError(over, 400, 'invalid_request');
       expect(over.body.error.message).toBe('page_size must be a whole number from 1 to 500');
@@ -126,18 +200,40 @@ describe('limits', () => {
   });
 
   describe('labels', () => {
-    const labels = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`l${i}`, 'v']));
+    const labels = (n: number) =>
+      Object.fromEntries(Array.from({ length: n }, (_, i) => [`l${i}`, 'v']));
     const countProblem = { path: '/labels', limit: 'STEWARD_MAX_LABELS', max: 3 };
 
     it('takes STEWARD_MAX_LABELS labels and refuses one more on create (both forms) and PATCH', async () => {
       expect((await create('three-labels', { labels: labels(3) })).status).toBe(202);
       const mentions = /has 4 labels, more than the 3 allowed \(STEWARD_MAX_LABELS\)/;
-      expectLimit(await refused(() => create('four-labels', { labels: labels(4) })), countProblem, mentions);
+      expectLimit(
+        await refused(() => create('four-labels', { labels: labels(4) })),
+        countProblem,
+        mentions,
+      );
       const flat = { kind: 'fake', parent: 'p', name: 'four-flat', labels: labels(4), configs: {} };
-      expectLimit(await refused(() => call('POST', `${s.api}/resources`, flat)), countProblem, mentions);
-      expect((await call('PATCH', `${s.api}/resources/${existing}?dry_run=true`, { labels: labels(3) })).status).toBe(200);
-      expectLimit(await refused(() => call('PATCH', `${s.api}/resources/${existing}`, { labels: labels(4) })), countProblem, mentions);
-      expectLimit(await refused(() => call('PATCH', `${s.api}/resources/${existing}?dry_run=true`, { labels: labels(4) })), countProblem, mentions);
+      expectLimit(
+        await refused(() => call('POST', `${s.api}/resources`, flat)),
+        countProblem,
+        mentions,
+      );
+      expect(
+        (await call('PATCH', `${s.api}/resources/${existing}?dry_run=true`, { labels: labels(3) }))
+          .status,
+      ).toBe(200);
+      expectLimit(
+        await refused(() => call('PATCH', `${s.api}/resources/${existing}`, { labels: labels(4) })),
+        countProblem,
+        mentions,
+      );
+      expectLimit(
+        await refused(() =>
+          call('PATCH', `${s.api}/resources/${existing}?dry_run=true`, { labels: labels(4) }),
+        ),
+        countProblem,
+        mentions,
+      );
     });
 
     it('takes a key of 63 characters and a value of 255, and refuses 64 and 256', async () => {
@@ -152,7 +248,9 @@ describe('limits', () => {
         /key is 64 characters, more than the 63 a label key may have/,
       );
       expectLimit(
-        await refused(() => call('PATCH', `${s.api}/resources/${existing}`, { labels: { team: 'v'.repeat(256) } })),
+        await refused(() =>
+          call('PATCH', `${s.api}/resources/${existing}`, { labels: { team: 'v'.repeat(256) } }),
+        ),
         { path: '/labels/team', limit: 'label_value_chars', max: 255 },
         /value is 256 characters, more than the 255 a label value may have/,
       );
@@ -166,28 +264,56 @@ describe('limits', () => {
   describe('names (docs/design.md §3: at most 63 characters)', () => {
     const tooLong = (res: JsonResponse, path: string) => {
       expectError(res, 400, 'invalid_request');
-      expect(res.body.error.details.problems).toEqual(expect.arrayContaining([{ path, message: 'must NOT have more than 63 characters' }]));
+      expect(res.body.error.details.problems).toEqual(
+        expect.arrayContaining([{ path, message: 'must NOT have more than 63 characters' }]),
+      );
     };
 
     it('takes a name, project and kind of 63 characters and refuses 64', async () => {
       const n63 = 'n'.repeat(63);
       const kind63 = `k${'a'.repeat(62)}`;
-      expect((await call('POST', `${s.api}/resources`, { kind: kind63, project: n63, name: n63 })).status).toBe(202);
+      expect(
+        (await call('POST', `${s.api}/resources`, { kind: kind63, project: n63, name: n63 }))
+          .status,
+      ).toBe(202);
       expect((await s.get(urnOf(n63, kind63, n63))).status).toBe(200);
       tooLong(await refused(() => create('n'.repeat(64))), '/name');
       tooLong(await refused(() => create('n', { project: 'p'.repeat(64) })), '/project');
-      tooLong(await refused(() => call('POST', `${s.api}/resources`, { kind: `k${'a'.repeat(63)}`, project: 'p', name: 'n' })), '/kind');
-      tooLong(await refused(() => call('POST', `${s.api}/resources`, { kind: 'fake', parent: 'p'.repeat(64), name: 'n', configs: {} })), '/parent');
+      tooLong(
+        await refused(() =>
+          call('POST', `${s.api}/resources`, {
+            kind: `k${'a'.repeat(63)}`,
+            project: 'p',
+            name: 'n',
+          }),
+        ),
+        '/kind',
+      );
+      tooLong(
+        await refused(() =>
+          call('POST', `${s.api}/resources`, {
+            kind: 'fake',
+            parent: 'p'.repeat(64),
+            name: 'n',
+            configs: {},
+          }),
+        ),
+        '/parent',
+      );
     });
 
     it('says why a URN with a name over 63 characters does not parse', async () => {
-      const res = await refused(() => call('PATCH', `${s.api}/resources/${urnOf('n'.repeat(64))}`, { labels: {} }));
+      const res = await refused(() =>
+        call('PATCH', `${s.api}/resources/${urnOf('n'.repeat(64))}`, { labels: {} }),
+      );
       expectError(res, 400, 'invalid_request');
       expect(res.body.error.message).toMatch(/its name is longer than 63 characters$/);
     });
 
     it('agrees with the schemas the API publishes', () => {
-      const common = JSON.parse(readFileSync(join(process.cwd(), 'schemas', 'common.json'), 'utf8'));
+      const common = JSON.parse(
+        readFileSync(join(process.cwd(), 'schemas', 'common.json'), 'utf8'),
+      );
       expect(common.definitions.name.maxLength).toBe(FIXED_LIMITS.nameChars);
       expect(common.definitions.kind.maxLength).toBe(FIXED_LIMITS.nameChars);
       expect(NAME_PATTERN.test('a'.repeat(FIXED_LIMITS.nameChars))).toBe(true);
@@ -201,14 +327,34 @@ describe('limits', () => {
     const at = { by: 1234567890123 }; // {"by":1234567890123} is 20 bytes
     const over = { by: 12345678901234 };
     expect(JSON.stringify(at).length).toBe(20);
-    expect((await call('POST', `${s.api}/resources/${existing}/actions/bump`, at)).status).toBe(202);
+    expect((await call('POST', `${s.api}/resources/${existing}/actions/bump`, at)).status).toBe(
+      202,
+    );
     await s.drain();
     expect((await s.get(existing)).body.spec.configs.value).toBe(1234567890123);
     const problem = { path: '/params', limit: 'STEWARD_MAX_PARAMS_BYTES', max: 20 };
-    const mentions = /^action bump is over a limit: \/params is 21 bytes of JSON, more than the 20 allowed \(STEWARD_MAX_PARAMS_BYTES\)$/;
-    expectLimit(await refused(() => call('POST', `${s.api}/resources/${existing}/actions/bump`, over)), problem, mentions);
-    expectLimit(await refused(() => call('POST', `${s.api}/resources/${existing}/execute`, { action: 'bump', params: over })), problem, mentions);
-    expect((await call('POST', `${s.api}/resources/${existing}/execute?dry_run=true`, { action: 'bump', params: at })).status).toBe(200);
+    const mentions =
+      /^action bump is over a limit: \/params is 21 bytes of JSON, more than the 20 allowed \(STEWARD_MAX_PARAMS_BYTES\)$/;
+    expectLimit(
+      await refused(() => call('POST', `${s.api}/resources/${existing}/actions/bump`, over)),
+      problem,
+      mentions,
+    );
+    expectLimit(
+      await refused(() =>
+        call('POST', `${s.api}/resources/${existing}/execute`, { action: 'bump', params: over }),
+      ),
+      problem,
+      mentions,
+    );
+    expect(
+      (
+        await call('POST', `${s.api}/resources/${existing}/execute?dry_run=true`, {
+          action: 'bump',
+          params: at,
+        })
+      ).status,
+    ).toBe(200);
   });
 
   describe('sync outputs (STEWARD_MAX_STATE_BYTES)', () => {
@@ -221,7 +367,10 @@ describe('limits', () => {
       expect((await create('state-at-limit')).status).toBe(202);
       await s.drain();
       const resource = (await s.get(urn)).body;
-      expect(resource.state).toMatchObject({ status: 'COMPLETED', output: { blob: 'a'.repeat(2033) } });
+      expect(resource.state).toMatchObject({
+        status: 'COMPLETED',
+        output: { blob: 'a'.repeat(2033) },
+      });
     });
 
     it('refuses one character more: the resource ends in ERROR with a readable last_error, and the output is not stored', async () => {
@@ -243,12 +392,17 @@ describe('limits', () => {
     it('counts UTF-8 bytes, not characters: 1017 two-byte characters are 2049 bytes', async () => {
       const urn = urnOf('state-multibyte');
       // {"blob":"éé…"} + "null": 15 bytes around 1017 × 2 bytes = 2049, though only 1032 characters.
-      s.next(urn, { type: 'invalid', value: { status: 'COMPLETED', output: { blob: 'é'.repeat(1017) } } });
+      s.next(urn, {
+        type: 'invalid',
+        value: { status: 'COMPLETED', output: { blob: 'é'.repeat(1017) } },
+      });
       expect((await create('state-multibyte')).status).toBe(202);
       await s.drain();
       const resource = (await s.get(urn)).body;
       expect(resource.state.status).toBe('ERROR');
-      expect(resource.state.sync.last_error).toContain('output and data are 2049 bytes of JSON, more than the 2048 allowed');
+      expect(resource.state.sync.last_error).toContain(
+        'output and data are 2049 bytes of JSON, more than the 2048 allowed',
+      );
     });
   });
 });

@@ -1,11 +1,16 @@
+import { type FakeSteward, startFakeSteward, urnOf } from '../helpers/fake-steward.js';
 import { call } from '../helpers/harness.js';
-import { startFakeSteward, urnOf, type FakeSteward } from '../helpers/fake-steward.js';
 
 /** GET /resources (docs/design.md §8): URN order, opaque page tokens, and the project, kind, status and label filters. */
 describe('listing resources', () => {
   let s: FakeSteward;
   // Created out of order, in two projects and two kinds; zeta fails, beta is still PENDING.
-  const resources: Array<{ name: string; kind: string; project: string; labels: Record<string, string> }> = [
+  const resources: Array<{
+    name: string;
+    kind: string;
+    project: string;
+    labels: Record<string, string>;
+  }> = [
     { name: 'zeta', kind: 'fake', project: 'p', labels: { team: 'a', tier: 'web' } },
     { name: 'alpha', kind: 'fake', project: 'p', labels: { team: 'a', tier: 'db' } },
     { name: 'mid', kind: 'other', project: 'p', labels: { team: 'b' } },
@@ -21,7 +26,9 @@ describe('listing resources', () => {
     s = await startFakeSteward({ kinds: [{ kind: 'other' }] });
     s.next(urnOf('zeta'), { type: 'terminal', message: 'no' });
     for (const r of resources.filter((r) => r.name !== 'beta')) {
-      expect((await s.create(r.name, {}, { kind: r.kind, project: r.project, labels: r.labels })).status).toBe(202);
+      expect(
+        (await s.create(r.name, {}, { kind: r.kind, project: r.project, labels: r.labels })).status,
+      ).toBe(202);
     }
     await s.drain();
     const beta = resources.find((r) => r.name === 'beta')!;
@@ -46,7 +53,9 @@ describe('listing resources', () => {
     const pages: string[][] = [];
     let token: string | null = null;
     do {
-      const page: Awaited<ReturnType<typeof list>> = await list(`page_size=3${token ? `&page_token=${encodeURIComponent(token)}` : ''}`);
+      const page: Awaited<ReturnType<typeof list>> = await list(
+        `page_size=3${token ? `&page_token=${encodeURIComponent(token)}` : ''}`,
+      );
       pages.push(page.resources.map((r) => r.urn));
       token = page.next_page_token;
     } while (token && pages.length < 10);
@@ -90,6 +99,8 @@ describe('listing resources', () => {
   it('each listed resource is the same document as GET returns', async () => {
     const page = await list('status=ERROR');
     expect(page.resources).toEqual([(await s.get(urnOf('zeta'))).body]);
-    expect(page.resources[0]).toMatchObject({ state: { status: 'ERROR', sync: { last_error: 'no' } } });
+    expect(page.resources[0]).toMatchObject({
+      state: { status: 'ERROR', sync: { last_error: 'no' } },
+    });
   });
 });

@@ -1,10 +1,19 @@
 import { spawn, spawnSync } from 'node:child_process';
-import fs, { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import fs, {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+
 import { createFileModule } from '../../modules/file/index.js';
-import { runModuleContract, type ContractReport, type RuleId } from '../../src/contract/index.js';
+import { type ContractReport, type RuleId, runModuleContract } from '../../src/contract/index.js';
 import { defineModule, type ModuleDefinition, type SyncResult } from '../../src/sdk/index.js';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
@@ -17,7 +26,10 @@ beforeEach(() => {
 afterEach(() => rmSync(scratch, { recursive: true, force: true }));
 
 function statuses(report: ContractReport): Record<RuleId, string> {
-  return Object.fromEntries(report.rules.map((rule) => [rule.id, rule.status])) as Record<RuleId, string>;
+  return Object.fromEntries(report.rules.map((rule) => [rule.id, rule.status])) as Record<
+    RuleId,
+    string
+  >;
 }
 function rule(report: ContractReport, id: RuleId) {
   return report.rules.find((r) => r.id === id)!;
@@ -26,7 +38,10 @@ function rule(report: ContractReport, id: RuleId) {
 describe('the contract kit on the built-in file module', () => {
   it('passes every rule with modules/file/examples, and leaves nothing behind', async () => {
     const root = join(scratch, 'files');
-    const report = await runModuleContract({ definition: createFileModule({ root }), examplesDir: join(REPO, 'modules/file/examples') });
+    const report = await runModuleContract({
+      definition: createFileModule({ root }),
+      examplesDir: join(REPO, 'modules/file/examples'),
+    });
     expect(report.kind).toBe('file');
     expect(report.rules.filter((r) => r.status === 'FAIL')).toEqual([]);
     expect(statuses(report)).toEqual({
@@ -41,8 +56,18 @@ describe('the contract kit on the built-in file module', () => {
       'secrets-stay-secret': 'SKIP',
     });
     expect(report.passed).toBe(true);
-    expect(rule(report, 'actions-plan').details).toEqual(expect.arrayContaining(['chmod (motd) planned', 'touch (motd) planned', 'update (motd) planned']));
-    const files = existsSync(root) ? readdirSync(root, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile()) : [];
+    expect(rule(report, 'actions-plan').details).toEqual(
+      expect.arrayContaining([
+        'chmod (motd) planned',
+        'touch (motd) planned',
+        'update (motd) planned',
+      ]),
+    );
+    const files = existsSync(root)
+      ? readdirSync(root, { recursive: true, withFileTypes: true }).filter((entry) =>
+          entry.isFile(),
+        )
+      : [];
     expect(files).toEqual([]);
   });
 });
@@ -63,16 +88,27 @@ function noteModule(dir: string, broken: Partial<ModuleDefinition> = {}): Module
       required: ['text'],
       properties: { text: { type: 'string' }, password: { type: 'string', writeOnly: true } },
     },
-    outputSchema: { type: 'object', properties: { path: { type: 'string' }, token: { type: 'string', writeOnly: true } } },
+    outputSchema: {
+      type: 'object',
+      properties: { path: { type: 'string' }, token: { type: 'string', writeOnly: true } },
+    },
     actions: {
       create: {},
       update: {},
       delete: {},
-      stamp: { paramsSchema: { type: 'object', required: ['tag'], additionalProperties: false, properties: { tag: { type: 'string' } } } },
+      stamp: {
+        paramsSchema: {
+          type: 'object',
+          required: ['tag'],
+          additionalProperties: false,
+          properties: { tag: { type: 'string' } },
+        },
+      },
     },
     plan: ({ action, params }) => {
       if (action === 'delete') return { data: { pending: ['remove'] } };
-      if (action === 'stamp') return { data: { pending: ['write'], tag: (params as { tag: string }).tag } };
+      if (action === 'stamp')
+        return { data: { pending: ['write'], tag: (params as { tag: string }).tag } };
       return { data: { pending: ['write', 'check'] } };
     },
     async sync({ resource }): Promise<SyncResult> {
@@ -83,7 +119,11 @@ function noteModule(dir: string, broken: Partial<ModuleDefinition> = {}): Module
       if (step === 'remove') rmSync(file(resource.name), { force: true });
       if (rest.length) return { status: 'PENDING', data: { ...data, pending: rest } };
       if (resource.state.action === 'delete') return { status: 'COMPLETED', data: { pending: [] } };
-      return { status: 'COMPLETED', data: { pending: [] }, output: { path: file(resource.name), token: `token-of-${resource.name}-${SECRET}` } };
+      return {
+        status: 'COMPLETED',
+        data: { pending: [] },
+        output: { path: file(resource.name), token: `token-of-${resource.name}-${SECRET}` },
+      };
     },
     ...broken,
   });
@@ -93,14 +133,34 @@ function noteModule(dir: string, broken: Partial<ModuleDefinition> = {}): Module
 function writeNoteExamples(dir: string): string {
   const examples = join(dir, 'examples');
   mkdirSync(examples, { recursive: true });
-  writeFileSync(join(examples, 'first.json'), JSON.stringify({ kind: 'note', project: 'p', name: 'first', spec: { configs: { text: 'hi', password: SECRET } } }));
-  writeFileSync(join(examples, 'first.actions.json'), JSON.stringify({ stamp: { tag: 'v1' }, update: { configs: { text: 'hello', password: SECRET } } }));
-  writeFileSync(join(examples, 'flat.json'), JSON.stringify({ kind: 'note', parent: 'p', name: 'flat', configs: { text: 'flat form' } }));
+  writeFileSync(
+    join(examples, 'first.json'),
+    JSON.stringify({
+      kind: 'note',
+      project: 'p',
+      name: 'first',
+      spec: { configs: { text: 'hi', password: SECRET } },
+    }),
+  );
+  writeFileSync(
+    join(examples, 'first.actions.json'),
+    JSON.stringify({
+      stamp: { tag: 'v1' },
+      update: { configs: { text: 'hello', password: SECRET } },
+    }),
+  );
+  writeFileSync(
+    join(examples, 'flat.json'),
+    JSON.stringify({ kind: 'note', parent: 'p', name: 'flat', configs: { text: 'flat form' } }),
+  );
   writeFileSync(join(examples, 'flat.actions.json'), JSON.stringify({ stamp: { tag: 'v2' } }));
   return examples;
 }
 
-async function check(broken: Partial<ModuleDefinition> | ((dir: string) => Partial<ModuleDefinition>), stepBudget?: number) {
+async function check(
+  broken: Partial<ModuleDefinition> | ((dir: string) => Partial<ModuleDefinition>),
+  stepBudget?: number,
+) {
   const dir = join(scratch, 'backend');
   mkdirSync(dir, { recursive: true });
   const definition = noteModule(dir, typeof broken === 'function' ? broken(dir) : broken);
@@ -110,7 +170,9 @@ async function check(broken: Partial<ModuleDefinition> | ((dir: string) => Parti
 /** Every rule but `failing` passes; `failing` fails with a reason matching `why`. */
 function expectOnlyFailure(report: ContractReport, failing: RuleId, why: RegExp): void {
   expect(report.passed).toBe(false);
-  const expected = Object.fromEntries(report.rules.map((r) => [r.id, r.id === failing ? 'FAIL' : 'PASS']));
+  const expected = Object.fromEntries(
+    report.rules.map((r) => [r.id, r.id === failing ? 'FAIL' : 'PASS']),
+  );
   expect(statuses(report)).toEqual(expected);
   expect(rule(report, failing).reason).toMatch(why);
 }
@@ -119,24 +181,40 @@ describe('the contract kit on a good module and on broken ones', () => {
   it('passes a good module with secrets, both example forms and action params', async () => {
     const report = await check({});
     expect(report.rules.filter((r) => r.status !== 'PASS')).toEqual([]);
-    expect(rule(report, 'actions-plan').details).toEqual(expect.arrayContaining(['stamp (first) planned', 'create (flat) planned', 'delete (flat) planned']));
+    expect(rule(report, 'actions-plan').details).toEqual(
+      expect.arrayContaining([
+        'stamp (first) planned',
+        'create (flat) planned',
+        'delete (flat) planned',
+      ]),
+    );
     expect(rule(report, 'secrets-stay-secret').reason).toMatch(/secret value/);
   });
 
   it('fails plan-pure when plan reads a file', async () => {
     const report = await check((dir) => ({
-      plan: () => ({ data: { pending: fs.existsSync(join(dir, 'skip-check')) ? ['write'] : ['write', 'check'] } }),
+      plan: () => ({
+        data: { pending: fs.existsSync(join(dir, 'skip-check')) ? ['write'] : ['write', 'check'] },
+      }),
     }));
-    expectOnlyFailure(report, 'plan-pure', /plan\(create\) of first tried to do I\/O: fs\.existsSync\(\)/);
+    expectOnlyFailure(
+      report,
+      'plan-pure',
+      /plan\(create\) of first tried to do I\/O: fs\.existsSync\(\)/,
+    );
   });
 
   it('fails plan-pure when plan uses Math.random', async () => {
-    const report = await check({ plan: () => ({ data: { pending: ['write', 'check'], nonce: Math.random() } }) });
+    const report = await check({
+      plan: () => ({ data: { pending: ['write', 'check'], nonce: Math.random() } }),
+    });
     expectOnlyFailure(report, 'plan-pure', /tried to use randomness: Math\.random\(\)/);
   });
 
   it('fails plan-pure when plan reads the wall clock', async () => {
-    const report = await check({ plan: () => ({ data: { pending: ['write', 'check'], at: new Date().toISOString() } }) });
+    const report = await check({
+      plan: () => ({ data: { pending: ['write', 'check'], at: new Date().toISOString() } }),
+    });
     expectOnlyFailure(report, 'plan-pure', /read the clock \(only input\.now\): new Date\(\)/);
   });
 
@@ -162,10 +240,15 @@ describe('the contract kit on a good module and on broken ones', () => {
           return { status: 'COMPLETED', data: {} };
         }
         fs.appendFileSync(log, 'line\n');
-        return { status: 'COMPLETED', data: { lines: fs.readFileSync(log, 'utf8').split('\n').length - 1 } };
+        return {
+          status: 'COMPLETED',
+          data: { lines: fs.readFileSync(log, 'utf8').split('\n').length - 1 },
+        };
       },
     }));
-    expect(rule(report, 'sync-idempotent').reason).toMatch(/create \(first\) step 1: run again with the same input, sync returned COMPLETED with data \{"lines":2\}; the first run returned COMPLETED with data \{"lines":1\}/);
+    expect(rule(report, 'sync-idempotent').reason).toMatch(
+      /create \(first\) step 1: run again with the same input, sync returned COMPLETED with data \{"lines":2\}; the first run returned COMPLETED with data \{"lines":1\}/,
+    );
     expect(rule(report, 'secrets-stay-secret').status).toBe('PASS');
     expectOnlyFailure(report, 'sync-idempotent', /run again with the same input/);
   });
@@ -173,9 +256,18 @@ describe('the contract kit on a good module and on broken ones', () => {
   it('fails delete-converges when delete never completes', async () => {
     const report = await check((dir) => {
       const good = noteModule(dir);
-      return { sync: (input, ctx) => (input.resource.state.action === 'delete' ? Promise.resolve({ status: 'PENDING' as const }) : good.sync(input, ctx)) };
+      return {
+        sync: (input, ctx) =>
+          input.resource.state.action === 'delete'
+            ? Promise.resolve({ status: 'PENDING' as const })
+            : good.sync(input, ctx),
+      };
     }, 10);
-    expectOnlyFailure(report, 'delete-converges', /delete \(first\): still PENDING after 10 sync calls \(budget 10\); the last sync returned PENDING/);
+    expectOnlyFailure(
+      report,
+      'delete-converges',
+      /delete \(first\): still PENDING after 10 sync calls \(budget 10\); the last sync returned PENDING/,
+    );
   });
 
   it('fails secrets-stay-secret when a secret config is copied into a plain output', async () => {
@@ -184,11 +276,20 @@ describe('the contract kit on a good module and on broken ones', () => {
       return {
         async sync(input, ctx) {
           const result = await good.sync(input, ctx);
-          return result.output ? { ...result, output: { ...result.output, echo: input.resource.spec.configs.password } } : result;
+          return result.output
+            ? {
+                ...result,
+                output: { ...result.output, echo: input.resource.spec.configs.password },
+              }
+            : result;
         },
       };
     });
-    expectOnlyFailure(report, 'secrets-stay-secret', /resource\.state\.output\.echo holds the value of spec\.configs\.password/);
+    expectOnlyFailure(
+      report,
+      'secrets-stay-secret',
+      /resource\.state\.output\.echo holds the value of spec\.configs\.password/,
+    );
     // the report names where, never the value
     expect(JSON.stringify(report)).not.toContain(SECRET);
   });
@@ -203,7 +304,11 @@ describe('the contract kit on a good module and on broken ones', () => {
         },
       };
     });
-    expectOnlyFailure(report, 'secrets-stay-secret', /log line "connecting"\.password holds the value of spec\.configs\.password/);
+    expectOnlyFailure(
+      report,
+      'secrets-stay-secret',
+      /log line "connecting"\.password holds the value of spec\.configs\.password/,
+    );
   });
 
   it('waits out requeueAfterMs and backoff on a virtual clock, and fails create-converges on ERROR', async () => {
@@ -213,11 +318,19 @@ describe('the contract kit on a good module and on broken ones', () => {
       const good = noteModule(dir);
       return {
         // create waits an hour first; its write step fails once (transient), then works
-        plan: (input) => (input.action === 'create' ? { data: { pending: ['wait', 'write', 'check'] } } : good.plan(input)),
+        plan: (input) =>
+          input.action === 'create'
+            ? { data: { pending: ['wait', 'write', 'check'] } }
+            : good.plan(input),
         sync(input, ctx) {
           const data = input.resource.state.data as { pending: string[] };
           const [step, ...rest] = data.pending;
-          if (step === 'wait') return Promise.resolve({ status: 'PENDING' as const, requeueAfterMs: 3_600_000, data: { pending: rest } });
+          if (step === 'wait')
+            return Promise.resolve({
+              status: 'PENDING' as const,
+              requeueAfterMs: 3_600_000,
+              data: { pending: rest },
+            });
           const key = `${input.resource.state.operation_id} ${step}`;
           if (step === 'write' && !flaked.has(key)) {
             flaked.add(key);
@@ -231,11 +344,15 @@ describe('the contract kit on a good module and on broken ones', () => {
     expect(Date.now() - started).toBeLessThan(10_000);
 
     const failing = await check({ sync: () => Promise.reject(new Error('the backend is down')) });
-    expect(rule(failing, 'create-converges').reason).toMatch(/create \(first\): ERROR after 5 sync calls: the backend is down/);
+    expect(rule(failing, 'create-converges').reason).toMatch(
+      /create \(first\): ERROR after 5 sync calls: the backend is down/,
+    );
   });
 
   it('fails schemas-compile, and runs nothing else, when the registry refuses the definition', async () => {
-    const report = await check({ configSchema: { type: 'object', properties: { text: { type: 'no-such-type' } } } });
+    const report = await check({
+      configSchema: { type: 'object', properties: { text: { type: 'no-such-type' } } },
+    });
     expect(rule(report, 'schemas-compile')).toMatchObject({ status: 'FAIL' });
     expect(report.rules.slice(1).map((r) => r.status)).toEqual(Array(7).fill('SKIP'));
   });
@@ -246,7 +363,9 @@ describe('the contract kit on a good module and on broken ones', () => {
     const examples = writeNoteExamples(scratch);
     rmSync(join(examples, 'flat.actions.json'));
     const report = await runModuleContract({ definition: noteModule(dir), examplesDir: examples });
-    expect(rule(report, 'actions-plan').reason).toMatch(/stamp \(flat\): refused: .*tag.*\(give its params in examples\/flat\.actions\.json\)/);
+    expect(rule(report, 'actions-plan').reason).toMatch(
+      /stamp \(flat\): refused: .*tag.*\(give its params in examples\/flat\.actions\.json\)/,
+    );
     expect(rule(report, 'actions-converge').status).toBe('PASS');
   });
 });
@@ -256,18 +375,33 @@ describe('steward module test (the CLI)', () => {
 
   beforeAll(() => {
     // npm test builds dist/ first; build here only when the compiled kit is missing or older than its sources
-    const sources = [join(REPO, 'src/cli.ts'), ...readdirSync(join(REPO, 'src/contract')).map((f) => join(REPO, 'src/contract', f))];
+    const sources = [
+      join(REPO, 'src/cli.ts'),
+      ...readdirSync(join(REPO, 'src/contract')).map((f) => join(REPO, 'src/contract', f)),
+    ];
     const built = join(REPO, 'dist/src/contract/index.js');
-    const stale = !existsSync(CLI) || !existsSync(built) || sources.some((file) => statSync(file).mtimeMs > statSync(built).mtimeMs);
+    const stale =
+      !existsSync(CLI) ||
+      !existsSync(built) ||
+      sources.some((file) => statSync(file).mtimeMs > statSync(built).mtimeMs);
     if (stale) {
-      const build = spawnSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: REPO, encoding: 'utf8' });
+      const build = spawnSync('npx', ['tsc', '-p', 'tsconfig.build.json'], {
+        cwd: REPO,
+        encoding: 'utf8',
+      });
       if (build.status !== 0) throw new Error(`build failed:\n${build.stdout}${build.stderr}`);
     }
   }, 120_000);
 
-  function runCli(dir: string, env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  function runCli(
+    dir: string,
+    env: Record<string, string>,
+  ): Promise<{ code: number | null; stdout: string; stderr: string }> {
     return new Promise((resolve) => {
-      const child = spawn(process.execPath, [CLI, 'module', 'test', dir], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [CLI, 'module', 'test', dir], {
+        env: { PATH: process.env.PATH ?? '', ...env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let stdout = '';
       let stderr = '';
       child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -281,7 +415,10 @@ describe('steward module test (the CLI)', () => {
     const dir = join(scratch, name);
     mkdirSync(join(dir, 'examples'), { recursive: true });
     writeFileSync(join(dir, entry), source);
-    writeFileSync(join(dir, 'examples', 'hello.json'), JSON.stringify({ project: 'demo', name: 'hello', spec: { configs: { who: 'world' } } }));
+    writeFileSync(
+      join(dir, 'examples', 'hello.json'),
+      JSON.stringify({ project: 'demo', name: 'hello', spec: { configs: { who: 'world' } } }),
+    );
     return dir;
   }
 
@@ -302,7 +439,7 @@ describe('steward module test (the CLI)', () => {
     const dir = writeFolder(
       'greeting',
       'index.js',
-      `const fs = require('node:fs');\nconst path = require('node:path');\nmodule.exports = { kind: 'greeting', description: 'A greeting file in OUT_DIR.', ${greeting("({ action }) => ({ data: { step: action } })")} };\n`,
+      `const fs = require('node:fs');\nconst path = require('node:path');\nmodule.exports = { kind: 'greeting', description: 'A greeting file in OUT_DIR.', ${greeting('({ action }) => ({ data: { step: action } })')} };\n`,
     );
     const { code, stdout, stderr } = await runCli(dir, { OUT_DIR: out });
     expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
@@ -324,7 +461,9 @@ describe('steward module test (the CLI)', () => {
     );
     const { code, stdout } = await runCli(dir, { OUT_DIR: out });
     expect(code).toBe(1);
-    expect(stdout).toMatch(/3\. plan is pure\s+FAIL\s+plan\(create\) of hello tried to do I\/O: fs\.existsSync\(\)/);
+    expect(stdout).toMatch(
+      /3\. plan is pure\s+FAIL\s+plan\(create\) of hello tried to do I\/O: fs\.existsSync\(\)/,
+    );
     expect(stdout).toMatch(/4\. create converges\s+PASS/);
     expect(stdout).toMatch(/1 rule failed/);
   }, 30_000);

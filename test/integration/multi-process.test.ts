@@ -2,7 +2,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { spawnSteward, type ChildSteward } from '../helpers/child-steward.js';
+
+import { type ChildSteward, spawnSteward } from '../helpers/child-steward.js';
 import { call, waitFor } from '../helpers/harness.js';
 
 const FIXTURE_MODULES = fileURLToPath(new URL('../fixtures/modules', import.meta.url));
@@ -38,7 +39,12 @@ describe('several Steward processes on one database file', () => {
     const [a, b] = await Promise.all([start(), start()]);
     for (let i = 0; i < 300; i += 20) {
       const batch = Array.from({ length: 20 }, (_, j) =>
-        call('POST', `${(j % 2 ? a : b).api}/resources`, { kind: 'ledger', project: 'p', name: `r${i + j}`, spec: { configs: { steps: 3, max_delay_ms: 3 } } }),
+        call('POST', `${(j % 2 ? a : b).api}/resources`, {
+          kind: 'ledger',
+          project: 'p',
+          name: `r${i + j}`,
+          spec: { configs: { steps: 3, max_delay_ms: 3 } },
+        }),
       );
       for (const res of await Promise.all(batch)) expect(res.status).toBe(202);
     }
@@ -75,10 +81,20 @@ describe('several Steward processes on one database file', () => {
     const lease = { STEWARD_LEASE_MS: '500' };
     const a = await start({ ...lease, STEWARD_WORKER_CONCURRENCY: '16' });
     const res = await Promise.all(
-      Array.from({ length: 10 }, (_, i) => call('POST', `${a.api}/resources`, { kind: 'ledger', project: 'p', name: `slow${i}`, spec: { configs: { max_delay_ms: 60_000 } } })),
+      Array.from({ length: 10 }, (_, i) =>
+        call('POST', `${a.api}/resources`, {
+          kind: 'ledger',
+          project: 'p',
+          name: `slow${i}`,
+          spec: { configs: { max_delay_ms: 60_000 } },
+        }),
+      ),
     );
     for (const r of res) expect(r.status).toBe(202);
-    await waitFor(() => (readLedger(dir).match(/start/g)?.length ?? 0) >= 10 || undefined, 'all syncs to start in a');
+    await waitFor(
+      () => (readLedger(dir).match(/start/g)?.length ?? 0) >= 10 || undefined,
+      'all syncs to start in a',
+    );
     await a.stop('SIGKILL');
 
     const b = await start({ ...lease, STEWARD_WORKER_CONCURRENCY: '16' });

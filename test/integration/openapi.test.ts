@@ -1,9 +1,11 @@
+import { fileURLToPath } from 'node:url';
+
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { fileURLToPath } from 'node:url';
+
 import { defineModule } from '../../src/sdk/index.js';
-import { call, startSteward, waitForStatus, type Harness } from '../helpers/harness.js';
+import { call, type Harness, startSteward, waitForStatus } from '../helpers/harness.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 
@@ -19,7 +21,10 @@ const gadget = defineModule({
     additionalProperties: false,
     required: ['size'],
     definitions: { size: { type: 'integer', minimum: 1 } },
-    properties: { size: { $ref: '#/definitions/size' }, secret: { type: 'string', writeOnly: true } },
+    properties: {
+      size: { $ref: '#/definitions/size' },
+      secret: { type: 'string', writeOnly: true },
+    },
   },
   outputSchema: { type: 'object', properties: { served: { type: 'boolean' } } },
   dependencies: { home: { kind: 'ledger', optional: true } },
@@ -27,7 +32,14 @@ const gadget = defineModule({
     create: {},
     update: {},
     delete: {},
-    resize: { description: 'New size.', paramsSchema: { type: 'object', required: ['size'], properties: { size: { type: 'integer', minimum: 1 } } } },
+    resize: {
+      description: 'New size.',
+      paramsSchema: {
+        type: 'object',
+        required: ['size'],
+        properties: { size: { type: 'integer', minimum: 1 } },
+      },
+    },
   },
   plan: () => ({}),
   sync: () => Promise.resolve({ status: 'COMPLETED' as const, output: { served: true } }),
@@ -57,7 +69,11 @@ function servedRoutes(stack: Layer[], prefix = ''): string[] {
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 
 function documentedRoutes(doc: { paths: Record<string, Record<string, unknown>> }): string[] {
-  return Object.entries(doc.paths).flatMap(([path, item]) => Object.keys(item).filter((key) => METHODS.includes(key)).map((method) => `${method.toUpperCase()} ${path}`));
+  return Object.entries(doc.paths).flatMap(([path, item]) =>
+    Object.keys(item)
+      .filter((key) => METHODS.includes(key))
+      .map((method) => `${method.toUpperCase()} ${path}`),
+  );
 }
 
 describe('GET /openapi.json', () => {
@@ -86,8 +102,16 @@ describe('GET /openapi.json', () => {
   });
 
   it('documents every route express serves, and nothing it does not', () => {
-    const served = servedRoutes((h.steward.app as unknown as { router: { stack: Layer[] } }).router.stack);
-    expect(served).toEqual(expect.arrayContaining(['GET /healthz', 'GET /openapi.json', 'POST /api/v1beta1/resources/{urn}/actions/{action}']));
+    const served = servedRoutes(
+      (h.steward.app as unknown as { router: { stack: Layer[] } }).router.stack,
+    );
+    expect(served).toEqual(
+      expect.arrayContaining([
+        'GET /healthz',
+        'GET /openapi.json',
+        'POST /api/v1beta1/resources/{urn}/actions/{action}',
+      ]),
+    );
     expect(served.length).toBeGreaterThanOrEqual(19);
     const documented = documentedRoutes(doc);
     expect(served.filter((route) => !documented.includes(route))).toEqual([]);
@@ -96,13 +120,25 @@ describe('GET /openapi.json', () => {
 
   it('answers every documented error with the error body', () => {
     for (const [name, response] of Object.entries<any>(doc.components.responses)) {
-      expect([name, response.content['application/json'].schema]).toEqual([name, { $ref: '#/components/schemas/Error' }]);
+      expect([name, response.content['application/json'].schema]).toEqual([
+        name,
+        { $ref: '#/components/schemas/Error' },
+      ]);
     }
     for (const [path, item] of Object.entries<any>(doc.paths)) {
       for (const method of METHODS.filter((m) => item[m])) {
         const statuses = Object.keys(item[method].responses);
-        expect([path, method, statuses.some((s) => s.startsWith('2'))]).toEqual([path, method, true]);
-        if (path.startsWith('/api/')) expect([path, method, statuses]).toEqual([path, method, expect.arrayContaining(['400', '500'])]);
+        expect([path, method, statuses.some((s) => s.startsWith('2'))]).toEqual([
+          path,
+          method,
+          true,
+        ]);
+        if (path.startsWith('/api/'))
+          expect([path, method, statuses]).toEqual([
+            path,
+            method,
+            expect.arrayContaining(['400', '500']),
+          ]);
       }
     }
   });
@@ -111,13 +147,21 @@ describe('GET /openapi.json', () => {
     const schemas = doc.components.schemas;
     expect(doc['x-steward-kinds']).toEqual(expect.arrayContaining(['file', 'gadget', 'ledger']));
     expect(schemas['configs.ledger'].properties.steps).toMatchObject({ type: 'integer' });
-    expect(schemas['configs.gadget'].properties.size).toEqual({ $ref: '#/components/schemas/configs.gadget/definitions/size' });
+    expect(schemas['configs.gadget'].properties.size).toEqual({
+      $ref: '#/components/schemas/configs.gadget/definitions/size',
+    });
     expect(schemas['params.gadget.resize'].required).toEqual(['size']);
     expect(schemas['dependencies.gadget'].properties.home.$ref).toBe('#/components/schemas/Urn');
-    const create = doc.paths['/api/v1beta1/resources'].post.requestBody.content['application/json'].schema;
-    expect(create.discriminator.mapping).toMatchObject({ ledger: '#/components/schemas/create.ledger', gadget: '#/components/schemas/create.gadget' });
+    const create =
+      doc.paths['/api/v1beta1/resources'].post.requestBody.content['application/json'].schema;
+    expect(create.discriminator.mapping).toMatchObject({
+      ledger: '#/components/schemas/create.ledger',
+      gadget: '#/components/schemas/create.gadget',
+    });
     expect(create.oneOf).toContainEqual({ $ref: '#/components/schemas/create.gadget' });
-    expect(doc.paths['/api/v1beta1/resources/{urn}/execute'].post['x-steward-action-params'].gadget).toEqual({ resize: { $ref: '#/components/schemas/params.gadget.resize' } });
+    expect(
+      doc.paths['/api/v1beta1/resources/{urn}/execute'].post['x-steward-action-params'].gadget,
+    ).toEqual({ resize: { $ref: '#/components/schemas/params.gadget.resize' } });
     expect(doc.paths['/api/v1beta1/modules/{kind}'].parameters[0].schema.enum).toContain('gadget');
   });
 
@@ -129,9 +173,19 @@ describe('GET /openapi.json', () => {
       const validate = ajv.getSchema(`openapi.json#/components/schemas/${name}`)!;
       return validate(value) ? [] : validate.errors;
     };
-    for (const name of Object.keys(doc.components.schemas)) expect([name, typeof ajv.getSchema(`openapi.json#/components/schemas/${name}`)]).toEqual([name, 'function']);
+    for (const name of Object.keys(doc.components.schemas))
+      expect([name, typeof ajv.getSchema(`openapi.json#/components/schemas/${name}`)]).toEqual([
+        name,
+        'function',
+      ]);
 
-    const nested = { kind: 'gadget', project: 'p', name: 'g', labels: { team: 'a' }, spec: { configs: { size: 2 } } };
+    const nested = {
+      kind: 'gadget',
+      project: 'p',
+      name: 'g',
+      labels: { team: 'a' },
+      spec: { configs: { size: 2 } },
+    };
     const flat = { kind: 'ledger', parent: 'p', name: 'l', configs: { steps: 1 } };
     expect(check('create.gadget', nested)).toEqual([]);
     expect(check('create.ledger', flat)).toEqual([]);
@@ -141,7 +195,9 @@ describe('GET /openapi.json', () => {
     const accepted = await call('POST', `${h.api}/resources`, nested);
     expect(accepted.status).toBe(202);
     expect(check('Accepted', accepted.body)).toEqual([]);
-    expect(check('Resource', await waitForStatus(h.api, 'orn:steward:gadget:p:g', 'COMPLETED'))).toEqual([]);
+    expect(
+      check('Resource', await waitForStatus(h.api, 'orn:steward:gadget:p:g', 'COMPLETED')),
+    ).toEqual([]);
     expect(check('Module', (await call('GET', `${h.api}/modules/gadget`)).body)).toEqual([]);
     const revisions = await call('GET', `${h.api}/resources/orn:steward:gadget:p:g/revisions`);
     expect(check('Revision', revisions.body.revisions[0])).toEqual([]);

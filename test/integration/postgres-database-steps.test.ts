@@ -1,5 +1,12 @@
 import { createPostgresDatabaseModule } from '../../modules/postgres-database/index.js';
-import { TerminalError, type PlanInput, type ResolvedDependency, type Resource, type SyncContext, type SyncResult } from '../../src/sdk/index.js';
+import {
+  type PlanInput,
+  type ResolvedDependency,
+  type Resource,
+  type SyncContext,
+  type SyncResult,
+  TerminalError,
+} from '../../src/sdk/index.js';
 import { adminQuery, queryAs } from '../helpers/pg-client.js';
 import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
 
@@ -18,19 +25,34 @@ afterAll(() => server?.stop());
 
 const module = createPostgresDatabaseModule();
 const silent = { debug() {}, info() {}, warn() {}, error() {} };
-const ctx = (): SyncContext => ({ signal: new AbortController().signal, log: silent, now: () => new Date() });
+const ctx = (): SyncContext => ({
+  signal: new AbortController().signal,
+  log: silent,
+  now: () => new Date(),
+});
 
 function dependencies(): Record<string, ResolvedDependency> {
   return {
     server: {
       urn: 'orn:steward:postgres_server:p:main',
       kind: 'postgres_server',
-      output: { host: server.host, port: server.port, admin_user: server.adminUser, admin_password: server.adminPassword, sslmode: 'disable' },
+      output: {
+        host: server.host,
+        port: server.port,
+        admin_user: server.adminUser,
+        admin_password: server.adminPassword,
+        sslmode: 'disable',
+      },
     },
   };
 }
 
-function resource(action: string, configs: Record<string, unknown>, data: unknown, output: Record<string, unknown> = {}): Resource {
+function resource(
+  action: string,
+  configs: Record<string, unknown>,
+  data: unknown,
+  output: Record<string, unknown> = {},
+): Resource {
   return {
     urn: 'orn:steward:postgres_database:p:crashy',
     kind: 'postgres_database',
@@ -42,7 +64,10 @@ function resource(action: string, configs: Record<string, unknown>, data: unknow
     updated_at: '2026-01-01T00:00:00.000Z',
     created_by: 't',
     updated_by: 't',
-    spec: { configs: { extensions: [], connection_limit: -1, deletion_policy: 'delete', ...configs }, dependencies: { server: 'orn:steward:postgres_server:p:main' } },
+    spec: {
+      configs: { extensions: [], connection_limit: -1, deletion_policy: 'delete', ...configs },
+      dependencies: { server: 'orn:steward:postgres_server:p:main' },
+    },
     state: {
       status: 'PENDING',
       action,
@@ -59,9 +84,21 @@ function resource(action: string, configs: Record<string, unknown>, data: unknow
  * Plans `action`, then runs every step twice on identical input, continuing from the
  * second result each time. Returns the results of each pair.
  */
-async function runTwicePerStep(action: string, configs: Record<string, unknown>, current: Resource | null, output: Record<string, unknown> = {}) {
+async function runTwicePerStep(
+  action: string,
+  configs: Record<string, unknown>,
+  current: Resource | null,
+  output: Record<string, unknown> = {},
+) {
   const desired = resource(action, configs, null, output);
-  const plan = await module.plan({ action, params: {}, current, desired, dependencies: dependencies(), now: new Date() } satisfies PlanInput);
+  const plan = await module.plan({
+    action,
+    params: {},
+    current,
+    desired,
+    dependencies: dependencies(),
+    now: new Date(),
+  } satisfies PlanInput);
   let state = resource(action, configs, plan.data, output);
   const pairs: Array<{ step: string; first: SyncResult; second: SyncResult }> = [];
   for (;;) {
@@ -69,23 +106,45 @@ async function runTwicePerStep(action: string, configs: Record<string, unknown>,
     const first = await module.sync({ resource: state, dependencies: dependencies() }, ctx());
     const second = await module.sync({ resource: state, dependencies: dependencies() }, ctx());
     pairs.push({ step, first, second });
-    expect({ step, status: second.status, data: second.data }).toEqual({ step, status: first.status, data: first.data });
+    expect({ step, status: second.status, data: second.data }).toEqual({
+      step,
+      status: first.status,
+      data: first.data,
+    });
     if (second.status === 'COMPLETED') {
       // As the core stores it once the action completed.
-      const done: Resource = { ...state, state: { ...state.state, status: 'COMPLETED', output: second.output ?? state.state.output, data: second.data, observed_version: state.version } };
+      const done: Resource = {
+        ...state,
+        state: {
+          ...state.state,
+          status: 'COMPLETED',
+          output: second.output ?? state.state.output,
+          data: second.data,
+          observed_version: state.version,
+        },
+      };
       return { pairs, final: second, resource: done };
     }
-    state = { ...state, state: { ...state.state, output: second.output ?? state.state.output, data: second.data } };
+    state = {
+      ...state,
+      state: { ...state.state, output: second.output ?? state.state.output, data: second.data },
+    };
   }
 }
 
 /** The stored resource after each test, for the next one (the tests run in order on one database). */
 let stored: Resource;
 
-const count = async (sql: string, value: string, database = 'postgres') => (await adminQuery(server, sql, [value], database)).length;
+const count = async (sql: string, value: string, database = 'postgres') =>
+  (await adminQuery(server, sql, [value], database)).length;
 
 it('create: each step run twice converges; the password written back last is the one that works', async () => {
-  const configs = { database: 'crashy', owner: 'crashy_owner', extensions: ['hstore'], connection_limit: 3 };
+  const configs = {
+    database: 'crashy',
+    owner: 'crashy_owner',
+    extensions: ['hstore'],
+    connection_limit: 3,
+  };
   const { pairs, final, resource: created } = await runTwicePerStep('create', configs, null);
   stored = created;
   expect(pairs.map((p) => p.step)).toEqual(['create_role', 'ensure_database', 'ensure_extensions']);
@@ -94,43 +153,101 @@ it('create: each step run twice converges; the password written back last is the
   const lost = String(role!.first.output!.password);
   const kept = String(role!.second.output!.password);
   expect(kept).not.toBe(lost);
-  expect(final.output).toEqual({ host: server.host, port: server.port, database: 'crashy', user: 'crashy_owner', password: kept, sslmode: 'disable' });
-  expect(await queryAs(server, { user: 'crashy_owner', password: lost, database: 'crashy' })).toMatchObject({ code: '28P01' });
-  expect(await queryAs(server, { user: 'crashy_owner', password: kept, database: 'crashy' })).toEqual({ rows: [{ user: 'crashy_owner', database: 'crashy' }] });
+  expect(final.output).toEqual({
+    host: server.host,
+    port: server.port,
+    database: 'crashy',
+    user: 'crashy_owner',
+    password: kept,
+    sslmode: 'disable',
+  });
+  expect(
+    await queryAs(server, { user: 'crashy_owner', password: lost, database: 'crashy' }),
+  ).toMatchObject({ code: '28P01' });
+  expect(
+    await queryAs(server, { user: 'crashy_owner', password: kept, database: 'crashy' }),
+  ).toEqual({ rows: [{ user: 'crashy_owner', database: 'crashy' }] });
 
   expect(await count('SELECT 1 FROM pg_roles WHERE rolname = $1', 'crashy_owner')).toBe(1);
-  expect(await adminQuery(server, 'SELECT datconnlimit FROM pg_database WHERE datname = $1', ['crashy'])).toEqual([{ datconnlimit: 3 }]);
+  expect(
+    await adminQuery(server, 'SELECT datconnlimit FROM pg_database WHERE datname = $1', ['crashy']),
+  ).toEqual([{ datconnlimit: 3 }]);
   expect(await count('SELECT 1 FROM pg_extension WHERE extname = $1', 'hstore', 'crashy')).toBe(1);
 });
 
 it('update with a new owner and fewer extensions, and rotate_password: each step run twice converges', async () => {
-  const after = { database: 'crashy', owner: 'crashy_owner2', extensions: ['pgcrypto'], connection_limit: 4 };
-  await queryAs(server, { user: server.adminUser, password: server.adminPassword, database: 'crashy' }, 'CREATE TABLE t (x int); ALTER TABLE t OWNER TO crashy_owner');
+  const after = {
+    database: 'crashy',
+    owner: 'crashy_owner2',
+    extensions: ['pgcrypto'],
+    connection_limit: 4,
+  };
+  await queryAs(
+    server,
+    { user: server.adminUser, password: server.adminPassword, database: 'crashy' },
+    'CREATE TABLE t (x int); ALTER TABLE t OWNER TO crashy_owner',
+  );
   const update = await runTwicePerStep('update', after, stored);
-  expect(update.pairs.map((p) => p.step)).toEqual(['create_role', 'ensure_database', 'ensure_extensions', 'reassign_owned', 'drop_previous_role']);
-  expect(await adminQuery(server, 'SELECT pg_get_userbyid(datdba) AS owner, datconnlimit FROM pg_database WHERE datname = $1', ['crashy'])).toEqual([
-    { owner: 'crashy_owner2', datconnlimit: 4 },
+  expect(update.pairs.map((p) => p.step)).toEqual([
+    'create_role',
+    'ensure_database',
+    'ensure_extensions',
+    'reassign_owned',
+    'drop_previous_role',
   ]);
-  expect(await adminQuery(server, "SELECT extname FROM pg_extension WHERE extname <> 'plpgsql'", [], 'crashy')).toEqual([{ extname: 'pgcrypto' }]);
-  expect(await adminQuery(server, "SELECT tableowner FROM pg_tables WHERE tablename = 't'", [], 'crashy')).toEqual([{ tableowner: 'crashy_owner2' }]);
+  expect(
+    await adminQuery(
+      server,
+      'SELECT pg_get_userbyid(datdba) AS owner, datconnlimit FROM pg_database WHERE datname = $1',
+      ['crashy'],
+    ),
+  ).toEqual([{ owner: 'crashy_owner2', datconnlimit: 4 }]);
+  expect(
+    await adminQuery(
+      server,
+      "SELECT extname FROM pg_extension WHERE extname <> 'plpgsql'",
+      [],
+      'crashy',
+    ),
+  ).toEqual([{ extname: 'pgcrypto' }]);
+  expect(
+    await adminQuery(
+      server,
+      "SELECT tableowner FROM pg_tables WHERE tablename = 't'",
+      [],
+      'crashy',
+    ),
+  ).toEqual([{ tableowner: 'crashy_owner2' }]);
   expect(await count('SELECT 1 FROM pg_roles WHERE rolname = $1', 'crashy_owner')).toBe(0);
 
-  const rotate = await runTwicePerStep('rotate_password', after, update.resource, update.final.output);
+  const rotate = await runTwicePerStep(
+    'rotate_password',
+    after,
+    update.resource,
+    update.final.output,
+  );
   expect(rotate.pairs.map((p) => p.step)).toEqual(['set_password']);
   const password = String(rotate.final.output!.password);
   expect(password).not.toBe(update.final.output!.password);
-  expect(await queryAs(server, { user: 'crashy_owner2', password, database: 'crashy' })).toEqual({ rows: [{ user: 'crashy_owner2', database: 'crashy' }] });
+  expect(await queryAs(server, { user: 'crashy_owner2', password, database: 'crashy' })).toEqual({
+    rows: [{ user: 'crashy_owner2', database: 'crashy' }],
+  });
   stored = rotate.resource;
 });
 
 it('delete: dropping the database and the role twice converges', async () => {
-  const { pairs } = await runTwicePerStep('delete', stored.spec.configs, stored, stored.state.output);
+  const { pairs } = await runTwicePerStep(
+    'delete',
+    stored.spec.configs,
+    stored,
+    stored.state.output,
+  );
   expect(pairs.map((p) => p.step)).toEqual(['drop_database', 'drop_role']);
   expect(await count('SELECT 1 FROM pg_database WHERE datname = $1', 'crashy')).toBe(0);
   expect(await count('SELECT 1 FROM pg_roles WHERE rolname = $1', 'crashy_owner2')).toBe(0);
 });
 
-it('an extension the server does not have is a TerminalError with the server\'s message', async () => {
+it("an extension the server does not have is a TerminalError with the server's message", async () => {
   const configs = { database: 'noext', owner: 'noext_owner', extensions: ['no_such_extension'] };
   const state = resource('create', configs, { pending: ['ensure_extensions'] });
   await adminQuery(server, 'CREATE DATABASE noext');
@@ -143,7 +260,17 @@ it('an extension the server does not have is a TerminalError with the server\'s 
 it('an unreachable server is a plain (retried) error', async () => {
   const deps = dependencies();
   deps.server!.output = { ...deps.server!.output, port: 1 };
-  const failure = module.sync({ resource: resource('create', { database: 'x', owner: 'x_owner' }, { pending: ['create_role'] }), dependencies: deps }, ctx());
+  const failure = module.sync(
+    {
+      resource: resource(
+        'create',
+        { database: 'x', owner: 'x_owner' },
+        { pending: ['create_role'] },
+      ),
+      dependencies: deps,
+    },
+    ctx(),
+  );
   await expect(failure).rejects.toThrow('ECONNREFUSED');
   await expect(failure).rejects.not.toBeInstanceOf(TerminalError);
 });

@@ -1,6 +1,7 @@
 import pg from 'pg';
+
 import { createFakeModule } from '../helpers/fake-module.js';
-import { call, startSteward, waitFor, waitForStatus, type Harness } from '../helpers/harness.js';
+import { call, type Harness, startSteward, waitFor, waitForStatus } from '../helpers/harness.js';
 import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
 
 /** What only the PostgreSQL store does: wake-ups across processes, and riding out a database outage. */
@@ -26,7 +27,10 @@ describe('the PostgreSQL store', () => {
 
   async function start(db: string, config: Record<string, unknown>) {
     const fake = createFakeModule();
-    const h = await startSteward({ config: { db, ...config }, overrides: { extraModules: [{ definition: fake.definition, origin: 'test' }] } });
+    const h = await startSteward({
+      config: { db, ...config },
+      overrides: { extraModules: [{ definition: fake.definition, origin: 'test' }] },
+    });
     harnesses.push(h);
     return h;
   }
@@ -38,7 +42,10 @@ describe('the PostgreSQL store', () => {
     // The worker's first claim happened at start; from now on only a notification can wake it before ten minutes pass.
     const before = Date.now();
     for (let i = 0; i < 5; i += 1) {
-      expect((await call('POST', `${api.api}/resources`, { kind: 'fake', project: 'p', name: `n${i}` })).status).toBe(202);
+      expect(
+        (await call('POST', `${api.api}/resources`, { kind: 'fake', project: 'p', name: `n${i}` }))
+          .status,
+      ).toBe(202);
       await waitForStatus(api.api, `orn:steward:fake:p:n${i}`, 'COMPLETED', 5000);
     }
     expect(Date.now() - before).toBeLessThan(60_000);
@@ -47,16 +54,30 @@ describe('the PostgreSQL store', () => {
 
   it('answers 503 while the database is down, and converges everything acknowledged once it is back', async () => {
     const db = await freshDatabase();
-    const h = await start(db, { worker: true, backoffBaseMs: 50, backoffMaxMs: 500, maxAttempts: 1000 });
+    const h = await start(db, {
+      worker: true,
+      backoffBaseMs: 50,
+      backoffMaxMs: 500,
+      maxAttempts: 1000,
+    });
     const accepted: string[] = [];
     for (let i = 0; i < 20; i += 1) {
-      const res = await call('POST', `${h.api}/resources`, { kind: 'fake', project: 'p', name: `r${i}`, spec: { configs: { steps: 3 } } });
+      const res = await call('POST', `${h.api}/resources`, {
+        kind: 'fake',
+        project: 'p',
+        name: `r${i}`,
+        spec: { configs: { steps: 3 } },
+      });
       expect(res.status).toBe(202);
       accepted.push(res.body.resource.urn);
     }
     await server.pause();
     try {
-      const down = await call('POST', `${h.api}/resources`, { kind: 'fake', project: 'p', name: 'during' });
+      const down = await call('POST', `${h.api}/resources`, {
+        kind: 'fake',
+        project: 'p',
+        name: 'during',
+      });
       expect(down.status).toBe(503);
       expect(down.body.error.code).toBe('unavailable');
       const read = await call('GET', `${h.api}/resources/${accepted[0]}`);
@@ -67,7 +88,11 @@ describe('the PostgreSQL store', () => {
     } finally {
       await server.resume();
     }
-    await waitFor(async () => (await call('GET', `${h.url}/readyz`)).status === 200 || undefined, 'readiness after the outage', 20_000);
+    await waitFor(
+      async () => (await call('GET', `${h.url}/readyz`)).status === 200 || undefined,
+      'readiness after the outage',
+      20_000,
+    );
     for (const urn of accepted) await waitForStatus(h.api, urn, 'COMPLETED', 30_000);
     expect((await call('GET', `${h.api}/resources/orn:steward:fake:p:during`)).status).toBe(404);
   });

@@ -1,9 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+
 import type { Config } from '../../src/config.js';
 import { createStore } from '../../src/store/create-store.js';
-import { call, startSteward, waitFor, type Harness } from '../helpers/harness.js';
+import { call, type Harness, startSteward, waitFor } from '../helpers/harness.js';
 import { killAllWith, processesWith } from '../helpers/local-processes.js';
 import { openRawDatabase, type RawDatabase } from '../helpers/raw-database.js';
 
@@ -13,11 +14,30 @@ import { openRawDatabase, type RawDatabase } from '../helpers/raw-database.js';
  * Programs carry MARK in their arguments, so what runs is found in /proc without trusting Steward.
  */
 const MARK = `86400.${process.pid}${Date.now() % 100000}`;
-const TABLES = ['resources', 'resource_labels', 'resource_dependencies', 'revisions', 'operations', 'events', 'quota_usage'];
+const TABLES = [
+  'resources',
+  'resource_labels',
+  'resource_dependencies',
+  'revisions',
+  'operations',
+  'events',
+  'quota_usage',
+];
 
-const urn = (kind: string, project: string, name: string) => `orn:steward:${kind}:${project}:${name}`;
-const sleeper = (project: string, name: string, replicas: number) => ({ kind: 'process', project, name, spec: { configs: { command: 'sleep', args: [MARK], replicas } } });
-const file = (project: string, name: string, bytes = 10) => ({ kind: 'file', project, name, spec: { configs: { path: `${project}-${name}.txt`, content: 'x'.repeat(bytes) } } });
+const urn = (kind: string, project: string, name: string) =>
+  `orn:steward:${kind}:${project}:${name}`;
+const sleeper = (project: string, name: string, replicas: number) => ({
+  kind: 'process',
+  project,
+  name,
+  spec: { configs: { command: 'sleep', args: [MARK], replicas } },
+});
+const file = (project: string, name: string, bytes = 10) => ({
+  kind: 'file',
+  project,
+  name,
+  spec: { configs: { path: `${project}-${name}.txt`, content: 'x'.repeat(bytes) } },
+});
 
 describe('quotas', () => {
   let dir: string;
@@ -26,7 +46,10 @@ describe('quotas', () => {
 
   async function start(config: Partial<Config>): Promise<Harness> {
     // The worker is stepped by hand (settle), so nothing writes between a refusal's two snapshots.
-    h = await startSteward({ dir, config: { worker: false, allowedCommands: ['sleep'], runDir: join(dir, 'run'), ...config } });
+    h = await startSteward({
+      dir,
+      config: { worker: false, allowedCommands: ['sleep'], runDir: join(dir, 'run'), ...config },
+    });
     raw = await openRawDatabase(h.steward.config.db);
     return h;
   }
@@ -62,9 +85,19 @@ describe('quotas', () => {
 
   /** quota_usage holds, per project, exactly the sums over its resource rows. */
   async function expectCountsMatchRows() {
-    const sums = await raw!.query('select project, count(*) as resources, sum(spec_bytes) as bytes, sum(processes) as processes from resources group by project order by project');
-    const counted = await raw!.query('select project, resources, bytes, processes from quota_usage where resources > 0 order by project');
-    const numbers = (rows: Array<Record<string, unknown>>) => rows.map((r) => ({ project: r.project, resources: Number(r.resources), bytes: Number(r.bytes), processes: Number(r.processes) }));
+    const sums = await raw!.query(
+      'select project, count(*) as resources, sum(spec_bytes) as bytes, sum(processes) as processes from resources group by project order by project',
+    );
+    const counted = await raw!.query(
+      'select project, resources, bytes, processes from quota_usage where resources > 0 order by project',
+    );
+    const numbers = (rows: Array<Record<string, unknown>>) =>
+      rows.map((r) => ({
+        project: r.project,
+        resources: Number(r.resources),
+        bytes: Number(r.bytes),
+        processes: Number(r.processes),
+      }));
     expect(numbers(counted)).toEqual(numbers(sums));
   }
 
@@ -83,10 +116,27 @@ describe('quotas', () => {
 
   it('refuses one create of a process with 256 replicas under the default quotas: 403, nothing stored, nothing started', async () => {
     const { api } = await start({});
-    const error = await refused('POST', `${api}/resources`, sleeper('web', 'flood', 256), 'STEWARD_QUOTA_PROJECT_PROCESSES');
-    expect(error.details).toEqual({ quota: 'processes', scope: 'project', project: 'web', setting: 'STEWARD_QUOTA_PROJECT_PROCESSES', max: 64, used: 0, requested: 256 });
-    expect(error.message).toBe('project web would go past its quota of 64 processes (STEWARD_QUOTA_PROJECT_PROCESSES): 0 in use, this request adds 256');
-    expect((await call('GET', `${api}/resources/${urn('process', 'web', 'flood')}`)).status).toBe(404);
+    const error = await refused(
+      'POST',
+      `${api}/resources`,
+      sleeper('web', 'flood', 256),
+      'STEWARD_QUOTA_PROJECT_PROCESSES',
+    );
+    expect(error.details).toEqual({
+      quota: 'processes',
+      scope: 'project',
+      project: 'web',
+      setting: 'STEWARD_QUOTA_PROJECT_PROCESSES',
+      max: 64,
+      used: 0,
+      requested: 256,
+    });
+    expect(error.message).toBe(
+      'project web would go past its quota of 64 processes (STEWARD_QUOTA_PROJECT_PROCESSES): 0 in use, this request adds 256',
+    );
+    expect((await call('GET', `${api}/resources/${urn('process', 'web', 'flood')}`)).status).toBe(
+      404,
+    );
     // The worker finds nothing to start.
     expect(await h!.steward.engine.runOnce()).toBe(0);
     expect(processesWith(MARK)).toEqual([]);
@@ -101,48 +151,112 @@ describe('quotas', () => {
     await settle(urn('process', 'a', 'web'), 'COMPLETED');
 
     // scale past the project's quota: refused, the resource and its replicas as they were.
-    const scale = await refused('POST', `${api}/resources/${urn('process', 'a', 'web')}/actions/scale`, { replicas: 4 }, 'STEWARD_QUOTA_PROJECT_PROCESSES');
+    const scale = await refused(
+      'POST',
+      `${api}/resources/${urn('process', 'a', 'web')}/actions/scale`,
+      { replicas: 4 },
+      'STEWARD_QUOTA_PROJECT_PROCESSES',
+    );
     expect(scale.details).toMatchObject({ scope: 'project', max: 3, used: 2, requested: 2 });
-    expect((await call('POST', `${api}/resources/${urn('process', 'a', 'web')}/actions/scale`, { replicas: 3 })).status).toBe(202);
+    expect(
+      (
+        await call('POST', `${api}/resources/${urn('process', 'a', 'web')}/actions/scale`, {
+          replicas: 3,
+        })
+      ).status,
+    ).toBe(202);
     await settle(urn('process', 'a', 'web'), 'COMPLETED');
 
     // Another project fits its own quota but not the global one (3 + 2 > 4).
-    const global = await refused('POST', `${api}/resources`, sleeper('b', 'web', 2), 'STEWARD_QUOTA_PROCESSES');
-    expect(global.details).toEqual({ quota: 'processes', scope: 'global', setting: 'STEWARD_QUOTA_PROCESSES', max: 4, used: 3, requested: 2 });
+    const global = await refused(
+      'POST',
+      `${api}/resources`,
+      sleeper('b', 'web', 2),
+      'STEWARD_QUOTA_PROCESSES',
+    );
+    expect(global.details).toEqual({
+      quota: 'processes',
+      scope: 'global',
+      setting: 'STEWARD_QUOTA_PROCESSES',
+      max: 4,
+      used: 3,
+      requested: 2,
+    });
     expect((await call('POST', `${api}/resources`, sleeper('b', 'web', 1))).status).toBe(202);
     await settle(urn('process', 'b', 'web'), 'COMPLETED');
     expect(processesWith(MARK)).toHaveLength(4);
 
     // A stopped process counts nothing; starting it again is checked like a scale.
-    expect((await call('POST', `${api}/resources/${urn('process', 'a', 'web')}/actions/stop`)).status).toBe(202);
+    expect(
+      (await call('POST', `${api}/resources/${urn('process', 'a', 'web')}/actions/stop`)).status,
+    ).toBe(202);
     await settle(urn('process', 'a', 'web'), 'COMPLETED');
     expect((await call('POST', `${api}/resources`, sleeper('b', 'api', 2))).status).toBe(202);
     await settle(urn('process', 'b', 'api'), 'COMPLETED');
-    await refused('POST', `${api}/resources/${urn('process', 'a', 'web')}/actions/start`, undefined, 'STEWARD_QUOTA_PROCESSES');
+    await refused(
+      'POST',
+      `${api}/resources/${urn('process', 'a', 'web')}/actions/start`,
+      undefined,
+      'STEWARD_QUOTA_PROCESSES',
+    );
 
     // A delete is never refused, and frees the quota when the resource is gone.
-    expect((await call('DELETE', `${api}/resources/${urn('process', 'b', 'api')}`)).status).toBe(202);
+    expect((await call('DELETE', `${api}/resources/${urn('process', 'b', 'api')}`)).status).toBe(
+      202,
+    );
     await settle(urn('process', 'b', 'api'), 'GONE');
-    expect((await call('POST', `${api}/resources/${urn('process', 'a', 'web')}/actions/start`)).status).toBe(202);
+    expect(
+      (await call('POST', `${api}/resources/${urn('process', 'a', 'web')}/actions/start`)).status,
+    ).toBe(202);
     await settle(urn('process', 'a', 'web'), 'COMPLETED');
     expect(processesWith(MARK)).toHaveLength(4);
     await expectCountsMatchRows();
 
-    for (const name of [urn('process', 'a', 'web'), urn('process', 'b', 'web')]) expect((await call('DELETE', `${api}/resources/${name}`)).status).toBe(202);
+    for (const name of [urn('process', 'a', 'web'), urn('process', 'b', 'web')])
+      expect((await call('DELETE', `${api}/resources/${name}`)).status).toBe(202);
     await settle(urn('process', 'a', 'web'), 'GONE');
     await settle(urn('process', 'b', 'web'), 'GONE');
     expect(processesWith(MARK)).toEqual([]);
-    expect(await raw!.query('select project, resources, bytes, processes from quota_usage where resources > 0')).toEqual([]);
+    expect(
+      await raw!.query(
+        'select project, resources, bytes, processes from quota_usage where resources > 0',
+      ),
+    ).toEqual([]);
   });
 
   it('refuses resources past the per-project and the global count, and a delete frees its place', async () => {
     const { api } = await start({ quotaProjectResources: 2, quotaResources: 3 });
-    for (const name of ['a', 'b']) expect((await call('POST', `${api}/resources`, file('one', name))).status).toBe(202);
-    const project = await refused('POST', `${api}/resources`, file('one', 'c'), 'STEWARD_QUOTA_PROJECT_RESOURCES');
-    expect(project.details).toEqual({ quota: 'resources', scope: 'project', project: 'one', setting: 'STEWARD_QUOTA_PROJECT_RESOURCES', max: 2, used: 2, requested: 1 });
+    for (const name of ['a', 'b'])
+      expect((await call('POST', `${api}/resources`, file('one', name))).status).toBe(202);
+    const project = await refused(
+      'POST',
+      `${api}/resources`,
+      file('one', 'c'),
+      'STEWARD_QUOTA_PROJECT_RESOURCES',
+    );
+    expect(project.details).toEqual({
+      quota: 'resources',
+      scope: 'project',
+      project: 'one',
+      setting: 'STEWARD_QUOTA_PROJECT_RESOURCES',
+      max: 2,
+      used: 2,
+      requested: 1,
+    });
     expect((await call('POST', `${api}/resources`, file('two', 'a'))).status).toBe(202);
-    const global = await refused('POST', `${api}/resources`, file('two', 'b'), 'STEWARD_QUOTA_RESOURCES');
-    expect(global.details).toMatchObject({ quota: 'resources', scope: 'global', max: 3, used: 3, requested: 1 });
+    const global = await refused(
+      'POST',
+      `${api}/resources`,
+      file('two', 'b'),
+      'STEWARD_QUOTA_RESOURCES',
+    );
+    expect(global.details).toMatchObject({
+      quota: 'resources',
+      scope: 'global',
+      max: 3,
+      used: 3,
+      requested: 1,
+    });
     expect((await call('GET', `${api}/resources/${urn('file', 'two', 'b')}`)).status).toBe(404);
 
     await settle(urn('file', 'one', 'a'), 'COMPLETED');
@@ -156,31 +270,64 @@ describe('quotas', () => {
 
   it('holds a project quota exactly under concurrent creates (on PostgreSQL too: the project row is locked until commit)', async () => {
     const { api } = await start({ quotaProjectResources: 5 });
-    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => call('POST', `${api}/resources`, file('race', `r${i}`))));
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => call('POST', `${api}/resources`, file('race', `r${i}`))),
+    );
     expect(answers.filter((res) => res.status === 202)).toHaveLength(5);
-    expect(answers.filter((res) => res.status === 403 && res.body.error.code === 'quota_exceeded')).toHaveLength(15);
-    expect(await raw!.query("select count(*) as n from resources where project = 'race'")).toEqual([{ n: raw!.dialect === 'postgres' ? '5' : 5 }]);
+    expect(
+      answers.filter((res) => res.status === 403 && res.body.error.code === 'quota_exceeded'),
+    ).toHaveLength(15);
+    expect(await raw!.query("select count(*) as n from resources where project = 'race'")).toEqual([
+      { n: raw!.dialect === 'postgres' ? '5' : 5 },
+    ]);
     await expectCountsMatchRows();
   });
 
   it('refuses stored bytes past the per-project and the global quota, on create and on PATCH', async () => {
     const { api } = await start({ quotaProjectBytes: 300_000, quotaBytes: 500_000 });
     expect((await call('POST', `${api}/resources`, file('one', 'a', 200_000))).status).toBe(202);
-    const project = await refused('POST', `${api}/resources`, file('one', 'b', 200_000), 'STEWARD_QUOTA_PROJECT_BYTES');
+    const project = await refused(
+      'POST',
+      `${api}/resources`,
+      file('one', 'b', 200_000),
+      'STEWARD_QUOTA_PROJECT_BYTES',
+    );
     expect(project.details).toMatchObject({ quota: 'bytes', scope: 'project', max: 300_000 });
     expect(project.details.used + project.details.requested).toBeGreaterThan(300_000);
     expect((await call('POST', `${api}/resources`, file('two', 'a', 200_000))).status).toBe(202);
-    const global = await refused('POST', `${api}/resources`, file('three', 'a', 200_000), 'STEWARD_QUOTA_BYTES');
+    const global = await refused(
+      'POST',
+      `${api}/resources`,
+      file('three', 'a', 200_000),
+      'STEWARD_QUOTA_BYTES',
+    );
     expect(global.details).toMatchObject({ quota: 'bytes', scope: 'global', max: 500_000 });
 
     // A PATCH counts what it adds: growing within the quota passes, past it is refused, shrinking always passes.
     const a = urn('file', 'one', 'a');
     await settle(a, 'COMPLETED');
-    expect((await call('PATCH', `${api}/resources/${a}`, { configs: { path: 'one-a.txt', content: 'x'.repeat(250_000) } })).status).toBe(202);
+    expect(
+      (
+        await call('PATCH', `${api}/resources/${a}`, {
+          configs: { path: 'one-a.txt', content: 'x'.repeat(250_000) },
+        })
+      ).status,
+    ).toBe(202);
     await settle(a, 'COMPLETED');
-    await refused('PATCH', `${api}/resources/${a}`, { configs: { path: 'one-a.txt', content: 'x'.repeat(400_000) } }, 'STEWARD_QUOTA_PROJECT_BYTES');
+    await refused(
+      'PATCH',
+      `${api}/resources/${a}`,
+      { configs: { path: 'one-a.txt', content: 'x'.repeat(400_000) } },
+      'STEWARD_QUOTA_PROJECT_BYTES',
+    );
     expect((await call('GET', `${api}/resources/${a}`)).body.version).toBe(2);
-    expect((await call('PATCH', `${api}/resources/${a}`, { configs: { path: 'one-a.txt', content: 'small' } })).status).toBe(202);
+    expect(
+      (
+        await call('PATCH', `${api}/resources/${a}`, {
+          configs: { path: 'one-a.txt', content: 'small' },
+        })
+      ).status,
+    ).toBe(202);
     await expectCountsMatchRows();
   });
 
@@ -191,11 +338,16 @@ describe('quotas', () => {
     expect((await call('POST', `${api}/resources`, file('one', 'b'))).status).toBe(202);
     for (let i = 1; i <= 5; i += 1) {
       await settle(a, 'COMPLETED');
-      expect((await call('PATCH', `${api}/resources/${a}`, { labels: { n: String(i) } })).status).toBe(202);
+      expect(
+        (await call('PATCH', `${api}/resources/${a}`, { labels: { n: String(i) } })).status,
+      ).toBe(202);
     }
     const first = await call('GET', `${api}/resources/${a}/revisions?page_size=2`);
     expect(first.body.revisions.map((r: { version: number }) => r.version)).toEqual([6, 5]);
-    const second = await call('GET', `${api}/resources/${a}/revisions?page_size=2&page_token=${first.body.next_page_token}`);
+    const second = await call(
+      'GET',
+      `${api}/resources/${a}/revisions?page_size=2&page_token=${first.body.next_page_token}`,
+    );
     expect(second.body.revisions.map((r: { version: number }) => r.version)).toEqual([4]);
     expect(second.body.next_page_token).toBeNull();
     // Only this resource's history was pruned.
@@ -211,15 +363,35 @@ describe('quotas', () => {
   it('0004_quotas counts the resources of an existing database as the accept path does', async () => {
     const { api } = await start({});
     const bodies = [
-      { ...file('one', 'a'), labels: { team: 'é' }, spec: { configs: { path: 'a.txt', content: 'naïve ✓' } } },
+      {
+        ...file('one', 'a'),
+        labels: { team: 'é' },
+        spec: { configs: { path: 'a.txt', content: 'naïve ✓' } },
+      },
       sleeper('one', 'web', 3),
-      { ...sleeper('one', 'idle', 5), spec: { configs: { command: 'sleep', args: [MARK], replicas: 5, stopped: true } } },
-      { kind: 'job', project: 'two', name: 'once', spec: { configs: { command: 'sleep', args: [MARK] } } },
+      {
+        ...sleeper('one', 'idle', 5),
+        spec: { configs: { command: 'sleep', args: [MARK], replicas: 5, stopped: true } },
+      },
+      {
+        kind: 'job',
+        project: 'two',
+        name: 'once',
+        spec: { configs: { command: 'sleep', args: [MARK] } },
+      },
     ];
-    for (const body of bodies) expect((await call('POST', `${api}/resources`, body)).status).toBe(202);
-    const counted = await raw!.query('select project, resources, bytes, processes from quota_usage order by project');
-    const footprints = await raw!.query('select urn, spec_bytes, processes from resources order by urn');
-    expect(counted.map((row) => [row.project, Number(row.processes)])).toEqual([['one', 3], ['two', 1]]);
+    for (const body of bodies)
+      expect((await call('POST', `${api}/resources`, body)).status).toBe(202);
+    const counted = await raw!.query(
+      'select project, resources, bytes, processes from quota_usage order by project',
+    );
+    const footprints = await raw!.query(
+      'select urn, spec_bytes, processes from resources order by urn',
+    );
+    expect(counted.map((row) => [row.project, Number(row.processes)])).toEqual([
+      ['one', 3],
+      ['two', 1],
+    ]);
     const { db } = h!.steward.config;
     await raw!.close();
     await h!.close();
@@ -237,7 +409,13 @@ describe('quotas', () => {
     await raw.run("delete from kysely_migration where name > '0004_quotas'");
     const store = await createStore({ db, busyTimeoutMs: 1000 });
     await store.close();
-    expect(await raw.query('select project, resources, bytes, processes from quota_usage order by project')).toEqual(counted);
-    expect(await raw.query('select urn, spec_bytes, processes from resources order by urn')).toEqual(footprints);
+    expect(
+      await raw.query(
+        'select project, resources, bytes, processes from quota_usage order by project',
+      ),
+    ).toEqual(counted);
+    expect(
+      await raw.query('select urn, spec_bytes, processes from resources order by urn'),
+    ).toEqual(footprints);
   });
 });

@@ -1,6 +1,6 @@
 import { defineModule } from '../../src/sdk/index.js';
 import { expectError } from '../helpers/fake-steward.js';
-import { call, startSteward, type Harness } from '../helpers/harness.js';
+import { call, type Harness, startSteward } from '../helpers/harness.js';
 import { TEST_STORE } from '../helpers/test-database.js';
 
 /**
@@ -12,29 +12,55 @@ import { TEST_STORE } from '../helpers/test-database.js';
  */
 const claimer = defineModule({
   kind: 'claimer',
-  description: 'Holds the backend object named by configs.key (none when absent); `rekey` moves it.',
-  configSchema: { type: 'object', additionalProperties: false, properties: { key: { type: 'string' }, value: {} } },
+  description:
+    'Holds the backend object named by configs.key (none when absent); `rekey` moves it.',
+  configSchema: {
+    type: 'object',
+    additionalProperties: false,
+    properties: { key: { type: 'string' }, value: {} },
+  },
   actions: {
     create: {},
     update: {},
     delete: {},
-    rekey: { paramsSchema: { type: 'object', additionalProperties: false, required: ['key'], properties: { key: { type: 'string' } } } },
+    rekey: {
+      paramsSchema: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['key'],
+        properties: { key: { type: 'string' } },
+      },
+    },
     poke: {},
   },
   // A key that is not per project, like a database on a shared server: two projects can collide on it.
-  claimKey: ({ configs }) => (configs.key === undefined ? undefined : `server-1/${String(configs.key)}`),
-  plan: ({ action, params, desired }) => (action === 'rekey' ? { configs: { ...desired.spec.configs, key: (params as { key: string }).key } } : {}),
+  claimKey: ({ configs }) =>
+    configs.key === undefined ? undefined : `server-1/${String(configs.key)}`,
+  plan: ({ action, params, desired }) =>
+    action === 'rekey'
+      ? { configs: { ...desired.spec.configs, key: (params as { key: string }).key } }
+      : {},
   sync: async () => ({ status: 'COMPLETED' as const, output: {} }),
 });
 
 /** The same keys, another kind: keys of two kinds never meet. */
-const other = defineModule({ ...claimer, kind: 'other_claimer', description: 'claimer under another kind' });
+const other = defineModule({
+  ...claimer,
+  kind: 'other_claimer',
+  description: 'claimer under another kind',
+});
 
 describe(`claims (${TEST_STORE})`, () => {
   let h: Harness;
-  const urnOf = (project: string, name: string, kind = 'claimer') => `orn:steward:${kind}:${project}:${name}`;
-  const create = (project: string, name: string, configs: Record<string, unknown>, query = '', kind = 'claimer') =>
-    call('POST', `${h.api}/resources${query}`, { kind, project, name, spec: { configs } });
+  const urnOf = (project: string, name: string, kind = 'claimer') =>
+    `orn:steward:${kind}:${project}:${name}`;
+  const create = (
+    project: string,
+    name: string,
+    configs: Record<string, unknown>,
+    query = '',
+    kind = 'claimer',
+  ) => call('POST', `${h.api}/resources${query}`, { kind, project, name, spec: { configs } });
   const get = (urn: string) => call('GET', `${h.api}/resources/${urn}`);
   /** Nothing of `urn` stored: no resource, no operation, no revision, no event. */
   const expectNothingStored = async (urn: string) => {
@@ -48,7 +74,12 @@ describe(`claims (${TEST_STORE})`, () => {
   beforeAll(async () => {
     h = await startSteward({
       config: { worker: false, backoffBaseMs: 0, backoffMaxMs: 0 },
-      overrides: { extraModules: [{ definition: claimer, origin: 'test' }, { definition: other, origin: 'test' }] },
+      overrides: {
+        extraModules: [
+          { definition: claimer, origin: 'test' },
+          { definition: other, origin: 'test' },
+        ],
+      },
     });
   });
   afterAll(async () => {
@@ -65,7 +96,11 @@ describe(`claims (${TEST_STORE})`, () => {
         `resource ${urnOf('p', 'holder')} already manages what ${urnOf('p', 'second')} names (claimer server-1/db1); ` +
           'two resources never manage one backend object: delete the holder first or choose another',
       );
-      expect(res.body.error.details).toEqual({ urn: urnOf('p', 'second'), claim: 'server-1/db1', holder: urnOf('p', 'holder') });
+      expect(res.body.error.details).toEqual({
+        urn: urnOf('p', 'second'),
+        claim: 'server-1/db1',
+        holder: urnOf('p', 'holder'),
+      });
     }
     await expectNothingStored(urnOf('p', 'second'));
     // The same key under another kind is another object.
@@ -76,8 +111,13 @@ describe(`claims (${TEST_STORE})`, () => {
     expect((await create('alpha', 'secret-name', { key: 'shared' })).status).toBe(202);
     const res = await create('beta', 'mine', { key: 'shared' });
     expectError(res, 409, 'already_exists');
-    expect(res.body.error.message).toMatch(/^another resource already manages what orn:steward:claimer:beta:mine names \(claimer server-1\/shared\)/);
-    expect(res.body.error.details).toEqual({ urn: urnOf('beta', 'mine'), claim: 'server-1/shared' });
+    expect(res.body.error.message).toMatch(
+      /^another resource already manages what orn:steward:claimer:beta:mine names \(claimer server-1\/shared\)/,
+    );
+    expect(res.body.error.details).toEqual({
+      urn: urnOf('beta', 'mine'),
+      claim: 'server-1/shared',
+    });
     expect(JSON.stringify(res.body)).not.toMatch(/alpha|secret-name/);
     await expectNothingStored(urnOf('beta', 'mine'));
   });
@@ -89,31 +129,63 @@ describe(`claims (${TEST_STORE})`, () => {
     expect((await create('p', 'none-2', {})).status).toBe(202);
     await h.steward.engine.drain();
     const before = (await get(urnOf('p', 'b'))).body;
-    const patched = await call('PATCH', `${h.api}/resources/${urnOf('p', 'b')}`, { configs: { key: 'ka', value: 2 } });
+    const patched = await call('PATCH', `${h.api}/resources/${urnOf('p', 'b')}`, {
+      configs: { key: 'ka', value: 2 },
+    });
     expectError(patched, 409, 'already_exists');
-    expect(patched.body.error.details).toEqual({ urn: urnOf('p', 'b'), claim: 'server-1/ka', holder: urnOf('p', 'a') });
-    const acted = await call('POST', `${h.api}/resources/${urnOf('p', 'b')}/actions/rekey`, { key: 'ka' });
+    expect(patched.body.error.details).toEqual({
+      urn: urnOf('p', 'b'),
+      claim: 'server-1/ka',
+      holder: urnOf('p', 'a'),
+    });
+    const acted = await call('POST', `${h.api}/resources/${urnOf('p', 'b')}/actions/rekey`, {
+      key: 'ka',
+    });
     expectError(acted, 409, 'already_exists');
     const after = (await get(urnOf('p', 'b'))).body;
     expect(after).toEqual(before);
-    expect((await call('GET', `${h.api}/operations?urn=${urnOf('p', 'b')}`)).body.operations).toHaveLength(1);
+    expect(
+      (await call('GET', `${h.api}/operations?urn=${urnOf('p', 'b')}`)).body.operations,
+    ).toHaveLength(1);
     // Its own key again, and an action that leaves the key alone, are no conflict with itself.
-    expect((await call('PATCH', `${h.api}/resources/${urnOf('p', 'b')}`, { configs: { key: 'kb', value: 3 } })).status).toBe(202);
+    expect(
+      (
+        await call('PATCH', `${h.api}/resources/${urnOf('p', 'b')}`, {
+          configs: { key: 'kb', value: 3 },
+        })
+      ).status,
+    ).toBe(202);
     await h.steward.engine.drain();
-    expect((await call('POST', `${h.api}/resources/${urnOf('p', 'b')}/actions/poke`, {})).status).toBe(202);
+    expect(
+      (await call('POST', `${h.api}/resources/${urnOf('p', 'b')}/actions/poke`, {})).status,
+    ).toBe(202);
     await h.steward.engine.drain();
   });
 
   it('moves the key with an update: the old key is free at once, the new one held', async () => {
     expect((await create('p', 'mover', { key: 'old' })).status).toBe(202);
     await h.steward.engine.drain();
-    expect((await call('PATCH', `${h.api}/resources/${urnOf('p', 'mover')}`, { configs: { key: 'new' } })).status).toBe(202);
+    expect(
+      (
+        await call('PATCH', `${h.api}/resources/${urnOf('p', 'mover')}`, {
+          configs: { key: 'new' },
+        })
+      ).status,
+    ).toBe(202);
     expect((await create('p', 'taker', { key: 'old' })).status).toBe(202);
     expectError(await create('p', 'late', { key: 'new' }), 409, 'already_exists');
-    const rekeyed = await call('POST', `${h.api}/resources/${urnOf('p', 'taker')}/actions/rekey`, { key: 'newer' });
+    const rekeyed = await call('POST', `${h.api}/resources/${urnOf('p', 'taker')}/actions/rekey`, {
+      key: 'newer',
+    });
     expect(rekeyed.status).toBe(409); // taker is PENDING: its create has not been synced
     await h.steward.engine.drain();
-    expect((await call('POST', `${h.api}/resources/${urnOf('p', 'taker')}/actions/rekey`, { key: 'newer' })).status).toBe(202);
+    expect(
+      (
+        await call('POST', `${h.api}/resources/${urnOf('p', 'taker')}/actions/rekey`, {
+          key: 'newer',
+        })
+      ).status,
+    ).toBe(202);
     expect((await create('p', 'late', { key: 'old' })).status).toBe(202);
     await h.steward.engine.drain();
   });
@@ -135,11 +207,17 @@ describe(`claims (${TEST_STORE})`, () => {
   it('lets exactly one of many concurrent creates on one key win; the rest are 409 with nothing stored', async () => {
     const names = Array.from({ length: 12 }, (_, i) => `racer-${i}`);
     const answers = await Promise.all(names.map((name) => create('p', name, { key: 'contested' })));
-    expect(answers.map((res) => res.status).sort()).toEqual([202, ...Array<number>(names.length - 1).fill(409)]);
+    expect(answers.map((res) => res.status).sort()).toEqual([
+      202,
+      ...Array<number>(names.length - 1).fill(409),
+    ]);
     const winner = names[answers.findIndex((res) => res.status === 202)]!;
     for (const [i, res] of answers.entries()) {
       if (res.status === 202) continue;
-      expect(res.body.error).toMatchObject({ code: 'already_exists', details: { holder: urnOf('p', winner) } });
+      expect(res.body.error).toMatchObject({
+        code: 'already_exists',
+        details: { holder: urnOf('p', winner) },
+      });
       await expectNothingStored(urnOf('p', names[i]!));
     }
   });

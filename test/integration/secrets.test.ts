@@ -1,12 +1,16 @@
 import { createFakeModule } from '../helpers/fake-module.js';
-import { call, startSteward, waitForStatus, type Harness } from '../helpers/harness.js';
+import { call, type Harness, startSteward, waitForStatus } from '../helpers/harness.js';
 
 /** writeOnly configs and outputs reach the module and nobody else: no response, revision or log line. */
 describe('secrets', () => {
   let h: Harness;
   const fake = createFakeModule();
   beforeAll(async () => {
-    h = await startSteward({ captureLogs: true, config: { logLevel: 'debug' }, overrides: { extraModules: [{ definition: fake.definition, origin: 'test' }] } });
+    h = await startSteward({
+      captureLogs: true,
+      config: { logLevel: 'debug' },
+      overrides: { extraModules: [{ definition: fake.definition, origin: 'test' }] },
+    });
   });
   afterAll(() => h.close());
 
@@ -20,7 +24,12 @@ describe('secrets', () => {
       return res;
     };
 
-    const created = await record('POST', '/resources', { kind: 'fake', project: 'p', name: 'vault', spec: { configs: { password, value: 1 } } });
+    const created = await record('POST', '/resources', {
+      kind: 'fake',
+      project: 'p',
+      name: 'vault',
+      spec: { configs: { password, value: 1 } },
+    });
     expect(created.status).toBe(202);
     expect(created.body.resource.spec.configs).toEqual({ value: 1, steps: 1 });
     const done = await waitForStatus(h.api, urn, 'COMPLETED');
@@ -32,7 +41,9 @@ describe('secrets', () => {
     expect(synced!.spec.configs.password).toBe(password);
     expect(synced!.state.output.token).toBe('secret-token-value');
 
-    await record('PATCH', `/resources/${urn}`, { configs: { password: `${password}-2`, value: 2 } });
+    await record('PATCH', `/resources/${urn}`, {
+      configs: { password: `${password}-2`, value: 2 },
+    });
     await waitForStatus(h.api, urn, 'COMPLETED');
     // A PATCH that leaves the secret out (the client never saw it) keeps the stored one.
     await record('PATCH', `/resources/${urn}`, { configs: { value: 3 } });
@@ -44,7 +55,12 @@ describe('secrets', () => {
     await record('GET', '/resources');
     await record('GET', `/resources/${urn}/revisions`);
     await record('GET', `/operations?urn=${urn}`);
-    await record('POST', '/resources?dry_run=true', { kind: 'fake', project: 'p', name: 'vault2', spec: { configs: { password } } });
+    await record('POST', '/resources?dry_run=true', {
+      kind: 'fake',
+      project: 'p',
+      name: 'vault2',
+      spec: { configs: { password } },
+    });
     await record('DELETE', `/resources/${urn}`);
     await waitForStatus(h.api, urn, 'GONE');
 
@@ -53,6 +69,11 @@ describe('secrets', () => {
       expect(text).not.toContain('secret-token-value');
     }
     expect(h.logs.length).toBeGreaterThan(5);
-    expect(h.logs.some((line) => line.includes('"urn":"orn:steward:fake:p:vault"') && line.includes('"operation_id":"op_'))).toBe(true);
+    expect(
+      h.logs.some(
+        (line) =>
+          line.includes('"urn":"orn:steward:fake:p:vault"') && line.includes('"operation_id":"op_'),
+      ),
+    ).toBe(true);
   });
 });

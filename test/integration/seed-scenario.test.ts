@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { call, startSteward, waitForStatus, type Harness } from '../helpers/harness.js';
+
+import { call, type Harness, startSteward, waitForStatus } from '../helpers/harness.js';
 
 /** The seed scenario end to end, over real HTTP, with the real worker and the built-in `file` module. */
 describe('seed scenario with the file module', () => {
@@ -25,7 +26,9 @@ describe('seed scenario with the file module', () => {
     expect(created.body.resource.state.status).toBe('PENDING');
     expect(created.body.resource.state.data).toEqual({ pending: ['write', 'chmod'] });
     expect(created.body.operation.status).toBe('queued');
-    expect(created.headers.get('location')).toBe(`/api/v1beta1/operations/${created.body.operation.id}`);
+    expect(created.headers.get('location')).toBe(
+      `/api/v1beta1/operations/${created.body.operation.id}`,
+    );
 
     const done = await waitForStatus(h.api, urn, 'COMPLETED');
     // In the project's own directory; the output shows the path as configured, not the server's layout.
@@ -35,10 +38,18 @@ describe('seed scenario with the file module', () => {
     expect(done.state.observed_version).toBe(1);
 
     const op = await call('GET', `${h.api}/operations/${created.body.operation.id}`);
-    expect(op.body).toMatchObject({ status: 'succeeded', action: 'create', attempts: 2, error: null });
+    expect(op.body).toMatchObject({
+      status: 'succeeded',
+      action: 'create',
+      attempts: 2,
+      error: null,
+    });
 
     // A module action through /execute changes configs (a new version) and converges.
-    const chmod = await call('POST', `${h.api}/resources/${urn}/execute`, { action: 'chmod', params: { mode: '0600' } });
+    const chmod = await call('POST', `${h.api}/resources/${urn}/execute`, {
+      action: 'chmod',
+      params: { mode: '0600' },
+    });
     expect(chmod.status).toBe(202);
     expect(chmod.body.resource.version).toBe(2);
     expect(chmod.body.resource.state).toMatchObject({ status: 'PENDING', action: 'chmod' });
@@ -52,7 +63,9 @@ describe('seed scenario with the file module', () => {
     expect(touch.body.operation.action).toBe('touch');
     await waitForStatus(h.api, urn, 'COMPLETED');
 
-    const update = await call('PATCH', `${h.api}/resources/${urn}`, { configs: { path: 'etc/motd', content: 'bye\n', mode: '0640' } });
+    const update = await call('PATCH', `${h.api}/resources/${urn}`, {
+      configs: { path: 'etc/motd', content: 'bye\n', mode: '0640' },
+    });
     expect(update.status).toBe(202);
     await waitForStatus(h.api, urn, 'COMPLETED');
     expect(readFileSync(file, 'utf8')).toBe('bye\n');
@@ -71,7 +84,9 @@ describe('seed scenario with the file module', () => {
     expect(existsSync(file)).toBe(false);
 
     const ops = await call('GET', `${h.api}/operations?urn=${urn}`);
-    expect(ops.body.operations.map((o: { action: string; status: string }) => `${o.action}:${o.status}`)).toEqual([
+    expect(
+      ops.body.operations.map((o: { action: string; status: string }) => `${o.action}:${o.status}`),
+    ).toEqual([
       'delete:succeeded',
       'update:succeeded',
       'touch:succeeded',
@@ -79,11 +94,18 @@ describe('seed scenario with the file module', () => {
       'create:succeeded',
     ]);
     // History stays after the resource is gone.
-    expect((await call('GET', `${h.api}/resources/${urn}/revisions`)).body.revisions).toHaveLength(3);
+    expect((await call('GET', `${h.api}/resources/${urn}/revisions`)).body.revisions).toHaveLength(
+      3,
+    );
   });
 
   it('refuses a path that escapes the root with a 400 and stores nothing', async () => {
-    const res = await call('POST', `${h.api}/resources`, { kind: 'file', project: 'demo', name: 'evil', spec: { configs: { path: '../../etc/passwd' } } });
+    const res = await call('POST', `${h.api}/resources`, {
+      kind: 'file',
+      project: 'demo',
+      name: 'evil',
+      spec: { configs: { path: '../../etc/passwd' } },
+    });
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe('invalid_request');
     expect((await call('GET', `${h.api}/resources/orn:steward:file:demo:evil`)).status).toBe(404);

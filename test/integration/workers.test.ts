@@ -1,10 +1,10 @@
+import { silentLogger } from '../../src/core/logging.js';
 import { createRegistry } from '../../src/core/registry.js';
 import { createSyncEngine, type SyncEngine } from '../../src/core/sync-engine.js';
-import { silentLogger } from '../../src/core/logging.js';
 import { createWakeup } from '../../src/core/wakeup.js';
 import { engineOptionsFrom } from '../../src/engine-options.js';
 import { createFakeModule, type Ledger } from '../helpers/fake-module.js';
-import { startSteward, testConfig, waitFor, type Harness } from '../helpers/harness.js';
+import { type Harness, startSteward, testConfig, waitFor } from '../helpers/harness.js';
 
 /**
  * Two workers on one database: claims never hand one resource to both, and a
@@ -37,18 +37,30 @@ describe('workers sharing one database', () => {
   it('never runs sync for one resource in two workers at once, across 500 resources', async () => {
     const ledger: Ledger = { calls: [], active: new Map(), overlaps: [], completed: [] };
     const a = createFakeModule({ ledger, worker: 'a' });
-    h = await startSteward({ config: { worker: false }, overrides: { extraModules: [{ definition: a.definition, origin: 'a' }], workerId: 'a' } });
+    h = await startSteward({
+      config: { worker: false },
+      overrides: { extraModules: [{ definition: a.definition, origin: 'a' }], workerId: 'a' },
+    });
     const b = secondWorker(ledger, 'b', 3000);
     const jitter = () => ({ type: 'delay' as const, ms: Math.floor(Math.random() * 3) });
     a.script(jitter);
     b.fake.script(jitter);
     for (let i = 0; i < 500; i += 1) {
-      await h.steward.commands.create({ kind: 'fake', project: 'p', name: `r${i}`, configs: { steps: 3 } }, { actor: 'test' });
+      await h.steward.commands.create(
+        { kind: 'fake', project: 'p', name: `r${i}`, configs: { steps: 3 } },
+        { actor: 'test' },
+      );
     }
     h.steward.engine.start();
     b.engine.start();
     // The ledger sees a sync return before its write-back lands: wait for the store to say COMPLETED.
-    await waitFor(async () => (await h.steward.queries.listResources({ status: 'COMPLETED' }, 500)).items.length === 500 || undefined, '500 resources to complete', 60_000);
+    await waitFor(
+      async () =>
+        (await h.steward.queries.listResources({ status: 'COMPLETED' }, 500)).items.length ===
+          500 || undefined,
+      '500 resources to complete',
+      60_000,
+    );
     expect(ledger.overlaps).toEqual([]);
     expect(ledger.calls).toHaveLength(1500);
     const workers = new Set(ledger.calls.map((c) => c.worker));
@@ -58,11 +70,17 @@ describe('workers sharing one database', () => {
   it('hands a resource to another worker once the lease of a stalled one expires, and discards the late write-back', async () => {
     const ledger: Ledger = { calls: [], active: new Map(), overlaps: [], completed: [] };
     const a = createFakeModule({ ledger, worker: 'a' });
-    h = await startSteward({ config: { worker: false, leaseMs: 200 }, overrides: { extraModules: [{ definition: a.definition, origin: 'a' }], workerId: 'a' } });
+    h = await startSteward({
+      config: { worker: false, leaseMs: 200 },
+      overrides: { extraModules: [{ definition: a.definition, origin: 'a' }], workerId: 'a' },
+    });
     const b = secondWorker(ledger, 'b', 200);
     let release!: () => void;
     a.script(() => ({ type: 'gate', until: new Promise<void>((resolve) => (release = resolve)) }));
-    const accepted = await h.steward.commands.create({ kind: 'fake', project: 'p', name: 'stalled' }, { actor: 'test' });
+    const accepted = await h.steward.commands.create(
+      { kind: 'fake', project: 'p', name: 'stalled' },
+      { actor: 'test' },
+    );
     const urn = accepted.resource.urn;
 
     // Worker a claims and stalls inside sync; runOnce has no heartbeat, like a frozen process.
@@ -71,7 +89,11 @@ describe('workers sharing one database', () => {
     expect(await b.engine.runOnce()).toBe(0); // the lease still holds
 
     // Once the lease lapses, worker b takes the resource over and completes it.
-    await waitFor(async () => (await b.engine.runOnce()) === 1 || undefined, 'worker b to claim after the lease expired', 5000);
+    await waitFor(
+      async () => (await b.engine.runOnce()) === 1 || undefined,
+      'worker b to claim after the lease expired',
+      5000,
+    );
     const afterB = await h.steward.queries.getResource(urn);
     expect(afterB.state.status).toBe('COMPLETED');
     expect(afterB.state.output.worker).toBe('b');
@@ -89,11 +111,17 @@ describe('workers sharing one database', () => {
   it('renews the lease of a sync that outlives it, so nobody else claims the resource meanwhile', async () => {
     const ledger: Ledger = { calls: [], active: new Map(), overlaps: [], completed: [] };
     const a = createFakeModule({ ledger, worker: 'a' });
-    h = await startSteward({ config: { leaseMs: 150 }, overrides: { extraModules: [{ definition: a.definition, origin: 'a' }], workerId: 'a' } });
+    h = await startSteward({
+      config: { leaseMs: 150 },
+      overrides: { extraModules: [{ definition: a.definition, origin: 'a' }], workerId: 'a' },
+    });
     let release!: () => void;
     a.script(() => ({ type: 'gate', until: new Promise<void>((resolve) => (release = resolve)) }));
     const b = secondWorker(ledger, 'b', 150);
-    const accepted = await h.steward.commands.create({ kind: 'fake', project: 'p', name: 'long' }, { actor: 'test' });
+    const accepted = await h.steward.commands.create(
+      { kind: 'fake', project: 'p', name: 'long' },
+      { actor: 'test' },
+    );
     await waitFor(() => ledger.calls.length === 1 || undefined, 'worker a to start the sync');
     // Three lease lengths later, the heartbeat has kept the claim: b finds nothing due each time it looks.
     const until = Date.now() + 450;
@@ -105,16 +133,27 @@ describe('workers sharing one database', () => {
     }
     expect(looks).toBeGreaterThan(5);
     release();
-    await waitFor(async () => (await h.steward.queries.getResource(accepted.resource.urn)).state.status === 'COMPLETED' || undefined, 'completion');
+    await waitFor(
+      async () =>
+        (await h.steward.queries.getResource(accepted.resource.urn)).state.status === 'COMPLETED' ||
+        undefined,
+      'completion',
+    );
     expect(ledger.calls.map((c) => c.worker)).toEqual(['a']);
   });
 
   it('releases leases on shutdown so another worker picks the resource up at once', async () => {
     const ledger: Ledger = { calls: [], active: new Map(), overlaps: [], completed: [] };
     const a = createFakeModule({ ledger, worker: 'a' });
-    h = await startSteward({ config: { worker: false, leaseMs: 60_000 }, overrides: { extraModules: [{ definition: a.definition, origin: 'a' }], workerId: 'a' } });
+    h = await startSteward({
+      config: { worker: false, leaseMs: 60_000 },
+      overrides: { extraModules: [{ definition: a.definition, origin: 'a' }], workerId: 'a' },
+    });
     a.script(() => ({ type: 'hang' }));
-    const accepted = await h.steward.commands.create({ kind: 'fake', project: 'p', name: 'hung' }, { actor: 'test' });
+    const accepted = await h.steward.commands.create(
+      { kind: 'fake', project: 'p', name: 'hung' },
+      { actor: 'test' },
+    );
     h.steward.engine.start();
     await waitFor(() => ledger.calls.length === 1 || undefined, 'the sync to start');
     await h.steward.engine.stop(50);

@@ -1,6 +1,20 @@
-import { createAloneWindow, createProjectSlots, headOverShare, shareMayBind, launchOrder, pickFair, projectSlotCap, withinShare, type DueRow } from '../../src/core/fair-claim.js';
+import {
+  createAloneWindow,
+  createProjectSlots,
+  type DueRow,
+  headOverShare,
+  launchOrder,
+  pickFair,
+  projectSlotCap,
+  shareMayBind,
+  withinShare,
+} from '../../src/core/fair-claim.js';
 
-const row = (project: string, n: number): DueRow => ({ urn: `orn:steward:k:${project}:r${n}`, project, dueAtMs: n });
+const row = (project: string, n: number): DueRow => ({
+  urn: `orn:steward:k:${project}:r${n}`,
+  project,
+  dueAtMs: n,
+});
 const names = (rows: readonly DueRow[]) => rows.map((r) => `${r.project}${r.dueAtMs}`);
 
 describe('fair claims across projects', () => {
@@ -19,14 +33,24 @@ describe('fair claims across projects', () => {
     // A head shorter than the limit is all the due work there is.
     expect(headOverShare([row('slow', 1), row('slow', 2)], shares, 4)).toBe(false);
     // …unless slots are kept for another project's next step.
-    expect(headOverShare([row('slow', 1), row('slow', 2)], { ...shares, reserved: 1 }, 4)).toBe(true);
+    expect(headOverShare([row('slow', 1), row('slow', 2)], { ...shares, reserved: 1 }, 4)).toBe(
+      true,
+    );
   });
 
   it('takes rows within each share round-robin, then fills the free slots from the oldest', () => {
     const head = [1, 2, 3, 4].map((n) => row('slow', n));
     const shared = [row('slow', 1), row('slow', 2), row('fast', 9), row('mid', 7), row('mid', 8)];
     expect(names(pickFair(shared, head, 4))).toEqual(['slow1', 'mid7', 'fast9', 'slow2']);
-    expect(names(pickFair(shared, head, 7))).toEqual(['slow1', 'mid7', 'fast9', 'slow2', 'mid8', 'slow3', 'slow4']);
+    expect(names(pickFair(shared, head, 7))).toEqual([
+      'slow1',
+      'mid7',
+      'fast9',
+      'slow2',
+      'mid8',
+      'slow3',
+      'slow4',
+    ]);
     // Alone, a project over its share still gets every slot (work-conserving).
     expect(names(pickFair([], head, 4))).toEqual(['slow1', 'slow2', 'slow3', 'slow4']);
     // Reserved slots are not filled with rows over a share.
@@ -39,7 +63,10 @@ describe('fair claims across projects', () => {
   });
 
   it('starts rows within a share first, at a higher priority', () => {
-    const order = launchOrder([row('slow', 1), row('slow', 2), row('fast', 3)], (r) => r.project, { cap: 2, held: { slow: 1 } });
+    const order = launchOrder([row('slow', 1), row('slow', 2), row('fast', 3)], (r) => r.project, {
+      cap: 2,
+      held: { slow: 1 },
+    });
     expect(order.map(({ item, priority }) => [item.project + item.dueAtMs, priority])).toEqual([
       ['slow1', 1],
       ['fast3', 1],

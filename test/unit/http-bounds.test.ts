@@ -1,6 +1,10 @@
-import { boundedPage, rowsToLoad } from '../../src/core/bounded-page.js';
-import { connectionCap, DESCRIPTOR_RESERVE, readOpenFilesLimit } from '../../src/api/http-server.js';
+import {
+  connectionCap,
+  DESCRIPTOR_RESERVE,
+  readOpenFilesLimit,
+} from '../../src/api/http-server.js';
 import { nestsDeeperThan } from '../../src/api/json-depth.js';
+import { boundedPage, rowsToLoad } from '../../src/core/bounded-page.js';
 
 const deeper = (text: string, levels: number) => nestsDeeperThan(Buffer.from(text), levels);
 
@@ -22,9 +26,12 @@ describe('nestsDeeperThan', () => {
 
 describe('connection cap', () => {
   it('reads the soft open-files limit from /proc/self/limits', () => {
-    const limits = 'Limit                     Soft Limit           Hard Limit           Units     \nMax open files            20000                524288               files     \n';
+    const limits =
+      'Limit                     Soft Limit           Hard Limit           Units     \nMax open files            20000                524288               files     \n';
     expect(readOpenFilesLimit(() => limits)).toBe(20000);
-    expect(readOpenFilesLimit(() => limits.replace('20000', 'unlimited'))).toBe(Number.MAX_SAFE_INTEGER);
+    expect(readOpenFilesLimit(() => limits.replace('20000', 'unlimited'))).toBe(
+      Number.MAX_SAFE_INTEGER,
+    );
     expect(readOpenFilesLimit(() => 'nothing here')).toBeUndefined();
     expect(
       readOpenFilesLimit(() => {
@@ -43,7 +50,11 @@ describe('connection cap', () => {
 });
 
 describe('bounded pages', () => {
-  const items = [{ id: 'a', blob: 'x'.repeat(400) }, { id: 'b', blob: 'x'.repeat(400) }, { id: 'c', blob: 'x'.repeat(400) }];
+  const items = [
+    { id: 'a', blob: 'x'.repeat(400) },
+    { id: 'b', blob: 'x'.repeat(400) },
+    { id: 'c', blob: 'x'.repeat(400) },
+  ];
   const tokenOf = (last: { id: string }) => last.id;
 
   it('ends before the item that would take the page past the bound, with a token there', () => {
@@ -55,7 +66,10 @@ describe('bounded pages', () => {
 
   it('always holds one item, however large; no token at the end', () => {
     expect(boundedPage(items, false, 300, tokenOf)).toMatchObject({ items: [items[0]], next: 'a' });
-    expect(boundedPage(items.slice(2), false, 300, tokenOf)).toEqual({ items: [items[2]], json: [JSON.stringify(items[2])] });
+    expect(boundedPage(items.slice(2), false, 300, tokenOf)).toEqual({
+      items: [items[2]],
+      json: [JSON.stringify(items[2])],
+    });
     expect(boundedPage([], true, 300, tokenOf)).toEqual({ items: [], json: [] });
   });
 

@@ -1,6 +1,7 @@
 import { appendFileSync, mkdtempSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+
 import { FileCursor, rotateByCopy } from '../../modules/process/log-files.js';
 
 /** The log reader shared by the process and job modules: tail across the rotated file, and following through both rotations. */
@@ -14,7 +15,11 @@ describe('FileCursor', () => {
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
   const texts = (lines: Array<{ text: string }>) => lines.map((line) => line.text);
   /** The initial lines of a fresh cursor, closed afterwards. */
-  async function read(path: string, tail: number | undefined, includePartial = false): Promise<string[]> {
+  async function read(
+    path: string,
+    tail: number | undefined,
+    includePartial = false,
+  ): Promise<string[]> {
     const cursor = new FileCursor(path);
     try {
       return texts(await cursor.start(tail, includePartial));

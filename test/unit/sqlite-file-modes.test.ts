@@ -1,6 +1,7 @@
 import { chmodSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+
 import { createStore } from '../../src/store/create-store.js';
 
 /** The database holds every spec: what Steward creates for it is its user's alone, whatever the umask. */
@@ -22,7 +23,9 @@ describe('SQLite file modes', () => {
     const file = join(dir, 'data', 'nested', 'steward.db');
     const store = await createStore({ db: file, busyTimeoutMs: 1000 });
     try {
-      expect([modeOf(join(dir, 'data')), modeOf(join(dir, 'data', 'nested'))]).toEqual([0o700, 0o700]);
+      expect([modeOf(join(dir, 'data')), modeOf(join(dir, 'data', 'nested'))]).toEqual([
+        0o700, 0o700,
+      ]);
       expect([file, `${file}-wal`, `${file}-shm`].map(modeOf)).toEqual([0o600, 0o600, 0o600]);
     } finally {
       await store.close();

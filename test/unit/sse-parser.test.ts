@@ -5,7 +5,9 @@ async function* chunks(...parts: string[]): AsyncGenerator<Uint8Array> {
   for (const part of parts) yield new TextEncoder().encode(part);
 }
 
-async function parse(...parts: string[]): Promise<{ messages: SseMessage[]; lastEventId: string; retryMs?: number }> {
+async function parse(
+  ...parts: string[]
+): Promise<{ messages: SseMessage[]; lastEventId: string; retryMs?: number }> {
   const parser = createSseParser();
   const messages: SseMessage[] = [];
   for await (const line of readLines(chunks(...parts))) {
@@ -31,7 +33,9 @@ describe('the CLI event-stream parser', () => {
   });
 
   it('dispatches on blank lines, joins data lines, and skips comments', async () => {
-    const { messages, lastEventId, retryMs } = await parse('\uFEFF: heartbeat\n\nid: 3\nevent: resource.created\ndata: {"a":\ndata:1}\n\nretry: 250\ndata\n\n');
+    const { messages, lastEventId, retryMs } = await parse(
+      '\uFEFF: heartbeat\n\nid: 3\nevent: resource.created\ndata: {"a":\ndata:1}\n\nretry: 250\ndata\n\n',
+    );
     expect(messages).toEqual([
       { type: 'resource.created', data: '{"a":\n1}', lastEventId: '3' },
       { type: 'message', data: '', lastEventId: '3' },

@@ -1,8 +1,17 @@
 import { decideWriteBack, type OutcomeOptions } from '../../src/core/sync-outcome.js';
-import { TerminalError, type Resource } from '../../src/sdk/index.js';
+import { type Resource, TerminalError } from '../../src/sdk/index.js';
 
-const lease = { urn: 'orn:steward:fake:p:n', leaseToken: 7, operationId: 'op_1', claimedStatus: 'PENDING' as const };
-const options: OutcomeOptions = { maxAttempts: 3, backoff: { baseMs: 100, factor: 2, maxMs: 1000 }, dependencyPollMs: 500 };
+const lease = {
+  urn: 'orn:steward:fake:p:n',
+  leaseToken: 7,
+  operationId: 'op_1',
+  claimedStatus: 'PENDING' as const,
+};
+const options: OutcomeOptions = {
+  maxAttempts: 3,
+  backoff: { baseMs: 100, factor: 2, maxMs: 1000 },
+  dependencyPollMs: 500,
+};
 const now = 1_000_000;
 
 function resource(overrides: { action?: string; attempts?: number } = {}): Resource {
@@ -25,67 +34,211 @@ function resource(overrides: { action?: string; attempts?: number } = {}): Resou
       output: {},
       data: null,
       observed_version: 3,
-      sync: { attempts: overrides.attempts ?? 0, last_error: null, next_sync_at: null, last_synced_at: null },
+      sync: {
+        attempts: overrides.attempts ?? 0,
+        last_error: null,
+        next_sync_at: null,
+        last_synced_at: null,
+      },
     },
   };
 }
 
 describe('decideWriteBack', () => {
   it('a PENDING result is a step: due again after requeueAfterMs, failures reset, no events', () => {
-    const wb = decideWriteBack(resource({ attempts: 2 }), lease, { type: 'result', result: { status: 'PENDING', data: { left: 1 }, requeueAfterMs: 250 } }, options, now);
-    expect(wb).toMatchObject({ outcome: 'step', status: 'PENDING', attempts: 0, nextSyncAtMs: now + 250, data: { value: { left: 1 } }, events: [] });
+    const wb = decideWriteBack(
+      resource({ attempts: 2 }),
+      lease,
+      { type: 'result', result: { status: 'PENDING', data: { left: 1 }, requeueAfterMs: 250 } },
+      options,
+      now,
+    );
+    expect(wb).toMatchObject({
+      outcome: 'step',
+      status: 'PENDING',
+      attempts: 0,
+      nextSyncAtMs: now + 250,
+      data: { value: { left: 1 } },
+      events: [],
+    });
     expect(wb.operation).toBeUndefined();
   });
 
   it('COMPLETED ends the operation, records the observed version and wakes dependents', () => {
-    const wb = decideWriteBack(resource(), lease, { type: 'result', result: { status: 'COMPLETED', output: { a: 1 } } }, options, now);
-    expect(wb).toMatchObject({ outcome: 'completed', status: 'COMPLETED', observedVersion: 4, nextSyncAtMs: null, wakeDependents: true, operation: { status: 'succeeded' } });
-    expect(wb.events.map((e) => e.type)).toEqual(['resource.status_changed', 'operation.succeeded']);
+    const wb = decideWriteBack(
+      resource(),
+      lease,
+      { type: 'result', result: { status: 'COMPLETED', output: { a: 1 } } },
+      options,
+      now,
+    );
+    expect(wb).toMatchObject({
+      outcome: 'completed',
+      status: 'COMPLETED',
+      observedVersion: 4,
+      nextSyncAtMs: null,
+      wakeDependents: true,
+      operation: { status: 'succeeded' },
+    });
+    expect(wb.events.map((e) => e.type)).toEqual([
+      'resource.status_changed',
+      'operation.succeeded',
+    ]);
   });
 
   it('COMPLETED of a kind with resyncIntervalMs schedules a jittered re-sync', () => {
-    const wb = decideWriteBack(resource(), lease, { type: 'result', result: { status: 'COMPLETED' } }, { ...options, resyncIntervalMs: 10_000 }, now, () => 0.5);
+    const wb = decideWriteBack(
+      resource(),
+      lease,
+      { type: 'result', result: { status: 'COMPLETED' } },
+      { ...options, resyncIntervalMs: 10_000 },
+      now,
+      () => 0.5,
+    );
     expect(wb.nextSyncAtMs).toBe(now + 10_000);
   });
 
   it('COMPLETED of a delete removes the resource', () => {
-    const wb = decideWriteBack(resource({ action: 'delete' }), lease, { type: 'result', result: { status: 'COMPLETED' } }, options, now);
+    const wb = decideWriteBack(
+      resource({ action: 'delete' }),
+      lease,
+      { type: 'result', result: { status: 'COMPLETED' } },
+      options,
+      now,
+    );
     expect(wb).toMatchObject({ outcome: 'deleted', operation: { status: 'succeeded' } });
     expect(wb.events.map((e) => e.type)).toEqual(['operation.succeeded', 'resource.deleted']);
   });
 
   it('a failure retries with backoff until max attempts, then goes to ERROR', () => {
-    const first = decideWriteBack(resource(), lease, { type: 'failure', error: new Error('boom') }, options, now, () => 0);
-    expect(first).toMatchObject({ outcome: 'retry', status: 'PENDING', attempts: 1, lastError: 'boom', nextSyncAtMs: now + 50 });
-    const second = decideWriteBack(resource({ attempts: 1 }), lease, { type: 'failure', error: new Error('boom') }, options, now, () => 1);
+    const first = decideWriteBack(
+      resource(),
+      lease,
+      { type: 'failure', error: new Error('boom') },
+      options,
+      now,
+      () => 0,
+    );
+    expect(first).toMatchObject({
+      outcome: 'retry',
+      status: 'PENDING',
+      attempts: 1,
+      lastError: 'boom',
+      nextSyncAtMs: now + 50,
+    });
+    const second = decideWriteBack(
+      resource({ attempts: 1 }),
+      lease,
+      { type: 'failure', error: new Error('boom') },
+      options,
+      now,
+      () => 1,
+    );
     expect(second).toMatchObject({ outcome: 'retry', attempts: 2, nextSyncAtMs: now + 200 });
-    const last = decideWriteBack(resource({ attempts: 2 }), lease, { type: 'failure', error: new Error('boom') }, options, now);
-    expect(last).toMatchObject({ outcome: 'failed', status: 'ERROR', attempts: 3, lastError: 'boom (gave up after 3 attempts)', operation: { status: 'failed' } });
+    const last = decideWriteBack(
+      resource({ attempts: 2 }),
+      lease,
+      { type: 'failure', error: new Error('boom') },
+      options,
+      now,
+    );
+    expect(last).toMatchObject({
+      outcome: 'failed',
+      status: 'ERROR',
+      attempts: 3,
+      lastError: 'boom (gave up after 3 attempts)',
+      operation: { status: 'failed' },
+    });
   });
 
   it('a TerminalError goes to ERROR at once', () => {
-    const wb = decideWriteBack(resource(), lease, { type: 'failure', error: new TerminalError('bad credentials') }, options, now);
-    expect(wb).toMatchObject({ outcome: 'failed', status: 'ERROR', lastError: 'bad credentials', attempts: 1 });
+    const wb = decideWriteBack(
+      resource(),
+      lease,
+      { type: 'failure', error: new TerminalError('bad credentials') },
+      options,
+      now,
+    );
+    expect(wb).toMatchObject({
+      outcome: 'failed',
+      status: 'ERROR',
+      lastError: 'bad credentials',
+      attempts: 1,
+    });
   });
 
   it('a wait on dependencies spends no attempt and does not count as a sync call', () => {
-    const wb = decideWriteBack(resource({ attempts: 1 }), lease, { type: 'waiting', on: ['db'] }, options, now);
-    expect(wb).toMatchObject({ outcome: 'waiting', status: 'PENDING', attempts: 1, waitingOn: ['db'], nextSyncAtMs: now + 500, countsAttempt: false });
+    const wb = decideWriteBack(
+      resource({ attempts: 1 }),
+      lease,
+      { type: 'waiting', on: ['db'] },
+      options,
+      now,
+    );
+    expect(wb).toMatchObject({
+      outcome: 'waiting',
+      status: 'PENDING',
+      attempts: 1,
+      waitingOn: ['db'],
+      nextSyncAtMs: now + 500,
+      countsAttempt: false,
+    });
   });
 
   it('describes what is thrown, even when it is not an Error, and bounds its length', () => {
-    expect(decideWriteBack(resource(), lease, { type: 'failure', error: { weird: true } }, options, now).lastError).toBe('non-error thrown: {"weird":true}');
-    expect(decideWriteBack(resource(), lease, { type: 'failure', error: new Error('x'.repeat(5000)) }, options, now).lastError!.length).toBeLessThan(2100);
+    expect(
+      decideWriteBack(resource(), lease, { type: 'failure', error: { weird: true } }, options, now)
+        .lastError,
+    ).toBe('non-error thrown: {"weird":true}');
+    expect(
+      decideWriteBack(
+        resource(),
+        lease,
+        { type: 'failure', error: new Error('x'.repeat(5000)) },
+        options,
+        now,
+      ).lastError!.length,
+    ).toBeLessThan(2100);
   });
 
   it('a drift re-sync of a COMPLETED resource never changes the status or the finished operation', () => {
-    const completed = { ...resource(), state: { ...resource().state, status: 'COMPLETED' as const } };
+    const completed = {
+      ...resource(),
+      state: { ...resource().state, status: 'COMPLETED' as const },
+    };
     const resyncLease = { ...lease, claimedStatus: 'COMPLETED' as const };
-    const ok = decideWriteBack(completed, resyncLease, { type: 'result', result: { status: 'COMPLETED', output: { x: 1 } } }, { ...options, resyncIntervalMs: 1000 }, now, () => 0.5);
-    expect(ok).toMatchObject({ outcome: 'resync', status: 'COMPLETED', output: { x: 1 }, nextSyncAtMs: now + 1000, countsAttempt: false, events: [] });
+    const ok = decideWriteBack(
+      completed,
+      resyncLease,
+      { type: 'result', result: { status: 'COMPLETED', output: { x: 1 } } },
+      { ...options, resyncIntervalMs: 1000 },
+      now,
+      () => 0.5,
+    );
+    expect(ok).toMatchObject({
+      outcome: 'resync',
+      status: 'COMPLETED',
+      output: { x: 1 },
+      nextSyncAtMs: now + 1000,
+      countsAttempt: false,
+      events: [],
+    });
     expect(ok.operation).toBeUndefined();
-    const failed = decideWriteBack(completed, resyncLease, { type: 'failure', error: new TerminalError('gone') }, { ...options, resyncIntervalMs: 1000 }, now, () => 0);
-    expect(failed).toMatchObject({ outcome: 'resync', status: 'COMPLETED', attempts: 1, lastError: 'gone', nextSyncAtMs: now + 50 });
+    const failed = decideWriteBack(
+      completed,
+      resyncLease,
+      { type: 'failure', error: new TerminalError('gone') },
+      { ...options, resyncIntervalMs: 1000 },
+      now,
+      () => 0,
+    );
+    expect(failed).toMatchObject({
+      outcome: 'resync',
+      status: 'COMPLETED',
+      attempts: 1,
+      lastError: 'gone',
+      nextSyncAtMs: now + 50,
+    });
     expect(failed.operation).toBeUndefined();
   });
 });

@@ -1,5 +1,11 @@
 import { InvalidStateError, NotFoundError } from '../../src/core/errors.js';
-import { allowedRequests, assertTransition, TRANSITIONS, type RequestSource, type UserRequest } from '../../src/core/transitions.js';
+import {
+  allowedRequests,
+  assertTransition,
+  type RequestSource,
+  TRANSITIONS,
+  type UserRequest,
+} from '../../src/core/transitions.js';
 
 const SOURCES: RequestSource[] = ['ABSENT', 'PENDING', 'COMPLETED', 'ERROR'];
 const urn = 'orn:steward:fake:p:n';
@@ -33,14 +39,18 @@ describe('the transition table', () => {
           expect(error).toBeInstanceOf(InvalidStateError);
           const details = (error as InvalidStateError).details as { allowed: string[] };
           expect(details.allowed).toEqual(allowedRequests(source));
-          expect((error as Error).message).toContain(`allowed now: ${allowedRequests(source).join(', ')}`);
+          expect((error as Error).message).toContain(
+            `allowed now: ${allowedRequests(source).join(', ')}`,
+          );
         }
       });
     }
   }
 
   it('sends every request but cancel to PENDING, and cancel to ERROR', () => {
-    expect(Object.fromEntries(Object.entries(TRANSITIONS).map(([request, rule]) => [request, rule.to]))).toEqual({
+    expect(
+      Object.fromEntries(Object.entries(TRANSITIONS).map(([request, rule]) => [request, rule.to])),
+    ).toEqual({
       create: 'PENDING',
       update: 'PENDING',
       action: 'PENDING',

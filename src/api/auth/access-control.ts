@@ -1,4 +1,5 @@
 import type { RequestHandler } from 'express';
+
 import type { CoreLogger } from '../../core/logging.js';
 import { auditLog } from './audit.js';
 import { authenticate } from './authenticate.js';
@@ -38,7 +39,11 @@ export function createAccessControl(options: AccessOptions): AccessControl {
   const common = [
     auditLog(options.logger),
     authenticate(source),
-    rateLimit({ perSecond: options.rateLimitPerSecond, burst: options.rateLimitBurst, now: options.now }),
+    rateLimit({
+      perSecond: options.rateLimitPerSecond,
+      burst: options.rateLimitBurst,
+      now: options.now,
+    }),
   ];
   return {
     mode: source ? 'tokens' : 'open',
@@ -62,6 +67,11 @@ export function createAccessControl(options: AccessOptions): AccessControl {
 
 /** 127.0.0.0/8, ::1 and localhost: the addresses only this machine reaches. */
 export function isLoopback(host: string): boolean {
-  const h = host.trim().toLowerCase().replace(/^\[|\]$/g, '');
-  return h === 'localhost' || h === '::1' || /^127(\.\d{1,3}){3}$/.test(h) || h === '::ffff:127.0.0.1';
+  const h = host
+    .trim()
+    .toLowerCase()
+    .replace(/^\[|\]$/g, '');
+  return (
+    h === 'localhost' || h === '::1' || /^127(\.\d{1,3}){3}$/.test(h) || h === '::ffff:127.0.0.1'
+  );
 }

@@ -1,4 +1,5 @@
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
+
 import { StewardError } from '../../core/errors.js';
 import type { CoreLogger } from '../../core/logging.js';
 import { OutOfScopeError } from '../../core/scope.js';
@@ -67,8 +68,15 @@ function writeLine(log: CoreLogger, req: Request, res: Response): void {
   const error = res.locals[ERROR] as { code: string; hidden: boolean } | undefined;
   const status = res.statusCode;
   const note = (res.locals[NOTE] as AuditNote | undefined) ?? {};
-  const denied = status === 401 || status === 403 || status === 429 || (status === 404 && error?.hidden === true);
-  const accepted = status >= 200 && status < 300 && (MUTATIONS.has(req.method) || note.secret_fields !== undefined);
+  const denied =
+    status === 401 ||
+    status === 403 ||
+    status === 429 ||
+    (status === 404 && error?.hidden === true);
+  const accepted =
+    status >= 200 &&
+    status < 300 &&
+    (MUTATIONS.has(req.method) || note.secret_fields !== undefined);
   if (!denied && !accepted) return;
   const target = describe(req);
   const urn = note.urn ?? target.urn;
@@ -78,9 +86,13 @@ function writeLine(log: CoreLogger, req: Request, res: Response): void {
     action: target.action,
     ...(urn ? { urn } : {}),
     ...(target.operationId ? { operation_id: target.operationId } : {}),
-    ...(note.module_action && /^[\w.-]{1,100}$/.test(note.module_action) ? { module_action: note.module_action } : {}),
+    ...(note.module_action && /^[\w.-]{1,100}$/.test(note.module_action)
+      ? { module_action: note.module_action }
+      : {}),
     ...(note.secret_fields ? { fields: note.secret_fields } : {}),
-    ...(accepted && req.query.dry_run !== undefined && req.query.dry_run !== 'false' ? { dry_run: true } : {}),
+    ...(accepted && req.query.dry_run !== undefined && req.query.dry_run !== 'false'
+      ? { dry_run: true }
+      : {}),
     outcome: denied ? 'denied' : 'accepted',
     status,
     ...(error ? { code: error.code } : {}),
@@ -90,7 +102,8 @@ function writeLine(log: CoreLogger, req: Request, res: Response): void {
 
 /** Placed before the error handler: remembers the error's code, and whether a 404 was a hidden one. */
 export const auditErrors: ErrorRequestHandler = (err: unknown, _req, res, next) => {
-  if (err instanceof StewardError) res.locals[ERROR] = { code: err.code, hidden: err instanceof OutOfScopeError };
+  if (err instanceof StewardError)
+    res.locals[ERROR] = { code: err.code, hidden: err instanceof OutOfScopeError };
   next(err);
 };
 

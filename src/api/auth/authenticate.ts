@@ -1,6 +1,8 @@
 import { timingSafeEqual } from 'node:crypto';
+
 import type { RequestHandler, Response } from 'express';
-import { ANONYMOUS, setCaller, type Caller } from './caller.js';
+
+import { ANONYMOUS, type Caller, setCaller } from './caller.js';
 import { UnauthenticatedError } from './errors.js';
 import type { KnownToken, TokenSource } from './token-source.js';
 import { hashToken } from './tokens-file.js';
@@ -24,14 +26,22 @@ export function authenticate(source: TokenSource | undefined): RequestHandler {
     const header = req.headers.authorization;
     if (header === undefined || header === '') {
       challenge(res, false);
-      next(new UnauthenticatedError('this request needs a token: send Authorization: Bearer <token>'));
+      next(
+        new UnauthenticatedError('this request needs a token: send Authorization: Bearer <token>'),
+      );
       return;
     }
     const match = BEARER.exec(header);
     const caller = match ? findToken(source.current(), match[1]!) : undefined;
     if (!caller) {
       challenge(res, true);
-      next(new UnauthenticatedError(match ? 'the token is not valid (unknown, or revoked)' : 'the Authorization header must be Bearer <token>'));
+      next(
+        new UnauthenticatedError(
+          match
+            ? 'the token is not valid (unknown, or revoked)'
+            : 'the Authorization header must be Bearer <token>',
+        ),
+      );
       return;
     }
     setCaller(res, caller);
@@ -54,5 +64,8 @@ function findToken(tokens: readonly KnownToken[], token: string): Caller | undef
 }
 
 function challenge(res: Response, invalid: boolean): void {
-  res.setHeader('WWW-Authenticate', invalid ? 'Bearer realm="steward", error="invalid_token"' : 'Bearer realm="steward"');
+  res.setHeader(
+    'WWW-Authenticate',
+    invalid ? 'Bearer realm="steward", error="invalid_token"' : 'Bearer realm="steward"',
+  );
 }

@@ -1,19 +1,26 @@
 import type { Response } from 'express';
+
 import { assertResourceInScope, inScope } from '../../core/scope.js';
-import { callerOf, type Caller, type Role } from './caller.js';
+import { type Caller, callerOf, type Role } from './caller.js';
 import { PermissionDeniedError } from './errors.js';
 
 /** `metrics` ranks below `viewer`: it reads nothing of the API (its one grant is GET /metrics). */
 const RANK: Readonly<Record<Role, number>> = { metrics: -1, viewer: 0, editor: 1, admin: 2 };
 
 /** What a request does, and the least role that may do it. */
-export const NEEDS = Object.freeze({ read: 'viewer', change: 'editor' } as const satisfies Record<string, Role>);
+export const NEEDS = Object.freeze({ read: 'viewer', change: 'editor' } as const satisfies Record<
+  string,
+  Role
+>);
 
 /** Throws 403 when the caller's role is below `needed`. */
 export function requireRole(caller: Caller, needed: Role, what: string): void {
   if (RANK[caller.role] >= RANK[needed]) return;
   const least = needed === 'admin' ? 'the admin role' : `the ${needed} role or a stronger one`;
-  throw new PermissionDeniedError(`token ${caller.name} (${caller.role}) may not ${what}: that needs ${least}`, { role: caller.role, needed });
+  throw new PermissionDeniedError(
+    `token ${caller.name} (${caller.role}) may not ${what}: that needs ${least}`,
+    { role: caller.role, needed },
+  );
 }
 
 /**
@@ -22,10 +29,13 @@ export function requireRole(caller: Caller, needed: Role, what: string): void {
  */
 export function requireMetricsReader(caller: Caller): void {
   if (caller.role === 'metrics' || (caller.role === 'admin' && caller.scope === '*')) return;
-  throw new PermissionDeniedError(`token ${caller.name} (${caller.role}) may not read /metrics: that needs the metrics role, or admin on every project`, {
-    role: caller.role,
-    needed: 'metrics',
-  });
+  throw new PermissionDeniedError(
+    `token ${caller.name} (${caller.role}) may not read /metrics: that needs the metrics role, or admin on every project`,
+    {
+      role: caller.role,
+      needed: 'metrics',
+    },
+  );
 }
 
 /**
@@ -47,6 +57,9 @@ export function authorizeResource(res: Response, urn: string, needed: Role, what
  */
 export function authorizeCreate(caller: Caller, project: string): void {
   if (!inScope(caller.scope, project)) {
-    throw new PermissionDeniedError(`token ${caller.name} may not create resources in project ${project}`, { project });
+    throw new PermissionDeniedError(
+      `token ${caller.name} may not create resources in project ${project}`,
+      { project },
+    );
   }
 }

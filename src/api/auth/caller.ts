@@ -1,4 +1,5 @@
 import type { Response } from 'express';
+
 import { StewardError } from '../../core/errors.js';
 import type { ProjectScope } from '../../core/scope.js';
 
@@ -20,7 +21,12 @@ export interface Caller {
 }
 
 /** Open mode: every caller, an admin on every project (what Steward did before tokens). */
-export const ANONYMOUS: Caller = Object.freeze({ name: 'anonymous', role: 'admin', scope: '*', authenticated: false });
+export const ANONYMOUS: Caller = Object.freeze({
+  name: 'anonymous',
+  role: 'admin',
+  scope: '*',
+  authenticated: false,
+});
 
 const KEY = 'caller';
 
@@ -36,6 +42,10 @@ export function findCaller(res: Response): Caller | undefined {
 /** The caller of a route behind authenticate(); a route without one is a wiring bug, not a request to serve. */
 export function callerOf(res: Response): Caller {
   const caller = findCaller(res);
-  if (!caller) throw new StewardError('internal', 'the request reached a route without passing authentication');
+  if (!caller)
+    throw new StewardError(
+      'internal',
+      'the request reached a route without passing authentication',
+    );
   return caller;
 }

@@ -1,4 +1,5 @@
 import type { RequestHandler, Response } from 'express';
+
 import { findCaller } from './caller.js';
 import { RateLimitedError } from './errors.js';
 
@@ -27,7 +28,10 @@ export function rateLimit({ perSecond, burst, now }: RateLimitOptions): RequestH
     }
     const at = now();
     const bucket = buckets.get(caller.name) ?? { tokens: burst, at };
-    bucket.tokens = Math.min(burst, bucket.tokens + (Math.max(0, at - bucket.at) / 1000) * perSecond);
+    bucket.tokens = Math.min(
+      burst,
+      bucket.tokens + (Math.max(0, at - bucket.at) / 1000) * perSecond,
+    );
     bucket.at = at;
     buckets.set(caller.name, bucket);
     if (bucket.tokens >= 1) {
@@ -37,6 +41,11 @@ export function rateLimit({ perSecond, burst, now }: RateLimitOptions): RequestH
     }
     const retryAfterSeconds = Math.max(1, Math.ceil((1 - bucket.tokens) / perSecond));
     res.setHeader('Retry-After', String(retryAfterSeconds));
-    next(new RateLimitedError(`token ${caller.name} sent more than ${burst} requests at once or ${perSecond} a second; retry after ${retryAfterSeconds} s`, retryAfterSeconds));
+    next(
+      new RateLimitedError(
+        `token ${caller.name} sent more than ${burst} requests at once or ${perSecond} a second; retry after ${retryAfterSeconds} s`,
+        retryAfterSeconds,
+      ),
+    );
   };
 }

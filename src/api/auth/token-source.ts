@@ -1,4 +1,5 @@
 import { statSync } from 'node:fs';
+
 import type { CoreLogger } from '../../core/logging.js';
 import type { ProjectScope } from '../../core/scope.js';
 import type { Role } from './caller.js';
@@ -27,7 +28,15 @@ const RELOAD_CHECK_MS = 1000;
  * looked at on a request at most once a second, so there is no timer to stop.
  * An invalid file on reload keeps the tokens in force and logs an error.
  */
-export function createTokenSource({ file, logger, now }: { file: string; logger: CoreLogger; now: () => number }): TokenSource {
+export function createTokenSource({
+  file,
+  logger,
+  now,
+}: {
+  file: string;
+  logger: CoreLogger;
+  now: () => number;
+}): TokenSource {
   const log = logger.child({ component: 'auth' });
   let stamp = stampOf(file);
   let tokens = resolve(readTokensFile(file));
@@ -57,7 +66,10 @@ export function createTokenSource({ file, logger, now }: { file: string; logger:
   function report(problem: string): void {
     if (problem === reported) return;
     reported = problem;
-    log.error('tokens file not reloaded; the previous tokens stay in force', { file, error: problem });
+    log.error('tokens file not reloaded; the previous tokens stay in force', {
+      file,
+      error: problem,
+    });
   }
 
   return {
@@ -77,7 +89,9 @@ function stampOf(file: string): string {
     const stat = statSync(file);
     return `${stat.mtimeMs}:${stat.size}:${stat.ino}`;
   } catch (err) {
-    throw new Error(`STEWARD_TOKENS_FILE ${file} cannot be read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    throw new Error(
+      `STEWARD_TOKENS_FILE ${file} cannot be read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+    );
   }
 }
 

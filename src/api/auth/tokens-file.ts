@@ -1,9 +1,20 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { chmodSync, closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeSync,
+} from 'node:fs';
 import { dirname } from 'node:path';
-import { NAME_PATTERN } from '../../core/names.js';
-import { ROLES, type Role } from './caller.js';
+
 import { isPlainObject } from '../../core/json.js';
+import { NAME_PATTERN } from '../../core/names.js';
+import { type Role, ROLES } from './caller.js';
 
 /**
  * The tokens file (STEWARD_TOKENS_FILE):
@@ -49,7 +60,8 @@ function parseTokensFile(text: string): TokenEntry[] {
   } catch (err) {
     throw new Error(`not valid JSON: ${(err as Error).message}`);
   }
-  if (!isPlainObject(parsed) || !Array.isArray(parsed.tokens)) throw new Error('must hold {"tokens": [...]}');
+  if (!isPlainObject(parsed) || !Array.isArray(parsed.tokens))
+    throw new Error('must hold {"tokens": [...]}');
   const unknownTop = Object.keys(parsed).filter((key) => key !== 'tokens');
   const problems: string[] = unknownTop.length ? [`unknown field(s) ${unknownTop.join(', ')}`] : [];
   const entries: TokenEntry[] = [];
@@ -63,12 +75,17 @@ function parseTokensFile(text: string): TokenEntry[] {
   const hashes = new Set<string>();
   for (const entry of entries) {
     if (names.has(entry.name)) problems.push(`two tokens are named ${entry.name}`);
-    if (hashes.has(entry.sha256.toLowerCase())) problems.push(`token ${entry.name} has the hash of another token`);
+    if (hashes.has(entry.sha256.toLowerCase()))
+      problems.push(`token ${entry.name} has the hash of another token`);
     names.add(entry.name);
     hashes.add(entry.sha256.toLowerCase());
   }
   if (problems.length) throw new Error(problems.join('; '));
-  return entries.map((entry) => ({ ...entry, sha256: entry.sha256.toLowerCase(), projects: [...entry.projects] }));
+  return entries.map((entry) => ({
+    ...entry,
+    sha256: entry.sha256.toLowerCase(),
+    projects: [...entry.projects],
+  }));
 }
 
 function entryProblems(raw: unknown): string[] {
@@ -76,28 +93,40 @@ function entryProblems(raw: unknown): string[] {
   const problems: string[] = [];
   const unknown = Object.keys(raw).filter((key) => !ENTRY_KEYS.includes(key));
   if (unknown.length) problems.push(`unknown field(s) ${unknown.join(', ')}`);
-  if (typeof raw.name !== 'string' || !TOKEN_NAME_PATTERN.test(raw.name)) problems.push(`name must match ${TOKEN_NAME_PATTERN.source}`);
+  if (typeof raw.name !== 'string' || !TOKEN_NAME_PATTERN.test(raw.name))
+    problems.push(`name must match ${TOKEN_NAME_PATTERN.source}`);
   else if (RESERVED_NAMES.includes(raw.name)) problems.push(`name "${raw.name}" is reserved`);
   if (!ROLES.includes(raw.role as Role)) problems.push(`role must be one of ${ROLES.join(', ')}`);
   problems.push(...projectProblems(raw.projects), ...grantProblems(raw.role, raw.projects));
-  if (typeof raw.sha256 !== 'string' || !/^[0-9a-fA-F]{64}$/.test(raw.sha256)) problems.push('sha256 must be 64 hex digits (the SHA-256 of the token)');
-  if (raw.created_at !== undefined && typeof raw.created_at !== 'string') problems.push('created_at must be a string');
+  if (typeof raw.sha256 !== 'string' || !/^[0-9a-fA-F]{64}$/.test(raw.sha256))
+    problems.push('sha256 must be 64 hex digits (the SHA-256 of the token)');
+  if (raw.created_at !== undefined && typeof raw.created_at !== 'string')
+    problems.push('created_at must be a string');
   return problems;
 }
 
 /** `["*"]`, or one or more distinct project names. */
 export function projectProblems(projects: unknown): string[] {
-  if (!Array.isArray(projects) || projects.length === 0) return ['projects must be a non-empty list of project names, or ["*"]'];
-  if (projects.includes('*')) return projects.length === 1 ? [] : ['projects: "*" stands alone (it already means every project)'];
+  if (!Array.isArray(projects) || projects.length === 0)
+    return ['projects must be a non-empty list of project names, or ["*"]'];
+  if (projects.includes('*'))
+    return projects.length === 1
+      ? []
+      : ['projects: "*" stands alone (it already means every project)'];
   const bad = projects.filter((p) => typeof p !== 'string' || !NAME_PATTERN.test(p));
-  if (bad.length) return [`projects must match ${NAME_PATTERN.source}: ${bad.map((p) => JSON.stringify(p)).join(', ')}`];
+  if (bad.length)
+    return [
+      `projects must match ${NAME_PATTERN.source}: ${bad.map((p) => JSON.stringify(p)).join(', ')}`,
+    ];
   return new Set(projects).size === projects.length ? [] : ['projects lists a project twice'];
 }
 
 /** The metrics role counts every project (GET /metrics is not per project): it is granted on `["*"]` only. */
 export function grantProblems(role: unknown, projects: unknown): string[] {
   const everyProject = Array.isArray(projects) && projects.length === 1 && projects[0] === '*';
-  return role === 'metrics' && !everyProject ? ['the metrics role is granted on projects ["*"] only (/metrics counts every project)'] : [];
+  return role === 'metrics' && !everyProject
+    ? ['the metrics role is granted on projects ["*"] only (/metrics counts every project)']
+    : [];
 }
 
 /** Reads and checks the file; the error names the file. */
@@ -106,7 +135,9 @@ export function readTokensFile(file: string): TokenEntry[] {
   try {
     text = readFileSync(file, 'utf8');
   } catch (err) {
-    throw new Error(`STEWARD_TOKENS_FILE ${file} cannot be read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    throw new Error(
+      `STEWARD_TOKENS_FILE ${file} cannot be read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+    );
   }
   try {
     return parseTokensFile(text);

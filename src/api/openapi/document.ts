@@ -3,10 +3,10 @@ import type { BodyValidator } from '../schemas.js';
 import { actionParamsExtension, createBodySchema, moduleComponents } from './module-schemas.js';
 import { otherPaths } from './other-paths.js';
 import { resourcePaths } from './resource-paths.js';
-import { secretPaths } from './secret-paths.js';
-import { accessResponseComponents, SECURITY_SCHEMES, withAccessControl } from './security.js';
 import { errorResponseComponents, PARAMETERS } from './responses.js';
 import { componentRef, fileComponents } from './schema-refs.js';
+import { secretPaths } from './secret-paths.js';
+import { accessResponseComponents, SECURITY_SCHEMES, withAccessControl } from './security.js';
 
 /**
  * The OpenAPI 3.1 document of the API: paths written here beside the routes,
@@ -40,9 +40,17 @@ export function buildOpenApiDocument(registry: Registry, schemas: BodyValidator)
     ],
     'x-steward-kinds': kinds,
     security: [{ bearer: [] }],
-    paths: withAccessControl({ ...resourcePaths({ createBody: createBodySchema(modules), actionParams, kinds }), ...secretPaths(), ...otherPaths(kinds) }),
+    paths: withAccessControl({
+      ...resourcePaths({ createBody: createBodySchema(modules), actionParams, kinds }),
+      ...secretPaths(),
+      ...otherPaths(kinds),
+    }),
     components: {
-      schemas: { ...fileComponents(schemas.documents()), ...answerComponents(), ...moduleComponents(modules) },
+      schemas: {
+        ...fileComponents(schemas.documents()),
+        ...answerComponents(),
+        ...moduleComponents(modules),
+      },
       responses: { ...errorResponseComponents(), ...accessResponseComponents() },
       parameters: PARAMETERS,
       securitySchemes: SECURITY_SCHEMES,
@@ -55,6 +63,10 @@ function answerComponents(): Record<string, object> {
   const pair = { resource: componentRef('Resource'), operation: componentRef('Operation') };
   return {
     Accepted: { type: 'object', required: ['resource', 'operation'], properties: pair },
-    DryRun: { type: 'object', required: ['resource', 'operation', 'dry_run'], properties: { ...pair, dry_run: { const: true } } },
+    DryRun: {
+      type: 'object',
+      required: ['resource', 'operation', 'dry_run'],
+      properties: { ...pair, dry_run: { const: true } },
+    },
   };
 }

@@ -8,15 +8,22 @@ import { componentRef, embedSchema, type Schema } from './schema-refs.js';
  * A user's module from STEWARD_MODULE_PATHS is registered like a built-in one, so it
  * shows up here too.
  */
-export function moduleComponents(modules: readonly RegisteredModule[]): Record<string, Schema | boolean> {
+export function moduleComponents(
+  modules: readonly RegisteredModule[],
+): Record<string, Schema | boolean> {
   const components: Record<string, Schema | boolean> = {};
   for (const { definition } of modules) {
     const { kind } = definition;
     components[`configs.${kind}`] = embedSchema(definition.configSchema, `configs.${kind}`);
-    if (definition.outputSchema !== undefined) components[`output.${kind}`] = embedSchema(definition.outputSchema, `output.${kind}`);
+    if (definition.outputSchema !== undefined)
+      components[`output.${kind}`] = embedSchema(definition.outputSchema, `output.${kind}`);
     components[`dependencies.${kind}`] = dependenciesSchema(definition.dependencies ?? {});
     for (const [action, { paramsSchema }] of Object.entries(definition.actions)) {
-      if (paramsSchema !== undefined) components[`params.${kind}.${action}`] = embedSchema(paramsSchema, `params.${kind}.${action}`);
+      if (paramsSchema !== undefined)
+        components[`params.${kind}.${action}`] = embedSchema(
+          paramsSchema,
+          `params.${kind}.${action}`,
+        );
     }
     components[`create.${kind}`] = createSchema(kind, definition);
   }
@@ -28,12 +35,17 @@ export function createBodySchema(modules: readonly RegisteredModule[]): Schema {
   const kinds = modules.map((m) => m.definition.kind);
   return {
     oneOf: kinds.map((kind) => componentRef(`create.${kind}`)),
-    discriminator: { propertyName: 'kind', mapping: Object.fromEntries(kinds.map((kind) => [kind, componentRef(`create.${kind}`).$ref])) },
+    discriminator: {
+      propertyName: 'kind',
+      mapping: Object.fromEntries(kinds.map((kind) => [kind, componentRef(`create.${kind}`).$ref])),
+    },
   };
 }
 
 /** `x-steward-action-params`: kind → action → its params schema, for the routes that run actions. */
-export function actionParamsExtension(modules: readonly RegisteredModule[]): Record<string, Record<string, { $ref: string }>> {
+export function actionParamsExtension(
+  modules: readonly RegisteredModule[],
+): Record<string, Record<string, { $ref: string }>> {
   return Object.fromEntries(
     modules.map(({ definition }) => [
       definition.kind,
@@ -46,14 +58,24 @@ export function actionParamsExtension(modules: readonly RegisteredModule[]): Rec
   );
 }
 
-function dependenciesSchema(dependencies: Record<string, { kind: string; optional?: boolean }>): Schema {
+function dependenciesSchema(
+  dependencies: Record<string, { kind: string; optional?: boolean }>,
+): Schema {
   const required = Object.entries(dependencies)
     .filter(([, d]) => !d.optional)
     .map(([name]) => name);
   return {
     type: 'object',
     additionalProperties: false,
-    properties: Object.fromEntries(Object.entries(dependencies).map(([name, d]) => [name, { ...componentRef('Urn'), description: `the URN of a ${d.kind} resource in the same project` }])),
+    properties: Object.fromEntries(
+      Object.entries(dependencies).map(([name, d]) => [
+        name,
+        {
+          ...componentRef('Urn'),
+          description: `the URN of a ${d.kind} resource in the same project`,
+        },
+      ]),
+    ),
     ...(required.length ? { required } : {}),
   };
 }
@@ -64,11 +86,24 @@ function dependenciesSchema(dependencies: Record<string, { kind: string; optiona
  * `configs`, `parent` and `dependencies`, as nested.
  */
 function createSchema(kind: string, definition: RegisteredModule['definition']): Schema {
-  const needsConfigs = Array.isArray((definition.configSchema as { required?: unknown }).required) && ((definition.configSchema as { required: unknown[] }).required.length > 0);
+  const needsConfigs =
+    Array.isArray((definition.configSchema as { required?: unknown }).required) &&
+    (definition.configSchema as { required: unknown[] }).required.length > 0;
   const needsDependencies = Object.values(definition.dependencies ?? {}).some((d) => !d.optional);
-  const identity = { kind: { const: kind }, project: componentRef('Name'), name: componentRef('Name'), labels: componentRef('Labels') };
-  const parts = { configs: componentRef(`configs.${kind}`), dependencies: componentRef(`dependencies.${kind}`) };
-  const partsRequired = [...(needsConfigs ? ['configs'] : []), ...(needsDependencies ? ['dependencies'] : [])];
+  const identity = {
+    kind: { const: kind },
+    project: componentRef('Name'),
+    name: componentRef('Name'),
+    labels: componentRef('Labels'),
+  };
+  const parts = {
+    configs: componentRef(`configs.${kind}`),
+    dependencies: componentRef(`dependencies.${kind}`),
+  };
+  const partsRequired = [
+    ...(needsConfigs ? ['configs'] : []),
+    ...(needsDependencies ? ['dependencies'] : []),
+  ];
   const nested: Schema = {
     title: `${kind} (nested form)`,
     type: 'object',
@@ -76,7 +111,12 @@ function createSchema(kind: string, definition: RegisteredModule['definition']):
     required: ['kind', 'project', 'name', ...(partsRequired.length ? ['spec'] : [])],
     properties: {
       ...identity,
-      spec: { type: 'object', additionalProperties: false, properties: parts, ...(partsRequired.length ? { required: partsRequired } : {}) },
+      spec: {
+        type: 'object',
+        additionalProperties: false,
+        properties: parts,
+        ...(partsRequired.length ? { required: partsRequired } : {}),
+      },
     },
   };
   const flat: Schema = {

@@ -12,11 +12,17 @@ export function otherPaths(kinds: readonly string[]): Record<string, object> {
         summary: 'List operations, newest first',
         parameters: [
           query('urn', componentRef('Urn'), "only this resource's operations"),
-          query('status', { type: 'string', enum: ['queued', 'running', 'succeeded', 'failed', 'cancelled'] }),
+          query('status', {
+            type: 'string',
+            enum: ['queued', 'running', 'succeeded', 'failed', 'cancelled'],
+          }),
           param('pageSize'),
           param('pageToken'),
         ],
-        responses: { '200': json('a page of operations', pageOf('operations', componentRef('Operation'))), ...errorResponses([400, 500, 503]) },
+        responses: {
+          '200': json('a page of operations', pageOf('operations', componentRef('Operation'))),
+          ...errorResponses([400, 500, 503]),
+        },
       },
     },
     [`${API_PREFIX}/operations/{id}`]: {
@@ -25,7 +31,10 @@ export function otherPaths(kinds: readonly string[]): Record<string, object> {
         operationId: 'getOperation',
         tags: ['operations'],
         summary: 'Read an operation',
-        responses: { '200': json('the operation', componentRef('Operation')), ...errorResponses([400, 404, 500, 503]) },
+        responses: {
+          '200': json('the operation', componentRef('Operation')),
+          ...errorResponses([400, 404, 500, 503]),
+        },
       },
     },
     [`${API_PREFIX}/operations/{id}/cancel`]: {
@@ -34,7 +43,10 @@ export function otherPaths(kinds: readonly string[]): Record<string, object> {
         operationId: 'cancelOperation',
         tags: ['operations'],
         summary: 'Cancel a queued or running operation (its resource goes to ERROR)',
-        responses: { '200': json('the cancelled operation', componentRef('Operation')), ...errorResponses([400, 404, 409, 413, 415, 500, 503]) },
+        responses: {
+          '200': json('the cancelled operation', componentRef('Operation')),
+          ...errorResponses([400, 404, 409, 413, 415, 500, 503]),
+        },
       },
     },
     [`${API_PREFIX}/modules`]: {
@@ -43,18 +55,27 @@ export function otherPaths(kinds: readonly string[]): Record<string, object> {
         tags: ['modules'],
         summary: 'Every loaded kind with its actions and schemas',
         responses: {
-          '200': json('the modules, sorted by kind', { type: 'object', required: ['modules'], properties: { modules: { type: 'array', items: componentRef('Module') } } }),
+          '200': json('the modules, sorted by kind', {
+            type: 'object',
+            required: ['modules'],
+            properties: { modules: { type: 'array', items: componentRef('Module') } },
+          }),
           ...errorResponses([400, 500]),
         },
       },
     },
     [`${API_PREFIX}/modules/{kind}`]: {
-      parameters: [{ name: 'kind', in: 'path', required: true, schema: { type: 'string', enum: [...kinds] } }],
+      parameters: [
+        { name: 'kind', in: 'path', required: true, schema: { type: 'string', enum: [...kinds] } },
+      ],
       get: {
         operationId: 'getModule',
         tags: ['modules'],
         summary: 'One kind with its actions and schemas',
-        responses: { '200': json('the module', componentRef('Module')), ...errorResponses([400, 404, 500]) },
+        responses: {
+          '200': json('the module', componentRef('Module')),
+          ...errorResponses([400, 404, 500]),
+        },
       },
     },
     [`${API_PREFIX}/events`]: {
@@ -68,13 +89,27 @@ export function otherPaths(kinds: readonly string[]): Record<string, object> {
           query('project', componentRef('Name')),
           query('kind', componentRef('Kind')),
           query('urn', componentRef('Urn')),
-          query('since', { type: 'string', pattern: '^\\d{1,15}$' }, 'resume after this event id (Last-Event-ID wins)'),
-          { name: 'Last-Event-ID', in: 'header', description: 'resume after this event id', schema: { type: 'string', pattern: '^\\d{1,15}$' } },
+          query(
+            'since',
+            { type: 'string', pattern: '^\\d{1,15}$' },
+            'resume after this event id (Last-Event-ID wins)',
+          ),
+          {
+            name: 'Last-Event-ID',
+            in: 'header',
+            description: 'resume after this event id',
+            schema: { type: 'string', pattern: '^\\d{1,15}$' },
+          },
         ],
         responses: {
           '200': {
             description: 'an endless text/event-stream; each data line is an Event',
-            content: { 'text/event-stream': { schema: { type: 'string' }, 'x-steward-event-data': componentRef('Event') } },
+            content: {
+              'text/event-stream': {
+                schema: { type: 'string' },
+                'x-steward-event-data': componentRef('Event'),
+              },
+            },
           },
           ...errorResponses([400, 410, 500, 503]),
         },
@@ -85,7 +120,14 @@ export function otherPaths(kinds: readonly string[]): Record<string, object> {
         operationId: 'healthz',
         tags: ['health'],
         summary: 'The process answers',
-        responses: { '200': json('alive', { type: 'object', required: ['status'], properties: { status: { const: 'ok' } } }), ...errorResponses([500]) },
+        responses: {
+          '200': json('alive', {
+            type: 'object',
+            required: ['status'],
+            properties: { status: { const: 'ok' } },
+          }),
+          ...errorResponses([500]),
+        },
       },
     },
     '/readyz': {
@@ -97,7 +139,10 @@ export function otherPaths(kinds: readonly string[]): Record<string, object> {
           '200': json('ready', {
             type: 'object',
             required: ['status', 'checks'],
-            properties: { status: { const: 'ready' }, checks: { type: 'object', additionalProperties: { type: 'string' } } },
+            properties: {
+              status: { const: 'ready' },
+              checks: { type: 'object', additionalProperties: { type: 'string' } },
+            },
           }),
           ...errorResponses([500, 503]),
         },
@@ -108,8 +153,15 @@ export function otherPaths(kinds: readonly string[]): Record<string, object> {
         operationId: 'metrics',
         tags: ['health'],
         summary: 'Prometheus metrics (text exposition format)',
-        description: 'Counts every project, so with STEWARD_TOKENS_FILE it needs a `metrics` token (a scraper\'s, which reads nothing else) or an admin token on every project; any other token answers 403.',
-        responses: { '200': { description: 'the metrics', content: { 'text/plain': { schema: { type: 'string' } } } }, ...errorResponses([500]) },
+        description:
+          "Counts every project, so with STEWARD_TOKENS_FILE it needs a `metrics` token (a scraper's, which reads nothing else) or an admin token on every project; any other token answers 403.",
+        responses: {
+          '200': {
+            description: 'the metrics',
+            content: { 'text/plain': { schema: { type: 'string' } } },
+          },
+          ...errorResponses([500]),
+        },
       },
     },
     '/openapi.json': {
@@ -117,7 +169,10 @@ export function otherPaths(kinds: readonly string[]): Record<string, object> {
         operationId: 'openapi',
         tags: ['health'],
         summary: 'This document (OpenAPI 3.1), with the schemas of every loaded module',
-        responses: { '200': json('the OpenAPI document', { type: 'object' }), ...errorResponses([500]) },
+        responses: {
+          '200': json('the OpenAPI document', { type: 'object' }),
+          ...errorResponses([500]),
+        },
       },
     },
   };

@@ -10,12 +10,19 @@ export interface ModuleParts {
 }
 
 const accepted = (description: string) => ({
-  '202': json(description, componentRef('Accepted'), { Location: HEADERS.location, ETag: HEADERS.etag }),
+  '202': json(description, componentRef('Accepted'), {
+    Location: HEADERS.location,
+    ETag: HEADERS.etag,
+  }),
   '200': json('a dry run: nothing was stored', componentRef('DryRun'), { ETag: HEADERS.etag }),
 });
 
 /** /resources and everything under /resources/{urn} (resources.ts and logs.ts in routes/). */
-export function resourcePaths({ createBody, actionParams, kinds }: ModuleParts): Record<string, object> {
+export function resourcePaths({
+  createBody,
+  actionParams,
+  kinds,
+}: ModuleParts): Record<string, object> {
   const p = `${API_PREFIX}/resources`;
   const tags = ['resources'];
   return {
@@ -24,10 +31,14 @@ export function resourcePaths({ createBody, actionParams, kinds }: ModuleParts):
         operationId: 'createResource',
         tags,
         summary: 'Create a resource',
-        description: 'The body is nested or flat (the seed form, `parent` is the project). It is one of the registered kinds; see `create.<kind>`.',
+        description:
+          'The body is nested or flat (the seed form, `parent` is the project). It is one of the registered kinds; see `create.<kind>`.',
         parameters: [param('dryRun')],
         requestBody: { required: true, content: { 'application/json': { schema: createBody } } },
-        responses: { ...accepted('accepted: PENDING with action create'), ...errorResponses([400, 409, 413, 415, 500, 503]) },
+        responses: {
+          ...accepted('accepted: PENDING with action create'),
+          ...errorResponses([400, 409, 413, 415, 500, 503]),
+        },
       },
       get: {
         operationId: 'listResources',
@@ -37,11 +48,18 @@ export function resourcePaths({ createBody, actionParams, kinds }: ModuleParts):
           query('project', componentRef('Name')),
           query('kind', { type: 'string', enum: kinds }),
           query('status', { type: 'string', enum: ['PENDING', 'COMPLETED', 'ERROR'] }),
-          query('labels', { type: 'string' }, 'k=v,k2=v2: every pair must match; at most STEWARD_MAX_LABELS pairs (default 64), more is a 400'),
+          query(
+            'labels',
+            { type: 'string' },
+            'k=v,k2=v2: every pair must match; at most STEWARD_MAX_LABELS pairs (default 64), more is a 400',
+          ),
           param('pageSize'),
           param('pageToken'),
         ],
-        responses: { '200': json('a page of resources', pageOf('resources', componentRef('Resource'))), ...errorResponses([400, 500, 503]) },
+        responses: {
+          '200': json('a page of resources', pageOf('resources', componentRef('Resource'))),
+          ...errorResponses([400, 500, 503]),
+        },
       },
     },
     [`${p}/{urn}`]: {
@@ -50,23 +68,36 @@ export function resourcePaths({ createBody, actionParams, kinds }: ModuleParts):
         operationId: 'getResource',
         tags,
         summary: 'Read a resource (no side effects)',
-        responses: { '200': json('the resource', componentRef('Resource'), { ETag: HEADERS.etag }), ...errorResponses([400, 404, 500, 503]) },
+        responses: {
+          '200': json('the resource', componentRef('Resource'), { ETag: HEADERS.etag }),
+          ...errorResponses([400, 404, 500, 503]),
+        },
       },
       patch: {
         operationId: 'updateResource',
         tags,
         summary: 'Change configs, dependencies or labels',
-        description: 'Each part given replaces the stored one. `configs` must match `configs.<kind>` of the resource kind.',
+        description:
+          'Each part given replaces the stored one. `configs` must match `configs.<kind>` of the resource kind.',
         parameters: [param('dryRun'), param('ifMatch')],
-        requestBody: { required: true, content: { 'application/json': { schema: componentRef('UpdateResource') } } },
-        responses: { ...accepted('accepted: PENDING with action update'), ...errorResponses([400, 404, 409, 412, 413, 415, 500, 503]) },
+        requestBody: {
+          required: true,
+          content: { 'application/json': { schema: componentRef('UpdateResource') } },
+        },
+        responses: {
+          ...accepted('accepted: PENDING with action update'),
+          ...errorResponses([400, 404, 409, 412, 413, 415, 500, 503]),
+        },
       },
       delete: {
         operationId: 'deleteResource',
         tags,
         summary: 'Delete a resource (allowed from any status)',
         parameters: [param('dryRun'), param('ifMatch')],
-        responses: { ...accepted('accepted: PENDING with action delete'), ...errorResponses([400, 404, 409, 412, 500, 503]) },
+        responses: {
+          ...accepted('accepted: PENDING with action delete'),
+          ...errorResponses([400, 404, 409, 412, 500, 503]),
+        },
       },
     },
     [`${p}/{urn}/execute`]: {
@@ -75,23 +106,44 @@ export function resourcePaths({ createBody, actionParams, kinds }: ModuleParts):
         operationId: 'executeAction',
         tags,
         summary: 'Run an action (the seed form: action and params in the body)',
-        description: "`params` must match the action's params schema: `x-steward-action-params` maps each kind's actions to theirs.",
+        description:
+          "`params` must match the action's params schema: `x-steward-action-params` maps each kind's actions to theirs.",
         parameters: [param('dryRun'), param('ifMatch')],
         'x-steward-action-params': actionParams,
-        requestBody: { required: true, content: { 'application/json': { schema: componentRef('Execute') } } },
-        responses: { ...accepted('accepted: PENDING with the action'), ...errorResponses([400, 404, 409, 412, 413, 415, 500, 503]) },
+        requestBody: {
+          required: true,
+          content: { 'application/json': { schema: componentRef('Execute') } },
+        },
+        responses: {
+          ...accepted('accepted: PENDING with the action'),
+          ...errorResponses([400, 404, 409, 412, 413, 415, 500, 503]),
+        },
       },
     },
     [`${p}/{urn}/actions/{action}`]: {
-      parameters: [param('urn'), { name: 'action', in: 'path', required: true, schema: { type: 'string', pattern: '^[a-z][a-z0-9_]{1,62}$' } }],
+      parameters: [
+        param('urn'),
+        {
+          name: 'action',
+          in: 'path',
+          required: true,
+          schema: { type: 'string', pattern: '^[a-z][a-z0-9_]{1,62}$' },
+        },
+      ],
       post: {
         operationId: 'runAction',
         tags,
         summary: 'Run an action (params as the body; no body is {})',
         'x-steward-action-params': actionParams,
         parameters: [param('dryRun'), param('ifMatch')],
-        requestBody: { required: false, content: { 'application/json': { schema: componentRef('ActionParams') } } },
-        responses: { ...accepted('accepted: PENDING with the action'), ...errorResponses([400, 404, 409, 412, 413, 415, 500, 503]) },
+        requestBody: {
+          required: false,
+          content: { 'application/json': { schema: componentRef('ActionParams') } },
+        },
+        responses: {
+          ...accepted('accepted: PENDING with the action'),
+          ...errorResponses([400, 404, 409, 412, 413, 415, 500, 503]),
+        },
       },
     },
     [`${p}/{urn}/retry`]: {
@@ -101,7 +153,10 @@ export function resourcePaths({ createBody, actionParams, kinds }: ModuleParts):
         tags,
         summary: 'Retry the failed action of a resource in ERROR',
         parameters: [param('ifMatch')],
-        responses: { '202': accepted('accepted: PENDING with the same action')['202'], ...errorResponses([400, 404, 409, 412, 413, 415, 500, 503]) },
+        responses: {
+          '202': accepted('accepted: PENDING with the same action')['202'],
+          ...errorResponses([400, 404, 409, 412, 413, 415, 500, 503]),
+        },
       },
     },
     [`${p}/{urn}/revisions`]: {
@@ -111,7 +166,10 @@ export function resourcePaths({ createBody, actionParams, kinds }: ModuleParts):
         tags,
         summary: 'The history of spec and labels, newest first',
         parameters: [param('pageSize'), param('pageToken')],
-        responses: { '200': json('a page of revisions', pageOf('revisions', componentRef('Revision'))), ...errorResponses([400, 404, 500, 503]) },
+        responses: {
+          '200': json('a page of revisions', pageOf('revisions', componentRef('Revision'))),
+          ...errorResponses([400, 404, 500, 503]),
+        },
       },
     },
     [`${p}/{urn}/logs`]: {
@@ -121,12 +179,21 @@ export function resourcePaths({ createBody, actionParams, kinds }: ModuleParts):
         tags,
         summary: "Stream a resource's logs (kinds whose module has logs)",
         parameters: [
-          query('follow', { type: 'string', enum: ['true', 'false'] }, 'keep the answer open for new lines until the client goes away'),
-          query('tail', { type: 'integer', minimum: 0, maximum: 999999 }, 'start with the last n lines'),
+          query(
+            'follow',
+            { type: 'string', enum: ['true', 'false'] },
+            'keep the answer open for new lines until the client goes away',
+          ),
+          query(
+            'tail',
+            { type: 'integer', minimum: 0, maximum: 999999 },
+            'start with the last n lines',
+          ),
         ],
         responses: {
           '200': {
-            description: 'newline-delimited JSON, one LogChunk a line; a failure after the headers is a last line {"error": {...}}',
+            description:
+              'newline-delimited JSON, one LogChunk a line; a failure after the headers is a last line {"error": {...}}',
             content: { 'application/x-ndjson': { schema: componentRef('LogChunk') } },
           },
           ...errorResponses([400, 404, 500, 503]),

@@ -1,4 +1,5 @@
 import type { RequestHandler } from 'express';
+
 import type { Registry } from '../../core/registry.js';
 import type { BodyValidator } from '../schemas.js';
 import { buildOpenApiDocument } from './document.js';

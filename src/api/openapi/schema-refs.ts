@@ -27,15 +27,20 @@ export function componentRef(name: string): { $ref: string } {
  * The files of `schemas/` as components: each file under its PascalCase name,
  * and each of common.json's definitions under its own.
  */
-export function fileComponents(documents: Readonly<Record<string, object>>): Record<string, Schema> {
+export function fileComponents(
+  documents: Readonly<Record<string, object>>,
+): Record<string, Schema> {
   const components: Record<string, Schema> = {};
   for (const [file, document] of Object.entries(documents)) {
     const { definitions, ...rest } = document as Schema & { definitions?: Record<string, Schema> };
     if (file === 'common.json') {
-      for (const [name, definition] of Object.entries(definitions ?? {})) components[componentName(name)] = rewriteRefs(definition, (ref) => fileRef(ref, file));
+      for (const [name, definition] of Object.entries(definitions ?? {}))
+        components[componentName(name)] = rewriteRefs(definition, (ref) => fileRef(ref, file));
       continue;
     }
-    const schema = rewriteRefs(definitions ? { ...rest, definitions } : rest, (ref) => fileRef(ref, file));
+    const schema = rewriteRefs(definitions ? { ...rest, definitions } : rest, (ref) =>
+      fileRef(ref, file),
+    );
     components[componentName(file)] = withoutRootIds(schema);
   }
   return components;
@@ -49,7 +54,11 @@ export function embedSchema(schema: unknown, name: string): Schema | boolean {
   if (typeof schema === 'boolean') return schema;
   if (typeof schema !== 'object' || schema === null) return {};
   const root = `${COMPONENTS}${escapePointer(name)}`;
-  return withoutRootIds(rewriteRefs(schema as Schema, (ref) => (ref === '#' ? root : ref.startsWith('#/') ? `${root}${ref.slice(1)}` : ref)));
+  return withoutRootIds(
+    rewriteRefs(schema as Schema, (ref) =>
+      ref === '#' ? root : ref.startsWith('#/') ? `${root}${ref.slice(1)}` : ref,
+    ),
+  );
 }
 
 /** `common.json#/definitions/x` and `#/definitions/x` (inside common.json) → the definition's component; `x.json` → the file's. */
@@ -57,7 +66,8 @@ function fileRef(ref: string, inFile: string): string {
   const [file, fragment = ''] = ref.split('#', 2) as [string, string?];
   const target = file === '' ? inFile : file;
   const definition = /^\/definitions\/([^/]+)$/.exec(fragment);
-  if (target === 'common.json' && definition) return `${COMPONENTS}${componentName(definition[1]!)}`;
+  if (target === 'common.json' && definition)
+    return `${COMPONENTS}${componentName(definition[1]!)}`;
   if (fragment === '' || fragment === '/') return `${COMPONENTS}${componentName(target)}`;
   return `${COMPONENTS}${componentName(target)}${fragment}`;
 }
@@ -65,7 +75,13 @@ function fileRef(ref: string, inFile: string): string {
 /** Keywords whose values are data, not schemas: a `$ref` key inside them is left alone. */
 const DATA_KEYWORDS = new Set(['const', 'enum', 'default', 'examples', 'example']);
 /** Keywords whose values map names to schemas: the names are not keywords. */
-const SCHEMA_MAPS = new Set(['properties', 'patternProperties', 'definitions', '$defs', 'dependentSchemas']);
+const SCHEMA_MAPS = new Set([
+  'properties',
+  'patternProperties',
+  'definitions',
+  '$defs',
+  'dependentSchemas',
+]);
 
 function rewriteRefs<T>(value: T, rewrite: (ref: string) => string): T {
   if (Array.isArray(value)) return value.map((item: unknown) => rewriteRefs(item, rewrite)) as T;
@@ -74,8 +90,18 @@ function rewriteRefs<T>(value: T, rewrite: (ref: string) => string): T {
   for (const [key, child] of Object.entries(value)) {
     if (key === '$ref' && typeof child === 'string') copy[key] = rewrite(child);
     else if (DATA_KEYWORDS.has(key)) copy[key] = child;
-    else if (SCHEMA_MAPS.has(key) && typeof child === 'object' && child !== null && !Array.isArray(child)) {
-      copy[key] = Object.fromEntries(Object.entries(child).map(([name, schema]) => [name, rewriteRefs(schema as unknown, rewrite)]));
+    else if (
+      SCHEMA_MAPS.has(key) &&
+      typeof child === 'object' &&
+      child !== null &&
+      !Array.isArray(child)
+    ) {
+      copy[key] = Object.fromEntries(
+        Object.entries(child).map(([name, schema]) => [
+          name,
+          rewriteRefs(schema as unknown, rewrite),
+        ]),
+      );
     } else copy[key] = rewriteRefs(child, rewrite);
   }
   return copy as T;

@@ -20,14 +20,21 @@ export function secretPaths(): Record<string, object> {
             properties: {
               urn: componentRef('Urn'),
               version: { type: 'integer', minimum: 1 },
-              output: { type: 'object', description: 'only the writeOnly outputs, in their places' },
+              output: {
+                type: 'object',
+                description: 'only the writeOnly outputs, in their places',
+              },
               unreadable: {
                 type: 'array',
                 description: 'secret outputs no configured key opens (the key id, never the value)',
                 items: {
                   type: 'object',
                   required: ['field', 'key_id', 'message'],
-                  properties: { field: { type: 'string' }, key_id: { type: ['string', 'null'] }, message: { type: 'string' } },
+                  properties: {
+                    field: { type: 'string' },
+                    key_id: { type: ['string', 'null'] },
+                    message: { type: 'string' },
+                  },
                 },
               },
             },

@@ -18,8 +18,14 @@ export function accessResponseComponents(): Record<string, object> {
   const error = { 'application/json': { schema: componentRef('Error') } };
   return {
     Unauthenticated: {
-      description: 'unauthenticated: no token, a malformed Authorization header, or an unknown or revoked token',
-      headers: { 'WWW-Authenticate': { description: 'Bearer realm="steward" (with error="invalid_token" when a token was sent)', schema: { type: 'string' } } },
+      description:
+        'unauthenticated: no token, a malformed Authorization header, or an unknown or revoked token',
+      headers: {
+        'WWW-Authenticate': {
+          description: 'Bearer realm="steward" (with error="invalid_token" when a token was sent)',
+          schema: { type: 'string' },
+        },
+      },
       content: error,
     },
     PermissionDenied: {
@@ -30,8 +36,14 @@ export function accessResponseComponents(): Record<string, object> {
       content: error,
     },
     RateLimited: {
-      description: 'rate_limited: the token sent more than STEWARD_RATE_LIMIT_BURST requests at once or STEWARD_RATE_LIMIT_PER_SECOND a second',
-      headers: { 'Retry-After': { description: 'whole seconds to wait (at least 1)', schema: { type: 'integer', minimum: 1 } } },
+      description:
+        'rate_limited: the token sent more than STEWARD_RATE_LIMIT_BURST requests at once or STEWARD_RATE_LIMIT_PER_SECOND a second',
+      headers: {
+        'Retry-After': {
+          description: 'whole seconds to wait (at least 1)',
+          schema: { type: 'integer', minimum: 1 },
+        },
+      },
       content: error,
     },
   };
@@ -54,9 +66,18 @@ export function withAccessControl(paths: Record<string, object>): Record<string,
           continue;
         }
         // Every guarded route may answer 403: a change to a viewer, /metrics to most tokens, anything to a metrics token.
-        const added: Record<string, object> = { '401': ref('Unauthenticated'), '403': ref('PermissionDenied'), '429': ref('RateLimited') };
+        const added: Record<string, object> = {
+          '401': ref('Unauthenticated'),
+          '403': ref('PermissionDenied'),
+          '429': ref('RateLimited'),
+        };
         const responses = { ...operation.responses, ...added };
-        next[method] = { ...operation, responses: Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b))) };
+        next[method] = {
+          ...operation,
+          responses: Object.fromEntries(
+            Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)),
+          ),
+        };
       }
       return [path, next];
     }),

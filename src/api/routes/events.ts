@@ -1,12 +1,14 @@
 import { once } from 'node:events';
-import { Router, type Response } from 'express';
+
+import { type Response, Router } from 'express';
+
 import { InvalidRequestError, StewardError } from '../../core/errors.js';
 import type { EventFeed } from '../../core/event-feed.js';
 import type { CoreLogger } from '../../core/logging.js';
 import type { EventRecord } from '../../core/model.js';
 import { projectsOf } from '../../core/scope.js';
-import { errorBody } from '../http-errors.js';
 import { callerOf } from '../auth/caller.js';
+import { errorBody } from '../http-errors.js';
 import { queryOf } from '../request-parsing.js';
 
 /**
@@ -23,12 +25,20 @@ export function eventRoutes(feed: EventFeed, heartbeatMs: number, logger: CoreLo
     const q = queryOf(req, ['project', 'kind', 'urn', 'since']);
     const given = req.headers['last-event-id'];
     const header = Array.isArray(given) ? given.join(', ') : given;
-    const since = header ? parseEventId('Last-Event-ID', header) : q.since !== undefined ? parseEventId('since', q.since) : undefined;
+    const since = header
+      ? parseEventId('Last-Event-ID', header)
+      : q.since !== undefined
+        ? parseEventId('since', q.since)
+        : undefined;
     const controller = new AbortController();
     res.on('close', () => controller.abort());
     // The caller's projects are part of the filter: the store never reads another project's events for this watch.
     const projects = projectsOf(callerOf(res).scope);
-    const watch = await feed.open({ project: q.project, kind: q.kind, urn: q.urn, projects }, since, controller.signal);
+    const watch = await feed.open(
+      { project: q.project, kind: q.kind, urn: q.urn, projects },
+      since,
+      controller.signal,
+    );
     res.status(200);
     res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
     res.setHeader('X-Accel-Buffering', 'no');
@@ -43,7 +53,11 @@ export function eventRoutes(feed: EventFeed, heartbeatMs: number, logger: CoreLo
       // An AbortError is a write given up because the client left or Steward is stopping: nothing to report.
       if (!controller.signal.aborted && (err as Error)?.name !== 'AbortError') {
         // Headers are out: report the failure as a last frame; the client resumes with Last-Event-ID.
-        if (!(err instanceof StewardError)) log.error('event stream failed', { request_id: res.locals.requestId, error: (err as Error)?.stack ?? String(err) });
+        if (!(err instanceof StewardError))
+          log.error('event stream failed', {
+            request_id: res.locals.requestId,
+            error: (err as Error)?.stack ?? String(err),
+          });
         res.write(errorFrame(err));
       }
     } finally {
@@ -55,7 +69,10 @@ export function eventRoutes(feed: EventFeed, heartbeatMs: number, logger: CoreLo
 }
 
 function parseEventId(name: string, raw: string): number {
-  if (!/^\d{1,15}$/.test(raw)) throw new InvalidRequestError(`${name} must be an event id: a whole number from 0 to 999999999999999`);
+  if (!/^\d{1,15}$/.test(raw))
+    throw new InvalidRequestError(
+      `${name} must be an event id: a whole number from 0 to 999999999999999`,
+    );
   return Number(raw);
 }
 
@@ -65,7 +82,9 @@ function eventFrame(event: EventRecord): string {
 
 function errorFrame(err: unknown): string {
   const body =
-    err instanceof StewardError ? errorBody(err.code, err.message, err.details) : errorBody('internal', 'the event stream failed; it is logged with this request id');
+    err instanceof StewardError
+      ? errorBody(err.code, err.message, err.details)
+      : errorBody('internal', 'the event stream failed; it is logged with this request id');
   return `event: error\ndata: ${JSON.stringify(body)}\n\n`;
 }
 

@@ -24,7 +24,13 @@ export function healthRoutes(readiness: Readiness): Router {
     const worker = readiness.workerRunning();
     if (worker !== null) checks.worker = worker ? 'ok' : 'stopped';
     const ready = Object.values(checks).every((value) => value === 'ok');
-    res.status(ready ? 200 : 503).json(ready ? { status: 'ready', checks } : { error: { code: 'unavailable', message: 'not ready', details: checks } });
+    res
+      .status(ready ? 200 : 503)
+      .json(
+        ready
+          ? { status: 'ready', checks }
+          : { error: { code: 'unavailable', message: 'not ready', details: checks } },
+      );
   });
   return router;
 }

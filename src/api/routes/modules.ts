@@ -1,4 +1,5 @@
 import { Router } from 'express';
+
 import type { RegisteredModule, Registry } from '../../core/registry.js';
 import { queryOf } from '../request-parsing.js';
 
@@ -8,7 +9,10 @@ export function describeModule({ definition }: RegisteredModule) {
     kind: definition.kind,
     description: definition.description,
     actions: Object.fromEntries(
-      Object.entries(definition.actions).map(([name, action]) => [name, { description: action.description ?? null, params_schema: action.paramsSchema ?? null }]),
+      Object.entries(definition.actions).map(([name, action]) => [
+        name,
+        { description: action.description ?? null, params_schema: action.paramsSchema ?? null },
+      ]),
     ),
     config_schema: definition.configSchema,
     output_schema: definition.outputSchema ?? null,

@@ -1,4 +1,5 @@
 import { Router } from 'express';
+
 import { InvalidRequestError } from '../../core/errors.js';
 import type { OperationStatus } from '../../core/model.js';
 import type { Queries } from '../../core/queries.js';
@@ -8,7 +9,13 @@ import { callerOf } from '../auth/caller.js';
 import { parsePageSize, queryOf } from '../request-parsing.js';
 import { sendPage } from '../send-page.js';
 
-const STATUSES: readonly OperationStatus[] = ['queued', 'running', 'succeeded', 'failed', 'cancelled'];
+const STATUSES: readonly OperationStatus[] = [
+  'queued',
+  'running',
+  'succeeded',
+  'failed',
+  'cancelled',
+];
 
 export function operationRoutes(queries: Queries): Router {
   const router = Router();

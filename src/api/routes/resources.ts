@@ -1,13 +1,13 @@
-import { Router, type Response } from 'express';
-import { formatUrn } from '../../core/names.js';
-import type { Accepted, ResourceCommands } from '../../core/resource-commands.js';
+import { type Response, Router } from 'express';
+
 import type { Limits } from '../../core/limits.js';
+import { formatUrn } from '../../core/names.js';
 import type { Queries } from '../../core/queries.js';
+import type { Accepted, ResourceCommands } from '../../core/resource-commands.js';
 import { noteAudit } from '../auth/audit.js';
 import { authorizeCreate, authorizeResource, NEEDS, requireRole } from '../auth/authorize.js';
 import { callerOf } from '../auth/caller.js';
 import { API_PREFIX } from '../prefix.js';
-import { sendPage } from '../send-page.js';
 import {
   parseCreateBody,
   parseDryRun,
@@ -19,8 +19,14 @@ import {
   requestOptions,
 } from '../request-parsing.js';
 import type { BodyValidator } from '../schemas.js';
+import { sendPage } from '../send-page.js';
 
-export function resourceRoutes(commands: ResourceCommands, queries: Queries, schemas: BodyValidator, limits: Pick<Limits, 'labels'>): Router {
+export function resourceRoutes(
+  commands: ResourceCommands,
+  queries: Queries,
+  schemas: BodyValidator,
+  limits: Pick<Limits, 'labels'>,
+): Router {
   const router = Router();
 
   router.post('/resources', async (req, res) => {
@@ -30,13 +36,21 @@ export function resourceRoutes(commands: ResourceCommands, queries: Queries, sch
     const request = parseCreateBody(schemas, req.body);
     noteAudit(res, { project: request.project, urn: formatUrn(request) });
     authorizeCreate(caller, request.project);
-    sendAccepted(res, await commands.create(request, requestOptions(req, caller, parseDryRun(dry_run))));
+    sendAccepted(
+      res,
+      await commands.create(request, requestOptions(req, caller, parseDryRun(dry_run))),
+    );
   });
 
   router.get('/resources', async (req, res) => {
     const q = queryOf(req, ['project', 'kind', 'status', 'labels', 'page_size', 'page_token']);
     const page = await queries.listResources(
-      { project: q.project, kind: q.kind, status: parseStatus(q.status), labels: parseLabelFilter(q.labels, limits.labels) },
+      {
+        project: q.project,
+        kind: q.kind,
+        status: parseStatus(q.status),
+        labels: parseLabelFilter(q.labels, limits.labels),
+      },
       parsePageSize(q.page_size),
       q.page_token,
       callerOf(res).scope,
@@ -54,14 +68,21 @@ export function resourceRoutes(commands: ResourceCommands, queries: Queries, sch
   router.patch('/resources/:urn', async (req, res) => {
     const { dry_run } = queryOf(req, ['dry_run']);
     const caller = authorizeResource(res, req.params.urn, NEEDS.change, 'update resources');
-    const accepted = await commands.update(req.params.urn, parseUpdateBody(schemas, req.body), requestOptions(req, caller, parseDryRun(dry_run)));
+    const accepted = await commands.update(
+      req.params.urn,
+      parseUpdateBody(schemas, req.body),
+      requestOptions(req, caller, parseDryRun(dry_run)),
+    );
     sendAccepted(res, accepted);
   });
 
   router.delete('/resources/:urn', async (req, res) => {
     const { dry_run } = queryOf(req, ['dry_run']);
     const caller = authorizeResource(res, req.params.urn, NEEDS.change, 'delete resources');
-    sendAccepted(res, await commands.remove(req.params.urn, requestOptions(req, caller, parseDryRun(dry_run))));
+    sendAccepted(
+      res,
+      await commands.remove(req.params.urn, requestOptions(req, caller, parseDryRun(dry_run))),
+    );
   });
 
   router.post('/resources/:urn/execute', async (req, res) => {
@@ -69,15 +90,32 @@ export function resourceRoutes(commands: ResourceCommands, queries: Queries, sch
     const caller = authorizeResource(res, req.params.urn, NEEDS.change, 'run actions');
     const body = schemas.assert<{ action: string; params?: unknown }>('execute.json', req.body);
     noteAudit(res, { module_action: body.action });
-    sendAccepted(res, await commands.execute(req.params.urn, body.action, body.params ?? {}, requestOptions(req, caller, parseDryRun(dry_run))));
+    sendAccepted(
+      res,
+      await commands.execute(
+        req.params.urn,
+        body.action,
+        body.params ?? {},
+        requestOptions(req, caller, parseDryRun(dry_run)),
+      ),
+    );
   });
 
   router.post('/resources/:urn/actions/:action', async (req, res) => {
     const { dry_run } = queryOf(req, ['dry_run']);
     noteAudit(res, { module_action: req.params.action });
     const caller = authorizeResource(res, req.params.urn, NEEDS.change, 'run actions');
-    const params = req.body === undefined ? {} : schemas.assert<object>('action-params.json', req.body);
-    sendAccepted(res, await commands.execute(req.params.urn, req.params.action, params, requestOptions(req, caller, parseDryRun(dry_run))));
+    const params =
+      req.body === undefined ? {} : schemas.assert<object>('action-params.json', req.body);
+    sendAccepted(
+      res,
+      await commands.execute(
+        req.params.urn,
+        req.params.action,
+        params,
+        requestOptions(req, caller, parseDryRun(dry_run)),
+      ),
+    );
   });
 
   router.post('/resources/:urn/retry', async (req, res) => {
@@ -88,7 +126,12 @@ export function resourceRoutes(commands: ResourceCommands, queries: Queries, sch
 
   router.get('/resources/:urn/revisions', async (req, res) => {
     const q = queryOf(req, ['page_size', 'page_token']);
-    const page = await queries.listRevisions(req.params.urn, parsePageSize(q.page_size), q.page_token, callerOf(res).scope);
+    const page = await queries.listRevisions(
+      req.params.urn,
+      parsePageSize(q.page_size),
+      q.page_token,
+      callerOf(res).scope,
+    );
     sendPage(res, 'revisions', page);
   });
 
@@ -99,7 +142,9 @@ export function resourceRoutes(commands: ResourceCommands, queries: Queries, sch
 function sendAccepted(res: Response, accepted: Accepted): void {
   res.setHeader('ETag', `"${accepted.resource.version}"`);
   if (accepted.dryRun) {
-    res.status(200).json({ resource: accepted.resource, operation: accepted.operation, dry_run: true });
+    res
+      .status(200)
+      .json({ resource: accepted.resource, operation: accepted.operation, dry_run: true });
     return;
   }
   res.setHeader('Location', `${API_PREFIX}/operations/${accepted.operation.id}`);

@@ -1,4 +1,5 @@
 import { Router } from 'express';
+
 import type { SecretReads } from '../../core/secret-reads.js';
 import { noteAudit } from '../auth/audit.js';
 import { authorizeResource } from '../auth/authorize.js';
@@ -17,7 +18,12 @@ export function secretRoutes(secrets: SecretReads): Router {
     const caller = authorizeResource(res, req.params.urn, 'admin', 'read secret outputs');
     const read = await secrets.readSecretOutput(req.params.urn, caller.scope);
     noteAudit(res, { secret_fields: [...read.fields, ...read.unreadable.map((u) => u.field)] });
-    res.json({ urn: read.urn, version: read.version, output: read.output, unreadable: read.unreadable });
+    res.json({
+      urn: read.urn,
+      version: read.version,
+      output: read.output,
+      unreadable: read.unreadable,
+    });
   });
   return router;
 }

@@ -1,5 +1,5 @@
 import type { Random } from './random.js';
-import { SupervisorClosed, type CrashSupervisor } from './supervisor.js';
+import { type CrashSupervisor, SupervisorClosed } from './supervisor.js';
 
 export type MutationKind = 'create' | 'update' | 'action' | 'delete';
 /** acked: a 2xx; rejected: a 4xx (not applied); unacked: no answer, or a 503 (may or may not have happened). */
@@ -54,16 +54,30 @@ type Answer = { status: number; body: any } | { error: string };
 
 const PROJECT = 'crash';
 /** Rejections the client provokes on purpose (a stale If-Match, a change while PENDING, a resource deleted meanwhile). */
-const EXPECTED_REJECTIONS = new Set(['404 not_found', '409 invalid_state', '409 already_exists', '412 precondition_failed']);
+const EXPECTED_REJECTIONS = new Set([
+  '404 not_found',
+  '409 invalid_state',
+  '409 already_exists',
+  '412 precondition_failed',
+]);
 
 /**
  * The crash loop's client: `workers` loops send creates, PATCHes (with If-Match or not,
  * nested or flat), `retag` actions (both routes) and deletes to whichever Steward process
  * is alive, and record every mutation with its outcome.
  */
-export function createCrashClient(supervisor: CrashSupervisor, random: Random, options: CrashClientOptions) {
+export function createCrashClient(
+  supervisor: CrashSupervisor,
+  random: Random,
+  options: CrashClientOptions,
+) {
   const resources = new Map<string, Tracked>();
-  const tally: Record<Outcome, number> & { answers: Map<string, number> } = { acked: 0, rejected: 0, unacked: 0, answers: new Map() };
+  const tally: Record<Outcome, number> & { answers: Map<string, number> } = {
+    acked: 0,
+    rejected: 0,
+    unacked: 0,
+    answers: new Map(),
+  };
   /** What must never happen: a 500, a 400 from a well-formed request, a lost resource; empty at the end. */
   const unexpected: string[] = [];
   let nextName = 0;
@@ -72,9 +86,18 @@ export function createCrashClient(supervisor: CrashSupervisor, random: Random, o
   let running: Array<Promise<void>> = [];
 
   const newTag = (kind: MutationKind) => `${kind}-${nextTag++}`;
-  const newConfigs = (kind: MutationKind): LedgerConfigs => ({ steps: random.int(1, 3), max_delay_ms: options.maxDelayMs, tag: newTag(kind) });
+  const newConfigs = (kind: MutationKind): LedgerConfigs => ({
+    steps: random.int(1, 3),
+    max_delay_ms: options.maxDelayMs,
+    tag: newTag(kind),
+  });
 
-  async function send(method: string, url: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> {
+  async function send(
+    method: string,
+    url: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<Answer> {
     try {
       const res = await fetch(url, {
         method,
@@ -90,11 +113,22 @@ export function createCrashClient(supervisor: CrashSupervisor, random: Random, o
     }
   }
 
-  async function mutate(t: Tracked, sent: Omit<Mutation, 'outcome' | 'answer'>, method: string, path: string, body: unknown): Promise<Mutation> {
+  async function mutate(
+    t: Tracked,
+    sent: Omit<Mutation, 'outcome' | 'answer'>,
+    method: string,
+    path: string,
+    body: unknown,
+  ): Promise<Mutation> {
     const api = await supervisor.api();
-    const headers: Record<string, string> = sent.ifMatch === undefined ? {} : { 'if-match': `"${sent.ifMatch}"` };
+    const headers: Record<string, string> =
+      sent.ifMatch === undefined ? {} : { 'if-match': `"${sent.ifMatch}"` };
     const res = await send(method, `${api}${path}`, body, headers);
-    const m: Mutation = { ...sent, outcome: 'unacked', answer: 'error' in res ? res.error : String(res.status) };
+    const m: Mutation = {
+      ...sent,
+      outcome: 'unacked',
+      answer: 'error' in res ? res.error : String(res.status),
+    };
     if ('error' in res) {
       t.knownVersion = undefined;
     } else if (res.status >= 200 && res.status < 300) {
@@ -103,12 +137,16 @@ export function createCrashClient(supervisor: CrashSupervisor, random: Random, o
       m.operationId = res.body.operation.id as string;
       t.knownVersion = m.version;
     } else if (res.status >= 500) {
-      if (res.status !== 503) unexpected.push(`${method} ${t.urn} answered ${res.status}: ${JSON.stringify(res.body)}`);
+      if (res.status !== 503)
+        unexpected.push(`${method} ${t.urn} answered ${res.status}: ${JSON.stringify(res.body)}`);
       t.knownVersion = undefined;
     } else {
       m.outcome = 'rejected';
       m.answer = `${res.status} ${res.body?.error?.code}`;
-      if (!EXPECTED_REJECTIONS.has(m.answer)) unexpected.push(`${method} ${t.urn} (${sent.kind}) answered ${res.status}: ${JSON.stringify(res.body)}`);
+      if (!EXPECTED_REJECTIONS.has(m.answer))
+        unexpected.push(
+          `${method} ${t.urn} (${sent.kind}) answered ${res.status}: ${JSON.stringify(res.body)}`,
+        );
       t.knownVersion = undefined;
     }
     t.mutations.push(m);
@@ -146,15 +184,29 @@ export function createCrashClient(supervisor: CrashSupervisor, random: Random, o
       }
     }
     // Half the requests carry If-Match; one in ten of those names an older version on purpose (a 412, not applied).
-    const ifMatch = t.knownVersion !== undefined && random.chance(0.5) ? t.knownVersion - (random.chance(0.1) ? 1 : 0) : undefined;
+    const ifMatch =
+      t.knownVersion !== undefined && random.chance(0.5)
+        ? t.knownVersion - (random.chance(0.1) ? 1 : 0)
+        : undefined;
     const path = `/resources/${t.urn}`;
     if (kind === 'update') {
       const configs = newConfigs('update');
-      await mutate(t, { kind, tag: configs.tag, configs, ifMatch }, 'PATCH', path, random.chance(0.5) ? { spec: { configs } } : { configs });
+      await mutate(
+        t,
+        { kind, tag: configs.tag, configs, ifMatch },
+        'PATCH',
+        path,
+        random.chance(0.5) ? { spec: { configs } } : { configs },
+      );
     } else if (kind === 'action') {
       const tag = newTag('action');
-      if (random.chance(0.5)) await mutate(t, { kind, tag, ifMatch }, 'POST', `${path}/actions/retag`, { tag });
-      else await mutate(t, { kind, tag, ifMatch }, 'POST', `${path}/execute`, { action: 'retag', params: { tag } });
+      if (random.chance(0.5))
+        await mutate(t, { kind, tag, ifMatch }, 'POST', `${path}/actions/retag`, { tag });
+      else
+        await mutate(t, { kind, tag, ifMatch }, 'POST', `${path}/execute`, {
+          action: 'retag',
+          params: { tag },
+        });
     } else {
       const m = await mutate(t, { kind, ifMatch }, 'DELETE', path, undefined);
       if (m.outcome === 'acked') t.retired = true;
@@ -166,7 +218,9 @@ export function createCrashClient(supervisor: CrashSupervisor, random: Random, o
     if (t.mutations.some((m) => m.kind === 'delete' && m.outcome !== 'rejected')) {
       t.retired = true;
     } else if (t.mutations.some((m) => m.kind === 'create' && m.outcome === 'acked')) {
-      unexpected.push(`${t.urn} answered 404, yet its create was acknowledged and no delete was sent`);
+      unexpected.push(
+        `${t.urn} answered 404, yet its create was acknowledged and no delete was sent`,
+      );
       t.retired = true;
     } else {
       await create(t);
@@ -180,7 +234,13 @@ export function createCrashClient(supervisor: CrashSupervisor, random: Random, o
     let t: Tracked;
     if (alive.length < options.poolSize || random.chance(0.03)) {
       const name = `r${String(nextName++).padStart(5, '0')}`;
-      t = { urn: `orn:steward:ledger:${PROJECT}:${name}`, name, mutations: [], busy: false, retired: false };
+      t = {
+        urn: `orn:steward:ledger:${PROJECT}:${name}`,
+        name,
+        mutations: [],
+        busy: false,
+        retired: false,
+      };
       resources.set(t.urn, t);
     } else if (idle.length > 0) {
       t = random.pick(idle);

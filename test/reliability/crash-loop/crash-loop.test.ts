@@ -2,17 +2,24 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createCrashClient, type CrashClient } from './client.js';
-import { checkLedger } from './ledger.js';
-import { checkHistory, unacknowledgedApplied, type FinalResource, type OperationRow, type RevisionRow } from './model.js';
-import { crashSeed, seededRandom, type Random } from './random.js';
-import { findUnsettled, storeQuery } from './store.js';
-import { createCrashSupervisor, type CrashSupervisor } from './supervisor.js';
+
 import { call, waitFor } from '../../helpers/harness.js';
 import { percentile, readLedger } from '../../helpers/ledger.js';
 import { isAlive } from '../../helpers/local-processes.js';
 import { soak } from '../../helpers/soak.js';
 import { TEST_STORE, testDatabase } from '../../helpers/test-database.js';
+import { type CrashClient, createCrashClient } from './client.js';
+import { checkLedger } from './ledger.js';
+import {
+  checkHistory,
+  type FinalResource,
+  type OperationRow,
+  type RevisionRow,
+  unacknowledgedApplied,
+} from './model.js';
+import { crashSeed, type Random, seededRandom } from './random.js';
+import { findUnsettled, storeQuery } from './store.js';
+import { type CrashSupervisor, createCrashSupervisor } from './supervisor.js';
 
 const CLI = fileURLToPath(new URL('../../../dist/src/cli.js', import.meta.url));
 const FIXTURE_MODULES = fileURLToPath(new URL('../../fixtures/modules', import.meta.url));
@@ -37,7 +44,8 @@ describe(`crash loop on ${TEST_STORE}: kill -9 at random moments, restart on the
   let client: CrashClient | undefined;
 
   beforeAll(() => {
-    if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first (npm test does)`);
+    if (!existsSync(CLI))
+      throw new Error(`${CLI} is missing: run \`npm run build\` first (npm test does)`);
   });
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'steward-crash-'));
@@ -49,16 +57,20 @@ describe(`crash loop on ${TEST_STORE}: kill -9 at random moments, restart on the
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it(`${COUNTS.acked}+ acknowledged mutations across ${COUNTS.kills}+ kills: none lost, all COMPLETED, no overlapping or stale sync, no lease left`, async () => {
-    const seed = crashSeed();
-    const rerun = `seed ${seed} (rerun: STEWARD_CRASH_SEED=${seed})`;
-    try {
-      await crashLoop(seed, rerun);
-    } catch (err) {
-      if (err instanceof Error) err.message = `${rerun}\n${err.message}`;
-      throw err;
-    }
-  }, COUNTS.timeoutMs);
+  it(
+    `${COUNTS.acked}+ acknowledged mutations across ${COUNTS.kills}+ kills: none lost, all COMPLETED, no overlapping or stale sync, no lease left`,
+    async () => {
+      const seed = crashSeed();
+      const rerun = `seed ${seed} (rerun: STEWARD_CRASH_SEED=${seed})`;
+      try {
+        await crashLoop(seed, rerun);
+      } catch (err) {
+        if (err instanceof Error) err.message = `${rerun}\n${err.message}`;
+        throw err;
+      }
+    },
+    COUNTS.timeoutMs,
+  );
 
   async function crashLoop(seed: number, rerun: string): Promise<void> {
     const t0 = Date.now();
@@ -78,7 +90,11 @@ describe(`crash loop on ${TEST_STORE}: kill -9 at random moments, restart on the
       STEWARD_BACKOFF_MAX_MS: '200',
       STEWARD_SHUTDOWN_GRACE_MS: '5000',
     });
-    client = createCrashClient(supervisor, seededRandom(seed ^ 0x5bd1e995), { workers: COUNTS.workers, poolSize: COUNTS.poolSize, maxDelayMs: 20 });
+    client = createCrashClient(supervisor, seededRandom(seed ^ 0x5bd1e995), {
+      workers: COUNTS.workers,
+      poolSize: COUNTS.poolSize,
+      maxDelayMs: 20,
+    });
     const sup = supervisor;
     const cli = client;
 
@@ -88,7 +104,9 @@ describe(`crash loop on ${TEST_STORE}: kill -9 at random moments, restart on the
     const loopDeadline = t0 + COUNTS.timeoutMs / 2;
     while (sup.killed.length < COUNTS.kills || cli.tally.acked < COUNTS.acked) {
       if (Date.now() > loopDeadline) {
-        throw new Error(`only ${cli.tally.acked} acknowledged mutations after ${sup.killed.length} kills: ${JSON.stringify([...cli.tally.answers])}`);
+        throw new Error(
+          `only ${cli.tally.acked} acknowledged mutations after ${sup.killed.length} kills: ${JSON.stringify([...cli.tally.answers])}`,
+        );
       }
       await killMoment(random, () => cli.tally.acked);
       await sup.kill();
@@ -119,33 +137,70 @@ describe(`crash loop on ${TEST_STORE}: kill -9 at random moments, restart on the
     const settledMs = Date.now() - t0;
     expect(await findUnsettled(db)).toEqual({ notCompleted: [], leased: [], openOperations: [] });
 
-    const stored = { revisions: await readRevisions(db), operations: await readOperations(db), finals: await readFinals(await sup.api()) };
+    const stored = {
+      revisions: await readRevisions(db),
+      operations: await readOperations(db),
+      finals: await readFinals(await sup.api()),
+    };
     expect(await sup.stop()).toBe(0);
     expect(await findUnsettled(db)).toEqual({ notCompleted: [], leased: [], openOperations: [] });
 
     // Nothing acknowledged lost, nothing rejected applied, the state at the last acknowledged change or a later unacknowledged one.
     const tracked = [...cli.resources.values()];
     expect({ rerun, problems: checkHistory(tracked, stored) }).toEqual({ rerun, problems: [] });
-    expect({ rerun, unexpected: cli.unexpected, errorLogs: sup.errorLines }).toEqual({ rerun, unexpected: [], errorLogs: [] });
+    expect({ rerun, unexpected: cli.unexpected, errorLogs: sup.errorLines }).toEqual({
+      rerun,
+      unexpected: [],
+      errorLogs: [],
+    });
 
     const lines = readLedger(ledger);
-    const { cutShort, ...verdicts } = checkLedger(lines, sup.killed, new Map([...stored.finals.values()].map((r) => [r.urn, r.version])));
-    expect({ rerun, ...verdicts }).toEqual({ rerun, overlaps: [], stale: [], backwards: [], unended: [], late: [], malformed: [], missingCompletion: [] });
+    const { cutShort, ...verdicts } = checkLedger(
+      lines,
+      sup.killed,
+      new Map([...stored.finals.values()].map((r) => [r.urn, r.version])),
+    );
+    expect({ rerun, ...verdicts }).toEqual({
+      rerun,
+      overlaps: [],
+      stale: [],
+      backwards: [],
+      unended: [],
+      late: [],
+      malformed: [],
+      missingCompletion: [],
+    });
 
     const { tally } = cli;
     expect(tally.acked).toBeGreaterThanOrEqual(COUNTS.acked);
     expect(sup.killed.length).toBeGreaterThanOrEqual(COUNTS.kills + COUNTS.settleKills);
     const kinds = (outcome: string) =>
-      (['create', 'update', 'action', 'delete'] as const).map((kind) => `${tracked.reduce((n, t) => n + t.mutations.filter((m) => m.kind === kind && m.outcome === outcome).length, 0)} ${kind}s`).join(', ');
+      (['create', 'update', 'action', 'delete'] as const)
+        .map(
+          (kind) =>
+            `${tracked.reduce((n, t) => n + t.mutations.filter((m) => m.kind === kind && m.outcome === outcome).length, 0)} ${kind}s`,
+        )
+        .join(', ');
     // Each kind of mutation was acknowledged, and some went unanswered: otherwise the loop proved little.
-    for (const kind of ['create', 'update', 'action', 'delete']) expect(tracked.some((t) => t.mutations.some((m) => m.kind === kind && m.outcome === 'acked'))).toBe(true);
+    for (const kind of ['create', 'update', 'action', 'delete'])
+      expect(
+        tracked.some((t) => t.mutations.some((m) => m.kind === kind && m.outcome === 'acked')),
+      ).toBe(true);
     expect(tally.unacked).toBeGreaterThan(0);
     const unacked = unacknowledgedApplied(tracked, stored.revisions);
-    const latencies = [...stored.operations.values()].filter((op) => op.status === 'succeeded').map((op) => Date.parse(op.finished_at!) - Date.parse(op.created_at));
+    const latencies = [...stored.operations.values()]
+      .filter((op) => op.status === 'succeeded')
+      .map((op) => Date.parse(op.finished_at!) - Date.parse(op.created_at));
     console.log(
       `crash loop on ${TEST_STORE}, ${rerun}: ${tally.acked} acknowledged mutations (${kinds('acked')}), ${tally.rejected} rejected ` +
-        `(${[...tally.answers].filter(([answer]) => / /.test(answer)).map(([a, n]) => `${n}× ${a}`).join(', ')}), ${tally.unacked} unacknowledged ` +
-        `(${[...tally.answers].filter(([answer]) => !/^\d/.test(answer) || answer === '503').map(([a, n]) => `${n}× ${a}`).join(', ')}; ` +
+        `(${[...tally.answers]
+          .filter(([answer]) => / /.test(answer))
+          .map(([a, n]) => `${n}× ${a}`)
+          .join(', ')}), ${tally.unacked} unacknowledged ` +
+        `(${[...tally.answers]
+          .filter(([answer]) => !/^\d/.test(answer) || answer === '503')
+          .map(([a, n]) => `${n}× ${a}`)
+          .join(', ')}; ` +
         `${unacked.applied} of its ${unacked.of} changes of spec had been applied); operations accepted → succeeded p50 ${percentile(latencies, 50)} ms, p99 ${percentile(latencies, 99)} ms; ` +
         `${sup.killed.length} kills (${COUNTS.settleKills} while settling), restarts took p50 ${percentile(sup.startMs, 50)} ms, ${cutShort.length} syncs cut short; ${tracked.length} resources, ` +
         `${stored.finals.size} left at the end, all COMPLETED; ${lines.filter((line) => line.event === 'start').length} sync calls; loop ${loopMs} ms, settled at ${settledMs} ms, wall ${Date.now() - t0} ms`,
@@ -172,18 +227,28 @@ function pause(ms: number): Promise<void> {
 }
 
 async function readRevisions(db: string): Promise<Map<string, RevisionRow[]>> {
-  const rows = await storeQuery<RevisionRow & { configs: string }>(db, 'select urn, version, action, operation_id, configs from revisions order by urn, version, id');
+  const rows = await storeQuery<RevisionRow & { configs: string }>(
+    db,
+    'select urn, version, action, operation_id, configs from revisions order by urn, version, id',
+  );
   const byUrn = new Map<string, RevisionRow[]>();
   for (const row of rows) {
     const list = byUrn.get(row.urn) ?? [];
-    list.push({ ...row, version: Number(row.version), configs: JSON.parse(row.configs) as Record<string, unknown> });
+    list.push({
+      ...row,
+      version: Number(row.version),
+      configs: JSON.parse(row.configs) as Record<string, unknown>,
+    });
     byUrn.set(row.urn, list);
   }
   return byUrn;
 }
 
 async function readOperations(db: string): Promise<Map<string, OperationRow>> {
-  const rows = await storeQuery<OperationRow>(db, 'select id, urn, action, status, error, created_at, finished_at from operations');
+  const rows = await storeQuery<OperationRow>(
+    db,
+    'select id, urn, action, status, error, created_at, finished_at from operations',
+  );
   return new Map(rows.map((row) => [row.id, row]));
 }
 
@@ -192,9 +257,14 @@ async function readFinals(api: string): Promise<Map<string, FinalResource>> {
   const finals = new Map<string, FinalResource>();
   let token: string | null = null;
   do {
-    const res = await call('GET', `${api}/resources?kind=ledger&page_size=500${token ? `&page_token=${encodeURIComponent(token)}` : ''}`);
-    if (res.status !== 200) throw new Error(`listing answered ${res.status}: ${JSON.stringify(res.body)}`);
-    for (const resource of res.body.resources as FinalResource[]) finals.set(resource.urn, resource);
+    const res = await call(
+      'GET',
+      `${api}/resources?kind=ledger&page_size=500${token ? `&page_token=${encodeURIComponent(token)}` : ''}`,
+    );
+    if (res.status !== 200)
+      throw new Error(`listing answered ${res.status}: ${JSON.stringify(res.body)}`);
+    for (const resource of res.body.resources as FinalResource[])
+      finals.set(resource.urn, resource);
     token = res.body.next_page_token as string | null;
   } while (token);
   return finals;

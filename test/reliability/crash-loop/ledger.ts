@@ -1,5 +1,5 @@
+import { findOverlaps, type LedgerLine, openSyncs } from '../../helpers/ledger.js';
 import type { KilledProcess } from './supervisor.js';
-import { findOverlaps, openSyncs, type LedgerLine } from '../../helpers/ledger.js';
 
 export interface LedgerCheck {
   /** Syncs whose process was killed before they ended: excused from the overlap check. */
@@ -23,7 +23,11 @@ export interface LedgerCheck {
 /**
  * The ledger's verdicts for the crash loop. `finals` maps each resource left at the end to its version.
  */
-export function checkLedger(lines: readonly LedgerLine[], killed: readonly KilledProcess[], finals: ReadonlyMap<string, number>): LedgerCheck {
+export function checkLedger(
+  lines: readonly LedgerLine[],
+  killed: readonly KilledProcess[],
+  finals: ReadonlyMap<string, number>,
+): LedgerCheck {
   const deadAt = new Map(killed.map((k) => [k.pid, k.deadAtMs]));
   const open = openSyncs(lines);
   const cutShort = open.filter((line) => deadAt.has(line.pid));
@@ -43,9 +47,15 @@ export function checkLedger(lines: readonly LedgerLine[], killed: readonly Kille
       continue;
     }
     const done = newestCompleted.get(line.urn) ?? 0;
-    if (line.version < done) stale.push(`${line.urn}: pid ${line.pid} started v${line.version} at ${line.atMs}, after a sync of v${done} completed`);
+    if (line.version < done)
+      stale.push(
+        `${line.urn}: pid ${line.pid} started v${line.version} at ${line.atMs}, after a sync of v${done} completed`,
+      );
     const started = newestStarted.get(line.urn) ?? 0;
-    if (line.version < started) backwards.push(`${line.urn}: pid ${line.pid} started v${line.version} at ${line.atMs}, after a sync of v${started} started`);
+    if (line.version < started)
+      backwards.push(
+        `${line.urn}: pid ${line.pid} started v${line.version} at ${line.atMs}, after a sync of v${started} started`,
+      );
     newestStarted.set(line.urn, Math.max(started, line.version));
   }
   return {
@@ -55,8 +65,14 @@ export function checkLedger(lines: readonly LedgerLine[], killed: readonly Kille
     backwards,
     unended: open.filter((line) => !deadAt.has(line.pid)).map(show),
     late: lines.filter((line) => line.atMs > (deadAt.get(line.pid) ?? Infinity)).map(show),
-    malformed: lines.filter((line) => line.version === undefined || (line.event === 'end' && line.result === undefined)).map(show),
-    missingCompletion: [...finals].filter(([urn, version]) => !completed.has(`${urn} ${version}`)).map(([urn, version]) => `${urn} v${version}`),
+    malformed: lines
+      .filter(
+        (line) => line.version === undefined || (line.event === 'end' && line.result === undefined),
+      )
+      .map(show),
+    missingCompletion: [...finals]
+      .filter(([urn, version]) => !completed.has(`${urn} ${version}`))
+      .map(([urn, version]) => `${urn} v${version}`),
   };
 }
 

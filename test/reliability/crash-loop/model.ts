@@ -1,4 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
+
 import type { Mutation, Tracked } from './client.js';
 
 /** A row of the revisions table: the spec after each accepted change of spec, version by version. */
@@ -47,15 +48,18 @@ export function checkHistory(tracked: Iterable<Tracked>, stored: StoredHistory):
     known.add(t.urn);
     problems.push(...checkResource(t, stored));
   }
-  for (const urn of stored.finals.keys()) if (!known.has(urn)) problems.push(`${urn} exists, but the client never created it`);
-  for (const urn of stored.revisions.keys()) if (!known.has(urn)) problems.push(`${urn} has revisions, but the client never created it`);
+  for (const urn of stored.finals.keys())
+    if (!known.has(urn)) problems.push(`${urn} exists, but the client never created it`);
+  for (const urn of stored.revisions.keys())
+    if (!known.has(urn)) problems.push(`${urn} has revisions, but the client never created it`);
   return problems;
 }
 
 function checkResource(t: Tracked, { revisions, operations, finals }: StoredHistory): string[] {
   const problems: string[] = [];
   const problem = (text: string) => problems.push(`${t.urn}: ${text}`);
-  const describe = (i: number) => `mutation #${i} (${t.mutations[i]!.kind} ${t.mutations[i]!.tag ?? ''}, ${t.mutations[i]!.outcome} ${t.mutations[i]!.answer})`;
+  const describe = (i: number) =>
+    `mutation #${i} (${t.mutations[i]!.kind} ${t.mutations[i]!.tag ?? ''}, ${t.mutations[i]!.outcome} ${t.mutations[i]!.answer})`;
   const revs = revisions.get(t.urn) ?? [];
   const final = finals.get(t.urn);
   const byTag = new Map(t.mutations.flatMap((m, i) => (m.tag ? [[m.tag, i] as const] : [])));
@@ -66,39 +70,68 @@ function checkResource(t: Tracked, { revisions, operations, finals }: StoredHist
   revs.forEach((rev, n) => {
     if (rev.version !== n + 1) problem(`revision ${n + 1} has version ${rev.version}`);
     const i = byTag.get(String(rev.configs.tag));
-    if (i === undefined) return problem(`revision v${rev.version} carries tag ${String(rev.configs.tag)}, which no request for it sent`);
+    if (i === undefined)
+      return problem(
+        `revision v${rev.version} carries tag ${String(rev.configs.tag)}, which no request for it sent`,
+      );
     const m = t.mutations[i]!;
-    if (m.outcome === 'rejected') problem(`revision v${rev.version} was made by the rejected ${describe(i)}`);
-    if (i <= lastApplied) problem(`revision v${rev.version} by ${describe(i)} comes after one by ${describe(lastApplied)}`);
+    if (m.outcome === 'rejected')
+      problem(`revision v${rev.version} was made by the rejected ${describe(i)}`);
+    if (i <= lastApplied)
+      problem(
+        `revision v${rev.version} by ${describe(i)} comes after one by ${describe(lastApplied)}`,
+      );
     lastApplied = Math.max(lastApplied, i);
     applied.add(i);
     const expected = m.kind === 'action' ? { ...revs[n - 1]?.configs, tag: m.tag } : m.configs;
-    if (!isDeepStrictEqual(rev.configs, expected)) problem(`revision v${rev.version} has configs ${JSON.stringify(rev.configs)}, ${describe(i)} asked for ${JSON.stringify(expected)}`);
+    if (!isDeepStrictEqual(rev.configs, expected))
+      problem(
+        `revision v${rev.version} has configs ${JSON.stringify(rev.configs)}, ${describe(i)} asked for ${JSON.stringify(expected)}`,
+      );
     const action = m.kind === 'action' ? 'retag' : m.kind;
-    if (rev.action !== action) problem(`revision v${rev.version} says action ${rev.action}, ${describe(i)} was ${action}`);
-    if (m.outcome === 'acked' && (rev.version !== m.version || rev.operation_id !== m.operationId)) {
-      problem(`revision v${rev.version} (${rev.operation_id}) differs from the acknowledgement of ${describe(i)}: v${m.version} (${m.operationId})`);
+    if (rev.action !== action)
+      problem(`revision v${rev.version} says action ${rev.action}, ${describe(i)} was ${action}`);
+    if (
+      m.outcome === 'acked' &&
+      (rev.version !== m.version || rev.operation_id !== m.operationId)
+    ) {
+      problem(
+        `revision v${rev.version} (${rev.operation_id}) differs from the acknowledgement of ${describe(i)}: v${m.version} (${m.operationId})`,
+      );
     }
   });
   // Every acknowledged change of spec is in the history.
   t.mutations.forEach((m, i) => {
-    if (m.kind !== 'delete' && m.outcome === 'acked' && !applied.has(i)) problem(`the acknowledged ${describe(i)}, v${m.version}, is missing from the history`);
+    if (m.kind !== 'delete' && m.outcome === 'acked' && !applied.has(i))
+      problem(`the acknowledged ${describe(i)}, v${m.version}, is missing from the history`);
   });
 
-  const deleteAfter = (from: number, outcome: (m: Mutation) => boolean) => t.mutations.some((m, i) => i > from && m.kind === 'delete' && outcome(m));
+  const deleteAfter = (from: number, outcome: (m: Mutation) => boolean) =>
+    t.mutations.some((m, i) => i > from && m.kind === 'delete' && outcome(m));
   if (final) {
-    if (deleteAfter(-1, (m) => m.outcome === 'acked')) problem('still exists after an acknowledged delete');
+    if (deleteAfter(-1, (m) => m.outcome === 'acked'))
+      problem('still exists after an acknowledged delete');
     const last = revs[revs.length - 1];
     if (!last) {
       problem('exists without any revision');
     } else {
-      if (final.version !== last.version) problem(`is at version ${final.version}, its last revision is v${last.version}`);
-      if (!isDeepStrictEqual(final.spec.configs, last.configs)) problem(`has configs ${JSON.stringify(final.spec.configs)}, its last revision ${JSON.stringify(last.configs)}`);
+      if (final.version !== last.version)
+        problem(`is at version ${final.version}, its last revision is v${last.version}`);
+      if (!isDeepStrictEqual(final.spec.configs, last.configs))
+        problem(
+          `has configs ${JSON.stringify(final.spec.configs)}, its last revision ${JSON.stringify(last.configs)}`,
+        );
     }
     if (final.state.status !== 'COMPLETED') problem(`ended ${final.state.status}, not COMPLETED`);
-    if (final.state.observed_version !== final.version) problem(`observed_version ${final.state.observed_version} is not its version ${final.version}`);
+    if (final.state.observed_version !== final.version)
+      problem(
+        `observed_version ${final.state.observed_version} is not its version ${final.version}`,
+      );
     const op = operations.get(final.state.operation_id);
-    if (op?.status !== 'succeeded') problem(`its last operation ${final.state.operation_id} is ${op?.status ?? 'missing'}, not succeeded`);
+    if (op?.status !== 'succeeded')
+      problem(
+        `its last operation ${final.state.operation_id} is ${op?.status ?? 'missing'}, not succeeded`,
+      );
   } else if (revs.length > 0 && !deleteAfter(lastApplied, (m) => m.outcome !== 'rejected')) {
     problem(`is gone, but no delete was sent after ${describe(lastApplied)}`);
   }
@@ -107,16 +140,28 @@ function checkResource(t: Tracked, { revisions, operations, finals }: StoredHist
   t.mutations.forEach((m, i) => {
     if (m.outcome !== 'acked') return;
     const op = operations.get(m.operationId!);
-    if (!op) return problem(`the operation ${m.operationId} of the acknowledged ${describe(i)} is missing`);
+    if (!op)
+      return problem(
+        `the operation ${m.operationId} of the acknowledged ${describe(i)} is missing`,
+      );
     if (op.urn !== t.urn) problem(`the operation ${op.id} of ${describe(i)} belongs to ${op.urn}`);
-    const supersededByDelete = op.status === 'cancelled' && /^superseded by delete/.test(op.error ?? '') && deleteAfter(i, (d) => d.outcome !== 'rejected');
-    if (op.status !== 'succeeded' && !supersededByDelete) problem(`the operation ${op.id} of the acknowledged ${describe(i)} is ${op.status} (${op.error})`);
+    const supersededByDelete =
+      op.status === 'cancelled' &&
+      /^superseded by delete/.test(op.error ?? '') &&
+      deleteAfter(i, (d) => d.outcome !== 'rejected');
+    if (op.status !== 'succeeded' && !supersededByDelete)
+      problem(
+        `the operation ${op.id} of the acknowledged ${describe(i)} is ${op.status} (${op.error})`,
+      );
   });
   return problems;
 }
 
 /** How many unacknowledged changes of spec turned out to have been applied (their tag is in the history), of how many. */
-export function unacknowledgedApplied(tracked: Iterable<Tracked>, revisions: ReadonlyMap<string, RevisionRow[]>): { applied: number; of: number } {
+export function unacknowledgedApplied(
+  tracked: Iterable<Tracked>,
+  revisions: ReadonlyMap<string, RevisionRow[]>,
+): { applied: number; of: number } {
   let applied = 0;
   let of = 0;
   for (const t of tracked) {

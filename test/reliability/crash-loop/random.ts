@@ -18,7 +18,8 @@ export function crashSeed(): number {
   const given = process.env.STEWARD_CRASH_SEED;
   if (given !== undefined && given !== '') {
     const seed = Number(given);
-    if (!Number.isInteger(seed) || seed < 0 || seed >= 2 ** 32) throw new Error(`STEWARD_CRASH_SEED=${given} is not an integer in [0, 2^32)`);
+    if (!Number.isInteger(seed) || seed < 0 || seed >= 2 ** 32)
+      throw new Error(`STEWARD_CRASH_SEED=${given} is not an integer in [0, 2^32)`);
     return seed;
   }
   return Math.floor(Math.random() * 2 ** 32);

@@ -1,4 +1,4 @@
-import { spawnSteward, type ChildSteward } from '../../helpers/child-steward.js';
+import { type ChildSteward, spawnSteward } from '../../helpers/child-steward.js';
 
 export interface KilledProcess {
   pid: number;

@@ -10,7 +10,8 @@ const CLI = fileURLToPath(new URL('../../../dist/src/cli.js', import.meta.url));
  * when the tests run as root Steward runs as `nobody` (65534), as it would in a
  * container whose volume belongs to another user.
  */
-export const STEWARD_USER: { uid?: number; gid?: number } = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
+export const STEWARD_USER: { uid?: number; gid?: number } =
+  process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
 
 export interface Exited {
   code: number | null;
@@ -23,9 +24,19 @@ export interface Exited {
  * A command that starts serving instead is stopped after `limitMs` and reported
  * with its output, so a test expecting a refusal fails instead of hanging.
  */
-export function runCli(args: string[], env: Record<string, string>, options: { asStewardUser?: boolean; limitMs?: number } = {}): Promise<Exited> {
+export function runCli(
+  args: string[],
+  env: Record<string, string>,
+  options: { asStewardUser?: boolean; limitMs?: number } = {},
+): Promise<Exited> {
   const proc = spawn(process.execPath, [CLI, ...args], {
-    env: { PATH: process.env.PATH ?? '', STEWARD_PORT: '0', STEWARD_HOST: '127.0.0.1', STEWARD_LOG_LEVEL: 'info', ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      STEWARD_PORT: '0',
+      STEWARD_HOST: '127.0.0.1',
+      STEWARD_LOG_LEVEL: 'info',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
     ...(options.asStewardUser ? STEWARD_USER : {}),
   });
@@ -48,5 +59,8 @@ export function runCli(args: string[], env: Record<string, string>, options: { a
 
 /** What "touched nothing" compares: the database file's bytes and the names in its directory (no new -wal or -shm). */
 export function fingerprint(dir: string, file: string): { sha256: string; entries: string[] } {
-  return { sha256: createHash('sha256').update(readFileSync(file)).digest('hex'), entries: readdirSync(dir).sort() };
+  return {
+    sha256: createHash('sha256').update(readFileSync(file)).digest('hex'),
+    entries: readdirSync(dir).sort(),
+  };
 }

@@ -1,16 +1,29 @@
-import BetterSqlite3 from 'better-sqlite3';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+
+import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
-import { fingerprint, runCli } from './cli.js';
-import { openFaultDb, type FaultPoint } from './switch.js';
-import { claimsBackOff, create, ledgerSyncs, logsSince, mutations, mutationsConverge, outputMark, stillUp, urnOf, useSteward } from './steward.js';
+
 import { expectError } from '../../helpers/fake-steward.js';
 import { call, waitFor, waitForStatus } from '../../helpers/harness.js';
 import { TEST_STORE } from '../../helpers/test-database.js';
+import { fingerprint, runCli } from './cli.js';
+import {
+  claimsBackOff,
+  create,
+  ledgerSyncs,
+  logsSince,
+  mutations,
+  mutationsConverge,
+  outputMark,
+  stillUp,
+  urnOf,
+  useSteward,
+} from './steward.js';
+import { type FaultPoint, openFaultDb } from './switch.js';
 
 /**
  * Real faults in a real database, against `steward serve` running as a child
@@ -42,11 +55,17 @@ describe(`a statement that fails inside a write transaction (${TEST_STORE})`, ()
       for (const [what, send] of mutations(s)) {
         const res = await send();
         expectError(res, 503, 'unavailable');
-        expect({ what, point, message: res.body.error.message }).toEqual({ what, point, message: expect.stringContaining('injected fault') });
+        expect({ what, point, message: res.body.error.message }).toEqual({
+          what,
+          point,
+          message: expect.stringContaining('injected fault'),
+        });
         expect(await ctx.faults.snapshot()).toEqual(before);
       }
       // Reads are served meanwhile.
-      expect((await call('GET', `${s.api}/resources/${urnOf('a')}`)).body.state.status).toBe('COMPLETED');
+      expect((await call('GET', `${s.api}/resources/${urnOf('a')}`)).body.state.status).toBe(
+        'COMPLETED',
+      );
       expect(statSync(join(ctx.dir, 'files', 'p', 'f.txt')).mode & 0o777).toBe(0o644);
       await ctx.faults.off();
     }
@@ -62,7 +81,11 @@ describe(`a statement that fails inside a write transaction (${TEST_STORE})`, ()
     const accepted = await ctx.faults.snapshot();
     await claimsBackOff(s, mark, 5, /injected fault/);
     expect(await ctx.faults.snapshot()).toEqual(accepted);
-    expect(await ctx.faults.resource(urnOf('d'))).toMatchObject({ status: 'PENDING', lease_owner: null, lease_expires_at: null });
+    expect(await ctx.faults.resource(urnOf('d'))).toMatchObject({
+      status: 'PENDING',
+      lease_owner: null,
+      lease_expires_at: null,
+    });
     expect(ledgerSyncs(ctx.dir, urnOf('d'))).toEqual([]);
     await stillUp(s);
 
@@ -77,13 +100,25 @@ describe(`a statement that fails inside a write transaction (${TEST_STORE})`, ()
     const mark = outputMark(s);
     expect((await create(s, 'e')).status).toBe(202);
     const failed = await waitFor(() => {
-      const lines = logsSince(s, mark, 'sync write-back failed; the lease will expire and the step run again').filter((line) => line.urn === urnOf('e'));
+      const lines = logsSince(
+        s,
+        mark,
+        'sync write-back failed; the lease will expire and the step run again',
+      ).filter((line) => line.urn === urnOf('e'));
       return lines.length >= 2 && lines;
     }, 'two failed write-backs');
-    for (const line of failed) expect(line).toMatchObject({ level: 'warn', error: expect.stringContaining('injected fault') });
+    for (const line of failed)
+      expect(line).toMatchObject({
+        level: 'warn',
+        error: expect.stringContaining('injected fault'),
+      });
     // The module's sync ran and returned COMPLETED each time, but the write-back's first statement (the resource row) was rolled back with the failing one.
     expect(ledgerSyncs(ctx.dir, urnOf('e')).length).toBeGreaterThanOrEqual(2);
-    expect(await ctx.faults.resource(urnOf('e'))).toMatchObject({ status: 'PENDING', last_synced_at: null, output: '{}' });
+    expect(await ctx.faults.resource(urnOf('e'))).toMatchObject({
+      status: 'PENDING',
+      last_synced_at: null,
+      output: '{}',
+    });
     const { body: operations } = await call('GET', `${s.api}/operations?urn=${urnOf('e')}`);
     expect(operations.operations.map((op: { status: string }) => op.status)).toEqual(['running']);
     await stillUp(s);
@@ -91,7 +126,11 @@ describe(`a statement that fails inside a write transaction (${TEST_STORE})`, ()
     await ctx.faults.off();
     const done = await waitForStatus(s.api, urnOf('e'), 'COMPLETED');
     expect(done.state.output).toEqual({ pid: s.proc.pid });
-    expect((await call('GET', `${s.api}/operations?urn=${urnOf('e')}`)).body.operations.map((op: { status: string }) => op.status)).toEqual(['succeeded']);
+    expect(
+      (await call('GET', `${s.api}/operations?urn=${urnOf('e')}`)).body.operations.map(
+        (op: { status: string }) => op.status,
+      ),
+    ).toEqual(['succeeded']);
   });
 
   it('exits 0 on SIGTERM after all of it', async () => {
@@ -113,10 +152,15 @@ onSqlite('SQLITE_BUSY past STEWARD_DB_BUSY_TIMEOUT_MS', () => {
       for (const [what, send] of mutations(s)) {
         const res = await send();
         expectError(res, 503, 'unavailable');
-        expect({ what, details: res.body.error.details }).toEqual({ what, details: { code: 'SQLITE_BUSY' } });
+        expect({ what, details: res.body.error.details }).toEqual({
+          what,
+          details: { code: 'SQLITE_BUSY' },
+        });
       }
       // WAL: readers are not blocked by a writer.
-      expect((await call('GET', `${s.api}/resources/${urnOf('a')}`)).body.state.status).toBe('COMPLETED');
+      expect((await call('GET', `${s.api}/resources/${urnOf('a')}`)).body.state.status).toBe(
+        'COMPLETED',
+      );
       expect((await call('GET', `${s.api}/resources?page_size=10`)).body.resources).toHaveLength(3);
       await claimsBackOff(s, mark, 4, /database is locked/);
       await stillUp(s);
@@ -147,7 +191,10 @@ onSqlite('start-up refusals', () => {
   async function refuses(args: string[], problem: RegExp): Promise<string> {
     const before = fingerprint(dir, file);
     const exited = await runCli(args, { STEWARD_DB: file }, { asStewardUser: true });
-    expect({ code: exited.code, started: exited.stdout.includes('"steward started"') }).toEqual({ code: 1, started: false });
+    expect({ code: exited.code, started: exited.stdout.includes('"steward started"') }).toEqual({
+      code: 1,
+      started: false,
+    });
     const message = exited.stderr.trim();
     expect(message).toMatch(/^steward: /);
     expect(message).toContain(file);
@@ -158,7 +205,9 @@ onSqlite('start-up refusals', () => {
 
   /** A real Steward database, made by `steward migrate` as Steward's user. */
   async function migrated(): Promise<void> {
-    expect(await runCli(['migrate'], { STEWARD_DB: file }, { asStewardUser: true })).toMatchObject({ code: 0 });
+    expect(await runCli(['migrate'], { STEWARD_DB: file }, { asStewardUser: true })).toMatchObject({
+      code: 0,
+    });
   }
 
   it.each([
@@ -168,13 +217,16 @@ onSqlite('start-up refusals', () => {
   ])('a file of %s is not a SQLite database', async (_, content) => {
     writeFileSync(file, content);
     chmodSync(file, 0o666);
-    for (const command of ['serve', 'migrate']) await refuses([command], /is not a SQLite database/);
+    for (const command of ['serve', 'migrate'])
+      await refuses([command], /is not a SQLite database/);
   });
 
   it('a database migrated by a newer Steward', async () => {
     await migrated();
     const sqlite = new BetterSqlite3(file);
-    sqlite.prepare('insert into kysely_migration (name, timestamp) values (?, ?)').run('0099_from_the_future', new Date().toISOString());
+    sqlite
+      .prepare('insert into kysely_migration (name, timestamp) values (?, ?)')
+      .run('0099_from_the_future', new Date().toISOString());
     sqlite.close();
     for (const command of ['serve', 'migrate']) {
       const message = await refuses([command], /newer version of Steward/);
@@ -190,7 +242,8 @@ onSqlite('start-up refusals', () => {
   it('a database file that Steward may not write (wrong owner or mode)', async () => {
     await migrated();
     chmodSync(file, 0o444);
-    for (const command of ['serve', 'migrate']) await refuses([command], /is read-only to this process/);
+    for (const command of ['serve', 'migrate'])
+      await refuses([command], /is read-only to this process/);
     chmodSync(file, 0o666);
     await migrated();
   });
@@ -206,46 +259,60 @@ onSqlite('start-up refusals', () => {
   });
 });
 
-onPostgres('a PostgreSQL database that turns read-only (a failover to a standby, default_transaction_read_only)', () => {
-  const ctx = useSteward();
+onPostgres(
+  'a PostgreSQL database that turns read-only (a failover to a standby, default_transaction_read_only)',
+  () => {
+    const ctx = useSteward();
 
-  async function setReadOnly(on: boolean): Promise<void> {
-    const admin = new pg.Client({ connectionString: ctx.db });
-    await admin.connect();
-    try {
-      const name = (await admin.query<{ name: string }>('select current_database() as name')).rows[0]!.name;
-      await admin.query('set default_transaction_read_only = off'); // this session may have started read-only itself
-      await admin.query(`alter database ${name} ${on ? 'set default_transaction_read_only = on' : 'reset default_transaction_read_only'}`);
-      // The setting applies to new sessions: end Steward's, as a failover would.
-      await admin.query('select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()', [name]);
-    } finally {
-      await admin.end();
+    async function setReadOnly(on: boolean): Promise<void> {
+      const admin = new pg.Client({ connectionString: ctx.db });
+      await admin.connect();
+      try {
+        const name = (await admin.query<{ name: string }>('select current_database() as name'))
+          .rows[0]!.name;
+        await admin.query('set default_transaction_read_only = off'); // this session may have started read-only itself
+        await admin.query(
+          `alter database ${name} ${on ? 'set default_transaction_read_only = on' : 'reset default_transaction_read_only'}`,
+        );
+        // The setting applies to new sessions: end Steward's, as a failover would.
+        await admin.query(
+          'select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()',
+          [name],
+        );
+      } finally {
+        await admin.end();
+      }
     }
-  }
 
-  it('writes answer 503 while reads go on, nothing is stored, and all converges once it is writable again', async () => {
-    const s = ctx.steward;
-    const before = await ctx.faults.snapshot();
-    await ctx.faults.close();
-    const mark = outputMark(s);
-    await setReadOnly(true);
-    try {
-      // The first requests may meet a pooled connection the server ended (57P01); every answer is a 503 until one reports the read-only transaction.
-      await waitFor(async () => {
-        const res = await create(s, 'c');
-        expectError(res, 503, 'unavailable');
-        return res.body.error.details?.code === '25006';
-      }, 'a write refused as read-only');
-      for (const [, send] of mutations(s)) expectError(await send(), 503, 'unavailable');
-      expect((await call('GET', `${s.api}/resources/${urnOf('a')}`)).body.state.status).toBe('COMPLETED');
-      await claimsBackOff(s, mark, 4, /read-only transaction|terminat/);
-      await stillUp(s);
-    } finally {
-      await setReadOnly(false);
-      ctx.faults = openFaultDb(ctx.db);
-    }
-    expect(await ctx.faults.snapshot()).toEqual(before);
-    await waitFor(async () => (await create(s, 'c')).status === 202, 'writes to be accepted again');
-    await waitForStatus(s.api, urnOf('c'), 'COMPLETED');
-  });
-});
+    it('writes answer 503 while reads go on, nothing is stored, and all converges once it is writable again', async () => {
+      const s = ctx.steward;
+      const before = await ctx.faults.snapshot();
+      await ctx.faults.close();
+      const mark = outputMark(s);
+      await setReadOnly(true);
+      try {
+        // The first requests may meet a pooled connection the server ended (57P01); every answer is a 503 until one reports the read-only transaction.
+        await waitFor(async () => {
+          const res = await create(s, 'c');
+          expectError(res, 503, 'unavailable');
+          return res.body.error.details?.code === '25006';
+        }, 'a write refused as read-only');
+        for (const [, send] of mutations(s)) expectError(await send(), 503, 'unavailable');
+        expect((await call('GET', `${s.api}/resources/${urnOf('a')}`)).body.state.status).toBe(
+          'COMPLETED',
+        );
+        await claimsBackOff(s, mark, 4, /read-only transaction|terminat/);
+        await stillUp(s);
+      } finally {
+        await setReadOnly(false);
+        ctx.faults = openFaultDb(ctx.db);
+      }
+      expect(await ctx.faults.snapshot()).toEqual(before);
+      await waitFor(
+        async () => (await create(s, 'c')).status === 202,
+        'writes to be accepted again',
+      );
+      await waitForStatus(s.api, urnOf('c'), 'COMPLETED');
+    });
+  },
+);

@@ -1,5 +1,6 @@
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
+
 import { WRITTEN_TABLES as TABLES } from '../../helpers/written-tables.js';
 
 /**
@@ -10,7 +11,8 @@ import { WRITTEN_TABLES as TABLES } from '../../helpers/written-tables.js';
  * update of an operation to that status (`running`: the claim; `succeeded`: the
  * write-back).
  */
-export type FaultPoint = 'events' | `events:${string}` | 'operations:insert' | `operations:${string}`;
+export type FaultPoint =
+  'events' | `events:${string}` | 'operations:insert' | `operations:${string}`;
 
 export type Row = Record<string, unknown>;
 
@@ -65,11 +67,19 @@ function sqliteFaultDb(file: string): FaultDb {
     },
     snapshot: () => {
       const read = sqlite.transaction(() =>
-        Object.fromEntries(Object.entries(TABLES).map(([table, order]) => [table, sqlite.prepare(SELECT_ALL(table, order)).all() as Row[]])),
+        Object.fromEntries(
+          Object.entries(TABLES).map(([table, order]) => [
+            table,
+            sqlite.prepare(SELECT_ALL(table, order)).all() as Row[],
+          ]),
+        ),
       );
       return Promise.resolve(read());
     },
-    resource: (urn) => Promise.resolve(sqlite.prepare('select * from resources where urn = ?').get(urn) as Row | undefined),
+    resource: (urn) =>
+      Promise.resolve(
+        sqlite.prepare('select * from resources where urn = ?').get(urn) as Row | undefined,
+      ),
     close: () => {
       sqlite.close();
       return Promise.resolve();
@@ -104,7 +114,8 @@ function postgresFaultDb(url: string): FaultDb {
       `);
     },
     async on(...points) {
-      for (const point of points) await query('insert into fault_switch (point) values ($1) on conflict do nothing', [point]);
+      for (const point of points)
+        await query('insert into fault_switch (point) values ($1) on conflict do nothing', [point]);
     },
     async off() {
       await query('delete from fault_switch');
@@ -113,7 +124,8 @@ function postgresFaultDb(url: string): FaultDb {
       await query('begin isolation level repeatable read');
       try {
         const tables: Record<string, Row[]> = {};
-        for (const [table, order] of Object.entries(TABLES)) tables[table] = await query(SELECT_ALL(table, order));
+        for (const [table, order] of Object.entries(TABLES))
+          tables[table] = await query(SELECT_ALL(table, order));
         return tables;
       } finally {
         await query('commit');

@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
 import pg from 'pg';
+
 import { WRITTEN_TABLES as TABLES } from '../../helpers/written-tables.js';
 
 export interface DatabaseSnapshots {
@@ -13,12 +14,17 @@ export interface DatabaseSnapshots {
  * handle on the file (WAL: every statement sees the last commit), or one PostgreSQL client.
  */
 export async function openSnapshots(db: string): Promise<DatabaseSnapshots> {
-  const statements = Object.entries(TABLES).map(([table, order]) => [table, `select * from ${table} order by ${order}`] as const);
+  const statements = Object.entries(TABLES).map(
+    ([table, order]) => [table, `select * from ${table} order by ${order}`] as const,
+  );
   if (!db.startsWith('postgres://')) {
     const sqlite = new Database(db, { readonly: true, fileMustExist: true });
     const prepared = statements.map(([table, sql]) => [table, sqlite.prepare(sql)] as const);
     return {
-      take: () => Promise.resolve(JSON.stringify(prepared.map(([table, statement]) => [table, statement.all()]))),
+      take: () =>
+        Promise.resolve(
+          JSON.stringify(prepared.map(([table, statement]) => [table, statement.all()])),
+        ),
       close: () => Promise.resolve(void sqlite.close()),
     };
   }

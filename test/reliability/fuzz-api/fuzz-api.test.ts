@@ -1,11 +1,12 @@
 import fc from 'fast-check';
+
 import { HTTP_STATUS } from '../../../src/api/http-errors.js';
-import { openSnapshots, type DatabaseSnapshots } from './db.js';
-import { endpointsOf, sendRaw, type Endpoint, type RawRequest, type RawResponse } from './http.js';
-import { requestFor } from './requests.js';
-import { SEEDS, startFuzzSteward, type FuzzSteward } from './steward.js';
 import { soak } from '../../helpers/soak.js';
 import { TEST_STORE } from '../../helpers/test-database.js';
+import { type DatabaseSnapshots, openSnapshots } from './db.js';
+import { type Endpoint, endpointsOf, type RawRequest, type RawResponse, sendRaw } from './http.js';
+import { requestFor } from './requests.js';
+import { type FuzzSteward, SEEDS, startFuzzSteward } from './steward.js';
 
 /**
  * Fuzzed API input (issue 6): arbitrary and near-valid bodies, query strings, URNs,
@@ -25,7 +26,8 @@ function checkAnswer(req: RawRequest, res: RawResponse): void {
   const type = String(res.headers['content-type'] ?? '');
   const what = `${req.method} ${req.path.slice(0, 200)} answered ${res.status} ${type}: ${res.body?.slice(0, 300)}`;
   if (res.status >= 400 && res.status < 500) {
-    if (!/^application\/json(;|$)/.test(type)) throw new Error(`a 4xx without the JSON content type: ${what}`);
+    if (!/^application\/json(;|$)/.test(type))
+      throw new Error(`a 4xx without the JSON content type: ${what}`);
     if (req.method === 'HEAD') return;
     const body = parseJson(res.body, what) as { error?: Record<string, unknown> };
     const error = body?.error;
@@ -37,17 +39,23 @@ function checkAnswer(req: RawRequest, res: RawResponse): void {
       typeof error.message === 'string' &&
       error.message.length > 0 &&
       Object.keys(error).every((key) => ERROR_KEYS.includes(key));
-    if (!shaped) throw new Error(`a 4xx that is not {"error": {"code", "message", "details"?}} with the code of its status: ${what}`);
+    if (!shaped)
+      throw new Error(
+        `a 4xx that is not {"error": {"code", "message", "details"?}} with the code of its status: ${what}`,
+      );
     return;
   }
   if (res.status >= 500) throw new Error(`a 5xx: ${what}`);
   if (res.status < 200 || res.status >= 300) throw new Error(`neither a 2xx nor a 4xx: ${what}`);
   if (req.method === 'HEAD' || res.body === undefined) return; // a stream closed after its status line
   // HTTP's own answer to OPTIONS (express answers it for every route): the methods, in Allow and as the text body.
-  if (req.method === 'OPTIONS' && type.startsWith('text/plain') && res.headers.allow === res.body) return;
+  if (req.method === 'OPTIONS' && type.startsWith('text/plain') && res.headers.allow === res.body)
+    return;
   if (type.startsWith('application/json')) parseJson(res.body, what);
-  else if (type.startsWith('application/x-ndjson')) for (const line of res.body.split('\n').filter(Boolean)) parseJson(line, what);
-  else if (!(type.startsWith('text/plain') && req.path.startsWith('/metrics'))) throw new Error(`a 2xx of an unexpected type: ${what}`);
+  else if (type.startsWith('application/x-ndjson'))
+    for (const line of res.body.split('\n').filter(Boolean)) parseJson(line, what);
+  else if (!(type.startsWith('text/plain') && req.path.startsWith('/metrics')))
+    throw new Error(`a 2xx of an unexpected type: ${what}`);
 }
 
 function parseJson(text: string | undefined, what: string): unknown {
@@ -62,7 +70,9 @@ function parseJson(text: string | undefined, what: string): unknown {
 function changedTables(before: string, after: string): string {
   const a = new Map(JSON.parse(before) as Array<[string, unknown]>);
   const b = new Map(JSON.parse(after) as Array<[string, unknown]>);
-  return [...a.keys()].filter((table) => JSON.stringify(a.get(table)) !== JSON.stringify(b.get(table))).join(', ');
+  return [...a.keys()]
+    .filter((table) => JSON.stringify(a.get(table)) !== JSON.stringify(b.get(table)))
+    .join(', ');
 }
 
 describe(`fuzzed API input (${TEST_STORE})`, () => {
@@ -93,14 +103,27 @@ describe(`fuzzed API input (${TEST_STORE})`, () => {
     statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
     checkAnswer(req, res);
     const after = await snapshots.take();
-    const dryRun = res.status === 200 && /^application\/json/.test(String(res.headers['content-type'])) && req.method !== 'HEAD' && JSON.parse(res.body!)?.dry_run === true;
-    const mustNotWrite = res.status >= 400 || ['GET', 'HEAD', 'OPTIONS'].includes(req.method) || dryRun;
+    const dryRun =
+      res.status === 200 &&
+      /^application\/json/.test(String(res.headers['content-type'])) &&
+      req.method !== 'HEAD' &&
+      JSON.parse(res.body!)?.dry_run === true;
+    const mustNotWrite =
+      res.status >= 400 || ['GET', 'HEAD', 'OPTIONS'].includes(req.method) || dryRun;
     if (mustNotWrite && after !== baseline) {
-      throw new Error(`${req.method} ${req.path.slice(0, 200)} answered ${res.status} and changed ${changedTables(baseline, after)}`);
+      throw new Error(
+        `${req.method} ${req.path.slice(0, 200)} answered ${res.status} and changed ${changedTables(baseline, after)}`,
+      );
     }
     // The snapshot sees the database: an accepted change (202) names its stored operation.
-    const operationId = res.status === 202 ? (JSON.parse(res.body!) as { operation: { id: string } }).operation.id : undefined;
-    if (operationId && !after.includes(`"${operationId}"`)) throw new Error(`${req.method} ${req.path.slice(0, 200)} answered 202, but operation ${operationId} is not in the database`);
+    const operationId =
+      res.status === 202
+        ? (JSON.parse(res.body!) as { operation: { id: string } }).operation.id
+        : undefined;
+    if (operationId && !after.includes(`"${operationId}"`))
+      throw new Error(
+        `${req.method} ${req.path.slice(0, 200)} answered 202, but operation ${operationId} is not in the database`,
+      );
     baseline = after;
     if (!mustNotWrite) {
       await s.reseed();
@@ -109,49 +132,82 @@ describe(`fuzzed API input (${TEST_STORE})`, () => {
     return res;
   }
 
-  it('never answers 5xx, always the error JSON on a 4xx, and a 4xx changes nothing: every endpoint', async () => {
-    expect(endpoints.length).toBeGreaterThanOrEqual(20);
-    for (const [index, endpoint] of endpoints.entries()) {
-      const world = await s.world();
-      await fc.assert(
-        fc.asyncProperty(requestFor(endpoint, world), async (req) => {
-          await exercise(`${endpoint.method} ${endpoint.template}`, req);
-        }),
-        { numRuns: RUNS_PER_ENDPOINT, seed: SEED + index },
+  it(
+    'never answers 5xx, always the error JSON on a 4xx, and a 4xx changes nothing: every endpoint',
+    async () => {
+      expect(endpoints.length).toBeGreaterThanOrEqual(20);
+      for (const [index, endpoint] of endpoints.entries()) {
+        const world = await s.world();
+        await fc.assert(
+          fc.asyncProperty(requestFor(endpoint, world), async (req) => {
+            await exercise(`${endpoint.method} ${endpoint.template}`, req);
+          }),
+          { numRuns: RUNS_PER_ENDPOINT, seed: SEED + index },
+        );
+      }
+      const total = [...sent.values()].reduce((a, b) => a + b, 0);
+      console.log(
+        `fuzz-api (${TEST_STORE}, seed ${SEED}): ${total} requests to ${endpoints.length} endpoints: ${[...sent].map(([key, n]) => `${key} ${n}`).join('; ')}; answers: ${[
+          ...statuses,
+        ]
+          .sort(([a], [b]) => a - b)
+          .map(([status, n]) => `${status} ${n}`)
+          .join(', ')}`,
       );
-    }
-    const total = [...sent.values()].reduce((a, b) => a + b, 0);
-    console.log(
-      `fuzz-api (${TEST_STORE}, seed ${SEED}): ${total} requests to ${endpoints.length} endpoints: ${[...sent].map(([key, n]) => `${key} ${n}`).join('; ')}; answers: ${[...statuses].sort(([a], [b]) => a - b).map(([status, n]) => `${status} ${n}`).join(', ')}`,
-    );
-    for (const endpoint of endpoints) expect(sent.get(`${endpoint.method} ${endpoint.template}`)).toBeGreaterThanOrEqual(RUNS_PER_ENDPOINT);
-  }, soak(10, 120) * 60_000);
+      for (const endpoint of endpoints)
+        expect(sent.get(`${endpoint.method} ${endpoint.template}`)).toBeGreaterThanOrEqual(
+          RUNS_PER_ENDPOINT,
+        );
+    },
+    soak(10, 120) * 60_000,
+  );
 
   /** Inputs the fuzzing found answering 500 (or a bare non-JSON 4xx), kept as plain cases. */
-  const revisionsToken = (after: unknown) => Buffer.from(JSON.stringify({ s: `revisions:${SEEDS.existing}`, a: after })).toString('base64url');
+  const revisionsToken = (after: unknown) =>
+    Buffer.from(JSON.stringify({ s: `revisions:${SEEDS.existing}`, a: after })).toString(
+      'base64url',
+    );
   const regressions: Array<[string, RawRequest, number, RegExp | undefined]> = [
     [
       'a body nested 20,000 levels deep (the forbidden-key walk overflowed the stack: 500)',
       // (A DELETE's body is no longer read at all: the depth is refused on a route that takes a body.)
-      { method: 'POST', path: `/api/v1beta1/resources/${SEEDS.existing}/execute`, headers: { 'content-type': 'application/json' }, body: `${'['.repeat(20_000)}${']'.repeat(20_000)}` },
+      {
+        method: 'POST',
+        path: `/api/v1beta1/resources/${SEEDS.existing}/execute`,
+        headers: { 'content-type': 'application/json' },
+        body: `${'['.repeat(20_000)}${']'.repeat(20_000)}`,
+      },
       400,
       /nested deeper than 100 levels/,
     ],
     [
       'a path over 16 KiB (node answered a bare 431 without the error JSON)',
-      { method: 'POST', path: `/api/v1beta1/resources/orn:steward:fake:p:${'a'.repeat(17_000)}/retry`, headers: {} },
+      {
+        method: 'POST',
+        path: `/api/v1beta1/resources/orn:steward:fake:p:${'a'.repeat(17_000)}/retry`,
+        headers: {},
+      },
       400,
       /larger than 16 KiB/,
     ],
     [
       'HEAD with a path over 16 KiB (the 400 carried a body, which a HEAD client reads as garbage)',
-      { method: 'HEAD', path: `/api/v1beta1/resources/orn:steward:fake:p:${'a'.repeat(70_000)}`, headers: {} },
+      {
+        method: 'HEAD',
+        path: `/api/v1beta1/resources/orn:steward:fake:p:${'a'.repeat(70_000)}`,
+        headers: {},
+      },
       400,
       undefined,
     ],
     [
-      'Content-Encoding: gzip on a body that is not gzip (zlib\'s error reached the error handler untyped: 500)',
-      { method: 'POST', path: '/api/v1beta1/resources', headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' }, body: '{"kind":"fake"}' },
+      "Content-Encoding: gzip on a body that is not gzip (zlib's error reached the error handler untyped: 500)",
+      {
+        method: 'POST',
+        path: '/api/v1beta1/resources',
+        headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+        body: '{"kind":"fake"}',
+      },
       400,
       /could not be read/,
     ],
@@ -163,19 +219,37 @@ describe(`fuzzed API input (${TEST_STORE})`, () => {
     ],
     [
       'a label value with NUL (PostgreSQL refused the text: 500; SQLite stores it)',
-      { method: 'POST', path: '/api/v1beta1/resources', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ kind: 'fake', project: 'p', name: 'nul', labels: { team: 'a\u0000b' } }) },
+      {
+        method: 'POST',
+        path: '/api/v1beta1/resources',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          kind: 'fake',
+          project: 'p',
+          name: 'nul',
+          labels: { team: 'a\u0000b' },
+        }),
+      },
       TEST_STORE === 'postgres' ? 400 : 202,
       TEST_STORE === 'postgres' ? /NUL/ : undefined,
     ],
     [
       'a revisions page_token whose id is 1e300 (PostgreSQL: bigint out of range, 500)',
-      { method: 'GET', path: `/api/v1beta1/resources/${SEEDS.existing}/revisions?page_token=${revisionsToken(1e300)}`, headers: {} },
+      {
+        method: 'GET',
+        path: `/api/v1beta1/resources/${SEEDS.existing}/revisions?page_token=${revisionsToken(1e300)}`,
+        headers: {},
+      },
       400,
       /page_token/,
     ],
     [
       'a revisions page_token whose id is 1.5 (PostgreSQL: not a bigint, 500)',
-      { method: 'GET', path: `/api/v1beta1/resources/${SEEDS.existing}/revisions?page_token=${revisionsToken(1.5)}`, headers: {} },
+      {
+        method: 'GET',
+        path: `/api/v1beta1/resources/${SEEDS.existing}/revisions?page_token=${revisionsToken(1.5)}`,
+        headers: {},
+      },
       400,
       /page_token/,
     ],

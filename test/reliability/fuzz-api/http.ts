@@ -1,4 +1,4 @@
-import { request, type IncomingHttpHeaders } from 'node:http';
+import { type IncomingHttpHeaders, request } from 'node:http';
 import { parse as parseQuery } from 'node:querystring';
 
 /** One `METHOD /path/{param}` of the OpenAPI document. */
@@ -17,17 +17,22 @@ const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'tr
 
 /** Every operation of the served OpenAPI document, so an endpoint added later is fuzzed without a change here. */
 export function endpointsOf(doc: any): Endpoint[] {
-  const resolve = (p: any) => (typeof p?.$ref === 'string' ? doc.components.parameters[p.$ref.split('/').pop()] : p);
+  const resolve = (p: any) =>
+    typeof p?.$ref === 'string' ? doc.components.parameters[p.$ref.split('/').pop()] : p;
   return Object.entries<any>(doc.paths).flatMap(([template, item]) =>
     Object.keys(item)
       .filter((key) => METHODS.includes(key))
       .map((method) => {
-        const parameters = [...(item.parameters ?? []), ...(item[method].parameters ?? [])].map(resolve);
+        const parameters = [...(item.parameters ?? []), ...(item[method].parameters ?? [])].map(
+          resolve,
+        );
         return {
           method: method.toUpperCase(),
           template,
           query: parameters.filter((p) => p.in === 'query').map((p) => p.name as string),
-          headers: parameters.filter((p) => p.in === 'header').map((p) => (p.name as string).toLowerCase()),
+          headers: parameters
+            .filter((p) => p.in === 'header')
+            .map((p) => (p.name as string).toLowerCase()),
           body: item[method].requestBody !== undefined,
         };
       }),
@@ -57,23 +62,34 @@ export function sendRaw(origin: URL, req: RawRequest): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const headers: Record<string, string | number> = { ...req.headers, connection: 'close' };
     if (req.body !== undefined) headers['content-length'] = Buffer.byteLength(req.body);
-    const outgoing = request({ host: origin.hostname, port: origin.port, method: req.method, path: req.path, headers }, (res) => {
-      const status = res.statusCode ?? 0;
-      const type = String(res.headers['content-type'] ?? '');
-      const endless = status >= 200 && status < 300 && (type.startsWith('text/event-stream') || (type.startsWith('application/x-ndjson') && follows(req.path)));
-      if (endless) {
-        res.destroy();
-        resolve({ status, headers: res.headers, body: undefined });
-        return;
-      }
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', reject);
-    });
+    const outgoing = request(
+      { host: origin.hostname, port: origin.port, method: req.method, path: req.path, headers },
+      (res) => {
+        const status = res.statusCode ?? 0;
+        const type = String(res.headers['content-type'] ?? '');
+        const endless =
+          status >= 200 &&
+          status < 300 &&
+          (type.startsWith('text/event-stream') ||
+            (type.startsWith('application/x-ndjson') && follows(req.path)));
+        if (endless) {
+          res.destroy();
+          resolve({ status, headers: res.headers, body: undefined });
+          return;
+        }
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () =>
+          resolve({ status, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }),
+        );
+        res.on('error', reject);
+      },
+    );
     outgoing.on('error', reject);
     // A hang is a failure too: report it instead of waiting for jest's timeout.
-    outgoing.setTimeout(ANSWER_WITHIN_MS, () => outgoing.destroy(new Error(`no answer within ${ANSWER_WITHIN_MS} ms`)));
+    outgoing.setTimeout(ANSWER_WITHIN_MS, () =>
+      outgoing.destroy(new Error(`no answer within ${ANSWER_WITHIN_MS} ms`)),
+    );
     outgoing.end(req.body);
   });
 }

@@ -1,6 +1,20 @@
 import fc from 'fast-check';
+
 import type { Endpoint, RawRequest } from './http.js';
-import { bodyText, deepValue, edgyKey, edgyValue, headerSafe, nameLike, pageTokenOf, rawEncode, sendable, STRANGE_STRINGS, wirePiece, wireUrn } from './values.js';
+import {
+  bodyText,
+  deepValue,
+  edgyKey,
+  edgyValue,
+  headerSafe,
+  nameLike,
+  pageTokenOf,
+  rawEncode,
+  sendable,
+  STRANGE_STRINGS,
+  wirePiece,
+  wireUrn,
+} from './values.js';
 
 /** What the fuzzer knows of the running Steward: what it seeded and what the registry holds. */
 export interface FuzzWorld {
@@ -20,11 +34,22 @@ function validBodies(endpoint: Endpoint): unknown[] {
   const key = `${endpoint.method} ${endpoint.template.replace(/^\/api\/v1beta1/, '')}`;
   const bodies: Record<string, unknown[]> = {
     'POST /resources': [
-      { kind: 'fake', project: 'p', name: 'fresh', labels: { team: 'a' }, spec: { configs: { value: 1 }, dependencies: {} } },
+      {
+        kind: 'fake',
+        project: 'p',
+        name: 'fresh',
+        labels: { team: 'a' },
+        spec: { configs: { value: 1 }, dependencies: {} },
+      },
       { kind: 'fake', parent: 'p', name: 'fresh-flat', configs: { value: 2 }, labels: {} },
       { kind: 'chatty', project: 'p', name: 'fresh-chatty', spec: { configs: {} } },
     ],
-    'PATCH /resources/{urn}': [{ configs: { value: 3 } }, { labels: { team: 'b' } }, { spec: { configs: { steps: 2 }, dependencies: {} } }, { dependencies: {} }],
+    'PATCH /resources/{urn}': [
+      { configs: { value: 3 } },
+      { labels: { team: 'b' } },
+      { spec: { configs: { steps: 2 }, dependencies: {} } },
+      { dependencies: {} },
+    ],
     'POST /resources/{urn}/execute': [{ action: 'bump', params: { by: 1 } }, { action: 'poke' }],
     'POST /resources/{urn}/actions/{action}': [{ by: 1 }, {}],
   };
@@ -39,7 +64,13 @@ interface Mutation {
   value: unknown;
 }
 
-const mutation: fc.Arbitrary<Mutation> = fc.record({ op: fc.constantFrom('set', 'add', 'delete'), at: fc.nat(), which: fc.nat(), key: edgyKey, value: edgyValue });
+const mutation: fc.Arbitrary<Mutation> = fc.record({
+  op: fc.constantFrom('set', 'add', 'delete'),
+  at: fc.nat(),
+  which: fc.nat(),
+  key: edgyKey,
+  value: edgyValue,
+});
 
 /** Applies each mutation to a container of a fresh copy: replace a member, add one (own `__proto__` too), or remove one. */
 function mutate(base: unknown, mutations: Mutation[]): unknown {
@@ -57,7 +88,13 @@ function mutate(base: unknown, mutations: Mutation[]): unknown {
     const existing = keys[m.which % Math.max(keys.length, 1)];
     // A copy: fast-check hands out the same constant objects again, and a later mutation may add to this one.
     const value = structuredClone(m.value);
-    if (m.op === 'add' || existing === undefined) Object.defineProperty(node, m.key, { value, enumerable: true, writable: true, configurable: true });
+    if (m.op === 'add' || existing === undefined)
+      Object.defineProperty(node, m.key, {
+        value,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     else if (m.op === 'set') node[existing] = value;
     else if (node !== root) delete node[existing];
   }
@@ -66,10 +103,31 @@ function mutate(base: unknown, mutations: Mutation[]): unknown {
 
 /** Body text: mutated valid bodies mostly, any JSON value, junk text, nothing, or one over the 1 MiB limit. */
 function bodyFor(endpoint: Endpoint): fc.Arbitrary<string | undefined> {
-  const nearValid = fc.tuple(fc.constantFrom(...validBodies(endpoint)), fc.oneof(fc.constant<Mutation[]>([]), fc.array(mutation, { minLength: 1, maxLength: 3 }))).map(([base, ms]) => bodyText(mutate(base, ms)));
+  const nearValid = fc
+    .tuple(
+      fc.constantFrom(...validBodies(endpoint)),
+      fc.oneof(fc.constant<Mutation[]>([]), fc.array(mutation, { minLength: 1, maxLength: 3 })),
+    )
+    .map(([base, ms]) => bodyText(mutate(base, ms)));
   const junk = fc.oneof(
     fc.string({ maxLength: 30 }),
-    fc.constantFrom('', ' ', 'null', '{', '{"kind":', '[1,', '{"a":1,"a":2}', '\ufeff{}', '{}{}', '{"__proto__":{"x":1}}', '{"constructor":{"prototype":{}}}', 'NaN', '1e999', '"\\ud800"', '{"a":"\\u0000"}'),
+    fc.constantFrom(
+      '',
+      ' ',
+      'null',
+      '{',
+      '{"kind":',
+      '[1,',
+      '{"a":1,"a":2}',
+      '\ufeff{}',
+      '{}{}',
+      '{"__proto__":{"x":1}}',
+      '{"constructor":{"prototype":{}}}',
+      'NaN',
+      '1e999',
+      '"\\ud800"',
+      '{"a":"\\u0000"}',
+    ),
     fc.tuple(fc.constantFrom(...validBodies(endpoint)), fc.nat()).map(([base, cut]) => {
       const text = JSON.stringify(base);
       return text.slice(0, cut % text.length);
@@ -80,74 +138,267 @@ function bodyFor(endpoint: Endpoint): fc.Arbitrary<string | undefined> {
     { weight: 2, arbitrary: fc.jsonValue().map((value) => bodyText(value)) },
     { weight: 1, arbitrary: deepValue.map((value) => bodyText(value)) },
     { weight: 2, arbitrary: junk },
-    { weight: 1, arbitrary: fc.constant(undefined).map(() => bodyText({ value: 'x'.repeat(1024 * 1024 + 1) })) },
+    {
+      weight: 1,
+      arbitrary: fc.constant(undefined).map(() => bodyText({ value: 'x'.repeat(1024 * 1024 + 1) })),
+    },
   );
-  return fc.oneof({ weight: endpoint.body ? 1 : 8, arbitrary: fc.constant(undefined) }, { weight: 6, arbitrary: some });
+  return fc.oneof(
+    { weight: endpoint.body ? 1 : 8, arbitrary: fc.constant(undefined) },
+    { weight: 6, arbitrary: some },
+  );
 }
 
 /** One query parameter's value, by name. */
 function queryValue(name: string, world: FuzzWorld): fc.Arbitrary<string> {
-  const junk = fc.oneof(fc.string({ maxLength: 12 }), wirePiece, fc.constantFrom(...STRANGE_STRINGS));
-  const number = fc.oneof(fc.integer({ min: -5, max: 1000 }).map(String), fc.constantFrom('', '0', '2.5', '1e2', '0x10', ' 5', '00050', '500', '501', '999999999999999', '99999999999999999999', '-0', 'NaN'));
+  const junk = fc.oneof(
+    fc.string({ maxLength: 12 }),
+    wirePiece,
+    fc.constantFrom(...STRANGE_STRINGS),
+  );
+  const number = fc.oneof(
+    fc.integer({ min: -5, max: 1000 }).map(String),
+    fc.constantFrom(
+      '',
+      '0',
+      '2.5',
+      '1e2',
+      '0x10',
+      ' 5',
+      '00050',
+      '500',
+      '501',
+      '999999999999999',
+      '99999999999999999999',
+      '-0',
+      'NaN',
+    ),
+  );
   const byName: Record<string, fc.Arbitrary<string>> = {
     page_size: number,
     tail: number,
     since: number,
     page_token: pageTokenOf(world.urns),
-    labels: fc.array(fc.tuple(fc.oneof(fc.constantFrom('team', 'tier', ''), fc.string({ maxLength: 6 })), fc.oneof(fc.constantFrom('a', 'b', ''), fc.string({ maxLength: 6 })), fc.constantFrom('=', '==', '', ':')), { maxLength: 4 }).map((pairs) => pairs.map(([k, v, eq]) => `${k}${eq}${v}`).join(',')),
-    status: fc.constantFrom('PENDING', 'COMPLETED', 'ERROR', 'queued', 'running', 'succeeded', 'failed', 'cancelled', 'pending', 'DONE', ''),
+    labels: fc
+      .array(
+        fc.tuple(
+          fc.oneof(fc.constantFrom('team', 'tier', ''), fc.string({ maxLength: 6 })),
+          fc.oneof(fc.constantFrom('a', 'b', ''), fc.string({ maxLength: 6 })),
+          fc.constantFrom('=', '==', '', ':'),
+        ),
+        { maxLength: 4 },
+      )
+      .map((pairs) => pairs.map(([k, v, eq]) => `${k}${eq}${v}`).join(',')),
+    status: fc.constantFrom(
+      'PENDING',
+      'COMPLETED',
+      'ERROR',
+      'queued',
+      'running',
+      'succeeded',
+      'failed',
+      'cancelled',
+      'pending',
+      'DONE',
+      '',
+    ),
     dry_run: fc.constantFrom('true', 'false', '', 'TRUE', '1', 'yes'),
     follow: fc.constantFrom('true', 'false', '', '1'),
     urn: wireUrn(world.urns, world.kinds),
     kind: fc.oneof(fc.constantFrom(...world.kinds), nameLike),
     project: nameLike,
   };
-  return fc.oneof({ weight: 4, arbitrary: Object.hasOwn(byName, name) ? byName[name]! : junk }, { weight: 1, arbitrary: junk });
+  return fc.oneof(
+    { weight: 4, arbitrary: Object.hasOwn(byName, name) ? byName[name]! : junk },
+    { weight: 1, arbitrary: junk },
+  );
 }
 
 /** `?k=v&…` with the endpoint's own parameters mostly, others and junk keys besides; repeated keys and keys without `=` too. */
 function queryFor(endpoint: Endpoint, world: FuzzWorld): fc.Arbitrary<string> {
-  const known = ['page_size', 'page_token', 'labels', 'status', 'kind', 'project', 'urn', 'dry_run', 'follow', 'tail', 'since'];
+  const known = [
+    'page_size',
+    'page_token',
+    'labels',
+    'status',
+    'kind',
+    'project',
+    'urn',
+    'dry_run',
+    'follow',
+    'tail',
+    'since',
+  ];
   const key = fc.oneof(
-    { weight: 4, arbitrary: endpoint.query.length ? fc.constantFrom(...endpoint.query) : fc.constantFrom(...known) },
-    { weight: 1, arbitrary: fc.constantFrom(...known, '__proto__', 'constructor', 'toString', 'labels[]', 'a[b]', '') },
+    {
+      weight: 4,
+      arbitrary: endpoint.query.length
+        ? fc.constantFrom(...endpoint.query)
+        : fc.constantFrom(...known),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(
+        ...known,
+        '__proto__',
+        'constructor',
+        'toString',
+        'labels[]',
+        'a[b]',
+        '',
+      ),
+    },
     { weight: 1, arbitrary: fc.string({ maxLength: 8 }) },
   );
   const pair = key.chain((name) =>
-    fc.tuple(fc.constant(name), queryValue(name, world), fc.constantFrom('encoded', 'raw', 'no-value')).map(([k, v, mode]) => {
-      if (mode === 'no-value') return rawEncode(k);
-      return mode === 'encoded' ? `${encodeURIComponent(k)}=${encodeURIComponent(v.replace(/[\ud800-\udfff]/g, '?'))}` : `${rawEncode(k)}=${rawEncode(v)}`;
-    }),
+    fc
+      .tuple(
+        fc.constant(name),
+        queryValue(name, world),
+        fc.constantFrom('encoded', 'raw', 'no-value'),
+      )
+      .map(([k, v, mode]) => {
+        if (mode === 'no-value') return rawEncode(k);
+        return mode === 'encoded'
+          ? `${encodeURIComponent(k)}=${encodeURIComponent(v.replace(/[\ud800-\udfff]/g, '?'))}`
+          : `${rawEncode(k)}=${rawEncode(v)}`;
+      }),
   );
   const documented = endpoint.query.length
-    ? fc.array(fc.constantFrom(...endpoint.query).chain((name) => queryValue(name, world).map((value) => `${name}=${encodeURIComponent(value.replace(/[\ud800-\udfff]/g, '?'))}`)), { minLength: 1, maxLength: 2 }).map((pairs) => `?${pairs.join('&')}`)
+    ? fc
+        .array(
+          fc
+            .constantFrom(...endpoint.query)
+            .chain((name) =>
+              queryValue(name, world).map(
+                (value) => `${name}=${encodeURIComponent(value.replace(/[\ud800-\udfff]/g, '?'))}`,
+              ),
+            ),
+          { minLength: 1, maxLength: 2 },
+        )
+        .map((pairs) => `?${pairs.join('&')}`)
     : fc.constant('');
   return fc.oneof(
     { weight: 2, arbitrary: fc.constant('') },
     { weight: 2, arbitrary: documented },
-    { weight: 3, arbitrary: fc.array(pair, { minLength: 1, maxLength: 4 }).map((pairs) => `?${pairs.join('&')}`) },
+    {
+      weight: 3,
+      arbitrary: fc
+        .array(pair, { minLength: 1, maxLength: 4 })
+        .map((pairs) => `?${pairs.join('&')}`),
+    },
   );
 }
 
 function headersFor(endpoint: Endpoint, hasBody: boolean): fc.Arbitrary<Record<string, string>> {
   const junk = fc.oneof(fc.string({ maxLength: 20 }), fc.string({ unit: 'binary', maxLength: 10 }));
   const optional = (name: string, values: fc.Arbitrary<string>, weight: number) =>
-    fc.oneof({ weight, arbitrary: values.map((value) => ({ [name]: headerSafe(value) })) }, { weight: 8, arbitrary: fc.constant({}) });
-  const json = fc.constantFrom('application/json', 'application/json; charset=utf-8', 'application/merge-patch+json', 'APPLICATION/JSON', 'application/json;charset=UTF-8');
+    fc.oneof(
+      { weight, arbitrary: values.map((value) => ({ [name]: headerSafe(value) })) },
+      { weight: 8, arbitrary: fc.constant({}) },
+    );
+  const json = fc.constantFrom(
+    'application/json',
+    'application/json; charset=utf-8',
+    'application/merge-patch+json',
+    'APPLICATION/JSON',
+    'application/json;charset=UTF-8',
+  );
   const contentType = fc.oneof(
     { weight: 14, arbitrary: json },
-    { weight: 1, arbitrary: fc.constantFrom('text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', '', 'application/jsonx', 'application/json; charset=latin1', 'application/json; charset=utf-16', 'application/json;', 'json') },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(
+        'text/plain',
+        'application/x-www-form-urlencoded',
+        'multipart/form-data; boundary=x',
+        '',
+        'application/jsonx',
+        'application/json; charset=latin1',
+        'application/json; charset=utf-16',
+        'application/json;',
+        'json',
+      ),
+    },
     { weight: 1, arbitrary: junk },
   );
   return fc
     .tuple(
-      hasBody ? fc.oneof({ weight: 15, arbitrary: contentType.map((value) => ({ 'content-type': headerSafe(value) })) }, { weight: 1, arbitrary: fc.constant({}) }) : optional('content-type', contentType, 1),
-      optional('content-encoding', fc.constantFrom('gzip', 'deflate', 'br', 'identity', 'zstd', 'x-junk', 'GZIP', ''), 1),
-      optional('if-match', fc.oneof(fc.constantFrom('*', '"1"', 'W/"1"', '1', '"2"', '"999999999999999999"', '"-1"', '"1", "2"', '', 'W/'), junk), endpoint.headers.includes('if-match') ? 6 : 1),
-      optional('last-event-id', fc.oneof(fc.constantFrom('0', '1', '-1', '', '999999999999999', '9999999999999999', '1.5', '1, 2', ' 3'), fc.nat().map(String), junk), endpoint.headers.includes('last-event-id') ? 6 : 1),
-      optional('accept', fc.oneof(fc.constantFrom('application/json', 'text/event-stream', '*/*', 'text/html', 'application/x-ndjson'), junk), 1),
+      hasBody
+        ? fc.oneof(
+            {
+              weight: 15,
+              arbitrary: contentType.map((value) => ({ 'content-type': headerSafe(value) })),
+            },
+            { weight: 1, arbitrary: fc.constant({}) },
+          )
+        : optional('content-type', contentType, 1),
+      optional(
+        'content-encoding',
+        fc.constantFrom('gzip', 'deflate', 'br', 'identity', 'zstd', 'x-junk', 'GZIP', ''),
+        1,
+      ),
+      optional(
+        'if-match',
+        fc.oneof(
+          fc.constantFrom(
+            '*',
+            '"1"',
+            'W/"1"',
+            '1',
+            '"2"',
+            '"999999999999999999"',
+            '"-1"',
+            '"1", "2"',
+            '',
+            'W/',
+          ),
+          junk,
+        ),
+        endpoint.headers.includes('if-match') ? 6 : 1,
+      ),
+      optional(
+        'last-event-id',
+        fc.oneof(
+          fc.constantFrom(
+            '0',
+            '1',
+            '-1',
+            '',
+            '999999999999999',
+            '9999999999999999',
+            '1.5',
+            '1, 2',
+            ' 3',
+          ),
+          fc.nat().map(String),
+          junk,
+        ),
+        endpoint.headers.includes('last-event-id') ? 6 : 1,
+      ),
+      optional(
+        'accept',
+        fc.oneof(
+          fc.constantFrom(
+            'application/json',
+            'text/event-stream',
+            '*/*',
+            'text/html',
+            'application/x-ndjson',
+          ),
+          junk,
+        ),
+        1,
+      ),
       optional('x-request-id', junk, 1),
-      optional('authorization', fc.oneof(fc.constantFrom('Bearer ', 'Bearer x', 'Basic YTpi', 'bearer ' + 'a'.repeat(2000)), junk), 1),
+      optional(
+        'authorization',
+        fc.oneof(
+          fc.constantFrom('Bearer ', 'Bearer x', 'Basic YTpi', 'bearer ' + 'a'.repeat(2000)),
+          junk,
+        ),
+        1,
+      ),
     )
     .map((parts) => Object.assign({}, ...parts) as Record<string, string>);
 }
@@ -157,26 +408,57 @@ function pathFor(endpoint: Endpoint, world: FuzzWorld): fc.Arbitrary<string> {
   const names = [...endpoint.template.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
   const values: Record<string, fc.Arbitrary<string>> = {
     urn: wireUrn(world.urns, world.kinds),
-    id: fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...world.operationIds) }, { weight: 1, arbitrary: fc.constantFrom('op_', 'op_nope', 'OP_x') }, { weight: 2, arbitrary: fc.array(wirePiece, { minLength: 1, maxLength: 4 }).map((p) => p.join('')) }),
-    kind: fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...world.kinds) }, { weight: 2, arbitrary: nameLike.map(rawEncode) }, { weight: 1, arbitrary: wirePiece }),
-    action: fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...world.actions) }, { weight: 2, arbitrary: nameLike.map(rawEncode) }, { weight: 1, arbitrary: wirePiece }),
+    id: fc.oneof(
+      { weight: 3, arbitrary: fc.constantFrom(...world.operationIds) },
+      { weight: 1, arbitrary: fc.constantFrom('op_', 'op_nope', 'OP_x') },
+      {
+        weight: 2,
+        arbitrary: fc.array(wirePiece, { minLength: 1, maxLength: 4 }).map((p) => p.join('')),
+      },
+    ),
+    kind: fc.oneof(
+      { weight: 3, arbitrary: fc.constantFrom(...world.kinds) },
+      { weight: 2, arbitrary: nameLike.map(rawEncode) },
+      { weight: 1, arbitrary: wirePiece },
+    ),
+    action: fc.oneof(
+      { weight: 3, arbitrary: fc.constantFrom(...world.actions) },
+      { weight: 2, arbitrary: nameLike.map(rawEncode) },
+      { weight: 1, arbitrary: wirePiece },
+    ),
   };
-  return fc.tuple(...names.map((name) => values[name] ?? wirePiece)).map((filled) => names.reduce((path, name, i) => path.replace(`{${name}}`, filled[i]!), endpoint.template));
+  return fc
+    .tuple(...names.map((name) => values[name] ?? wirePiece))
+    .map((filled) =>
+      names.reduce((path, name, i) => path.replace(`{${name}}`, filled[i]!), endpoint.template),
+    );
 }
 
 /** A request to `endpoint`: its own method mostly, sometimes another one. */
 export function requestFor(endpoint: Endpoint, world: FuzzWorld): fc.Arbitrary<FuzzRequest> {
-  const method = fc.oneof({ weight: 12, arbitrary: fc.constant(endpoint.method) }, { weight: 1, arbitrary: fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS') });
+  const method = fc.oneof(
+    { weight: 12, arbitrary: fc.constant(endpoint.method) },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'),
+    },
+  );
   return fc
     .tuple(method, pathFor(endpoint, world), queryFor(endpoint, world), bodyFor(endpoint))
-    .chain(([m, path, query, body]) => headersFor(endpoint, body !== undefined).map((headers) => describable({ endpoint, method: m, path: sendable(`${path}${query}`), headers, body })));
+    .chain(([m, path, query, body]) =>
+      headersFor(endpoint, body !== undefined).map((headers) =>
+        describable({ endpoint, method: m, path: sendable(`${path}${query}`), headers, body }),
+      ),
+    );
 }
 
-const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, max)}… (${text.length} characters)` : text);
+const clip = (text: string, max: number) =>
+  text.length > max ? `${text.slice(0, max)}… (${text.length} characters)` : text;
 
 /** fast-check prints a failing request short: the method, path, headers and the start of the body. */
 function describable(req: FuzzRequest): FuzzRequest {
   return Object.defineProperty(req, fc.toStringMethod, {
-    value: () => `${req.method} ${clip(req.path, 300)} headers=${JSON.stringify(req.headers)} body=${req.body === undefined ? 'none' : JSON.stringify(clip(String(req.body), 300))}`,
+    value: () =>
+      `${req.method} ${clip(req.path, 300)} headers=${JSON.stringify(req.headers)} body=${req.body === undefined ? 'none' : JSON.stringify(clip(String(req.body), 300))}`,
   });
 }

@@ -1,19 +1,34 @@
 import { defineModule } from '../../../src/sdk/index.js';
 import { createFakeModule } from '../../helpers/fake-module.js';
-import { call, startSteward, type Harness } from '../../helpers/harness.js';
+import { call, type Harness, startSteward } from '../../helpers/harness.js';
 import type { FuzzWorld } from './requests.js';
 
 /** A module with logs (so GET /logs can answer 200), an action of its own and an optional dependency on a fake. */
 const chatty = defineModule({
   kind: 'chatty',
   description: 'A module with logs, for the fuzz suite.',
-  configSchema: { type: 'object', properties: { lines: { type: 'integer', minimum: 0, maximum: 5 } } },
+  configSchema: {
+    type: 'object',
+    properties: { lines: { type: 'integer', minimum: 0, maximum: 5 } },
+  },
   dependencies: { home: { kind: 'fake', optional: true } },
-  actions: { create: {}, update: {}, delete: {}, poke: { paramsSchema: { type: 'object', properties: { hard: { type: 'boolean' } }, additionalProperties: false } } },
+  actions: {
+    create: {},
+    update: {},
+    delete: {},
+    poke: {
+      paramsSchema: {
+        type: 'object',
+        properties: { hard: { type: 'boolean' } },
+        additionalProperties: false,
+      },
+    },
+  },
   plan: () => ({}),
   sync: () => Promise.resolve({ status: 'COMPLETED' as const, output: { said: 'hello' } }),
   async *logs({ resource }, ctx) {
-    for (let i = 0; i < 3; i += 1) yield { ts: new Date(0).toISOString(), line: `line ${i} of ${resource.urn} \u0000 ✓` };
+    for (let i = 0; i < 3; i += 1)
+      yield { ts: new Date(0).toISOString(), line: `line ${i} of ${resource.urn} \u0000 ✓` };
     if (!ctx.follow || ctx.signal.aborted) return;
     await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve, { once: true }));
   },
@@ -54,11 +69,17 @@ export async function startFuzzSteward(): Promise<FuzzSteward> {
   });
   const h = await startSteward({
     config: { worker: false, backoffBaseMs: 0, backoffMaxMs: 0 },
-    overrides: { extraModules: [fake, { definition: chatty }].map((m) => ({ definition: m.definition, origin: 'test' })) },
+    overrides: {
+      extraModules: [fake, { definition: chatty }].map((m) => ({
+        definition: m.definition,
+        origin: 'test',
+      })),
+    },
   });
   const post = async (path: string, body?: unknown) => {
     const res = await call('POST', `${h.api}${path}`, body);
-    if (res.status !== 202) throw new Error(`seeding: POST ${path} answered ${res.status}: ${JSON.stringify(res.body)}`);
+    if (res.status !== 202)
+      throw new Error(`seeding: POST ${path} answered ${res.status}: ${JSON.stringify(res.body)}`);
   };
   const status = async (urn: string) => {
     const res = await call('GET', `${h.api}/resources/${urn}`);
@@ -69,10 +90,24 @@ export async function startFuzzSteward(): Promise<FuzzSteward> {
     await h.steward.engine.drain();
     for (const name of ['existing', 'waiting', 'broken'] as const) {
       const state = await status(SEEDS[name]);
-      if (state === 'GONE') await post('/resources', { kind: 'fake', project: 'p', name, labels: { team: 'a', tier: name }, spec: { configs: { value: 1 } } });
-      else if (state === 'ERROR' && name !== 'broken') await post(`/resources/${SEEDS[name]}/retry`);
+      if (state === 'GONE')
+        await post('/resources', {
+          kind: 'fake',
+          project: 'p',
+          name,
+          labels: { team: 'a', tier: name },
+          spec: { configs: { value: 1 } },
+        });
+      else if (state === 'ERROR' && name !== 'broken')
+        await post(`/resources/${SEEDS[name]}/retry`);
     }
-    if ((await status(SEEDS.talker)) === 'GONE') await post('/resources', { kind: 'chatty', project: 'p', name: 'talker', spec: { configs: {}, dependencies: { home: SEEDS.existing } } });
+    if ((await status(SEEDS.talker)) === 'GONE')
+      await post('/resources', {
+        kind: 'chatty',
+        project: 'p',
+        name: 'talker',
+        spec: { configs: {}, dependencies: { home: SEEDS.existing } },
+      });
     await h.steward.engine.drain();
   }
 

@@ -8,13 +8,21 @@ import fc from 'fast-check';
 /** Percent-encodes every UTF-8 byte outside `!`…`~` and leaves the rest (`%`, `/`, `?`, `#` too) as it is. */
 export function rawEncode(text: string): string {
   return Array.from(text)
-    .map((ch) => (/^[\x21-\x7e]$/.test(ch) ? ch : [...Buffer.from(ch, 'utf8')].map((byte) => `%${byte.toString(16).toUpperCase().padStart(2, '0')}`).join('')))
+    .map((ch) =>
+      /^[\x21-\x7e]$/.test(ch)
+        ? ch
+        : [...Buffer.from(ch, 'utf8')]
+            .map((byte) => `%${byte.toString(16).toUpperCase().padStart(2, '0')}`)
+            .join(''),
+    )
     .join('');
 }
 
 /** Encodes every character, unreserved ones too, in upper- or lower-case hex. */
 function encodeAll(text: string, lower: boolean): string {
-  const hex = [...Buffer.from(text, 'utf8')].map((byte) => `%${byte.toString(16).padStart(2, '0')}`).join('');
+  const hex = [...Buffer.from(text, 'utf8')]
+    .map((byte) => `%${byte.toString(16).padStart(2, '0')}`)
+    .join('');
   return lower ? hex : hex.toUpperCase();
 }
 
@@ -32,12 +40,77 @@ export function headerSafe(value: string): string {
 
 /** Path and query pieces that parsers trip on: bad percent-encoding, overlong UTF-8, dots, slashes, separators. */
 export const WIRE_PIECES = [
-  '%C0%AF', '%FF', '%', '%E0%A4%A', '%00', '%2F', '%2f', '..', '.', '/', '//', '%2e%2e', '%2E', '%252F', ':', '%3A', '%3a',
-  '\\', '%5C', ';', '@', '&', '=', '+', ',', '!', '*', "'", '(', ')', '~', '$', '%ZZ', '%u0041', '%C3%28', '%ED%A0%80',
-  '%F4%90%80%80', '%EF%BB%BF', '?', '#', '%23', '%3F', '\xff', '\xc0\xaf', '%20', '%0A', '%0D%0A', '[]', '[0]', '%5B%5D',
+  '%C0%AF',
+  '%FF',
+  '%',
+  '%E0%A4%A',
+  '%00',
+  '%2F',
+  '%2f',
+  '..',
+  '.',
+  '/',
+  '//',
+  '%2e%2e',
+  '%2E',
+  '%252F',
+  ':',
+  '%3A',
+  '%3a',
+  '\\',
+  '%5C',
+  ';',
+  '@',
+  '&',
+  '=',
+  '+',
+  ',',
+  '!',
+  '*',
+  "'",
+  '(',
+  ')',
+  '~',
+  '$',
+  '%ZZ',
+  '%u0041',
+  '%C3%28',
+  '%ED%A0%80',
+  '%F4%90%80%80',
+  '%EF%BB%BF',
+  '?',
+  '#',
+  '%23',
+  '%3F',
+  '\xff',
+  '\xc0\xaf',
+  '%20',
+  '%0A',
+  '%0D%0A',
+  '[]',
+  '[0]',
+  '%5B%5D',
 ];
 
-export const STRANGE_STRINGS = ['\u0000', '\ud800', '\udfff', '\uffff', '\ufeff', '\u202e', '𝕏', 'é', 'e\u0301', '\n\r\t', '"', '\\', '</script>', '\u2028', 'ǅ', 'İ', '０'];
+export const STRANGE_STRINGS = [
+  '\u0000',
+  '\ud800',
+  '\udfff',
+  '\uffff',
+  '\ufeff',
+  '\u202e',
+  '𝕏',
+  'é',
+  'e\u0301',
+  '\n\r\t',
+  '"',
+  '\\',
+  '</script>',
+  '\u2028',
+  'ǅ',
+  'İ',
+  '０',
+];
 
 export const wirePiece = fc.oneof(
   { weight: 3, arbitrary: fc.constantFrom(...WIRE_PIECES) },
@@ -49,30 +122,72 @@ export const wirePiece = fc.oneof(
 /** Strings that match the name pattern, and strings that almost do. */
 export const nameLike = fc.oneof(
   { weight: 3, arbitrary: fc.stringMatching(/^[a-z0-9][a-z0-9_-]{0,62}$/) },
-  { weight: 1, arbitrary: fc.constantFrom('p', 'existing', 'talker', 'P', '-a', '_a', 'a'.repeat(63), 'a'.repeat(64), '', '..', 'a/b', 'a:b', 'a b') },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      'p',
+      'existing',
+      'talker',
+      'P',
+      '-a',
+      '_a',
+      'a'.repeat(63),
+      'a'.repeat(64),
+      '',
+      '..',
+      'a/b',
+      'a:b',
+      'a b',
+    ),
+  },
   { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 12 }) },
 );
 
 /** A value placed in a body that becomes `depth` nested arrays or objects once the body is text (see `bodyText`). */
-export const deepMarker = (depth: number, shape: 'array' | 'object') => `@@deep:${depth}:${shape}@@`;
+export const deepMarker = (depth: number, shape: 'array' | 'object') =>
+  `@@deep:${depth}:${shape}@@`;
 
 /** JSON text of `value`, with every deep marker expanded (a million levels cannot be built and stringified as objects). */
 export function bodyText(value: unknown): string {
   const text = JSON.stringify(value) ?? 'null';
   return text.replace(/"@@deep:(\d+):(array|object)@@"/g, (_all, depth: string, shape: string) => {
     const n = Number(depth);
-    return shape === 'array' ? `${'['.repeat(n)}${']'.repeat(n)}` : `${'{"a":'.repeat(n)}1${'}'.repeat(n)}`;
+    return shape === 'array'
+      ? `${'['.repeat(n)}${']'.repeat(n)}`
+      : `${'{"a":'.repeat(n)}1${'}'.repeat(n)}`;
   });
 }
 
 export const deepValue = fc
-  .tuple(fc.constantFrom(3, 30, 100, 1000, 5000, 20_000, 150_000), fc.constantFrom<'array' | 'object'>('array', 'object'))
+  .tuple(
+    fc.constantFrom(3, 30, 100, 1000, 5000, 20_000, 150_000),
+    fc.constantFrom<'array' | 'object'>('array', 'object'),
+  )
   .map(([depth, shape]) => deepMarker(depth, shape));
 
 /** Values of the wrong type, strange strings, huge strings and deep nesting, besides any JSON value. */
 export const edgyValue: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 4, arbitrary: fc.jsonValue({ maxDepth: 3 }) },
-  { weight: 3, arbitrary: fc.constantFrom(null, true, false, 0, -1, 1.5, 1e308, -1e-308, 2 ** 53, '', 'x', [], {}, [[]], { a: {} }) },
+  {
+    weight: 3,
+    arbitrary: fc.constantFrom(
+      null,
+      true,
+      false,
+      0,
+      -1,
+      1.5,
+      1e308,
+      -1e-308,
+      2 ** 53,
+      '',
+      'x',
+      [],
+      {},
+      [[]],
+      { a: {} },
+    ),
+  },
   { weight: 2, arbitrary: fc.string({ unit: 'binary', maxLength: 40 }) },
   { weight: 2, arbitrary: fc.constantFrom(...STRANGE_STRINGS) },
   { weight: 1, arbitrary: fc.constantFrom(256, 4096, 70_000, 300_000).map((n) => 'x'.repeat(n)) },
@@ -83,7 +198,29 @@ export const edgyValue: fc.Arbitrary<unknown> = fc.oneof(
 export const edgyKey = fc.oneof(
   {
     weight: 3,
-    arbitrary: fc.constantFrom('__proto__', 'constructor', 'prototype', 'kind', 'project', 'name', 'labels', 'spec', 'configs', 'dependencies', 'action', 'params', 'by', 'value', 'steps', 'password', 'parent', 'extra', '', 'toString', 'hasOwnProperty'),
+    arbitrary: fc.constantFrom(
+      '__proto__',
+      'constructor',
+      'prototype',
+      'kind',
+      'project',
+      'name',
+      'labels',
+      'spec',
+      'configs',
+      'dependencies',
+      'action',
+      'params',
+      'by',
+      'value',
+      'steps',
+      'password',
+      'parent',
+      'extra',
+      '',
+      'toString',
+      'hasOwnProperty',
+    ),
   },
   { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 10 }) },
   { weight: 1, arbitrary: fc.string({ maxLength: 70 }) },
@@ -91,11 +228,27 @@ export const edgyKey = fc.oneof(
 
 /** base64url of `{s, a}` with a scope from the API's listings and any `a`; or junk. */
 export function pageTokenOf(urns: readonly string[]): fc.Arbitrary<string> {
-  const scope = fc.oneof(fc.constantFrom('resources', 'operations', ...urns.map((urn) => `revisions:${urn}`)), fc.string({ maxLength: 12 }));
-  const after = fc.oneof(fc.jsonValue({ maxDepth: 2 }), fc.constantFrom(0, -1, 1.5, 1e300, 2 ** 63, '', '\u0000', 'zzzz', 'op_'), fc.string({ unit: 'binary', maxLength: 20 }));
-  const token = fc.tuple(scope, after).map(([s, a]) => Buffer.from(JSON.stringify({ s, a })).toString('base64url'));
-  const bigNumber = fc.constantFrom('1e400', '-1e400', '1e-400', '123456789012345678901234567890').map((a) => Buffer.from(`{"s":"resources","a":${a}}`).toString('base64url'));
-  return fc.oneof({ weight: 3, arbitrary: token }, { weight: 1, arbitrary: bigNumber }, { weight: 1, arbitrary: fc.base64String({ maxLength: 40 }) }, { weight: 1, arbitrary: fc.string({ maxLength: 20 }) });
+  const scope = fc.oneof(
+    fc.constantFrom('resources', 'operations', ...urns.map((urn) => `revisions:${urn}`)),
+    fc.string({ maxLength: 12 }),
+  );
+  const after = fc.oneof(
+    fc.jsonValue({ maxDepth: 2 }),
+    fc.constantFrom(0, -1, 1.5, 1e300, 2 ** 63, '', '\u0000', 'zzzz', 'op_'),
+    fc.string({ unit: 'binary', maxLength: 20 }),
+  );
+  const token = fc
+    .tuple(scope, after)
+    .map(([s, a]) => Buffer.from(JSON.stringify({ s, a })).toString('base64url'));
+  const bigNumber = fc
+    .constantFrom('1e400', '-1e400', '1e-400', '123456789012345678901234567890')
+    .map((a) => Buffer.from(`{"s":"resources","a":${a}}`).toString('base64url'));
+  return fc.oneof(
+    { weight: 3, arbitrary: token },
+    { weight: 1, arbitrary: bigNumber },
+    { weight: 1, arbitrary: fc.base64String({ maxLength: 40 }) },
+    { weight: 1, arbitrary: fc.string({ maxLength: 20 }) },
+  );
 }
 
 /** URNs as they go on the wire: seeded ones (raw, encoded, mutated), well-shaped ones, junk, very long ones. */
@@ -113,11 +266,26 @@ export function wireUrn(urns: readonly string[], kinds: readonly string[]): fc.A
   });
   return fc.oneof(
     { weight: 6, arbitrary: seeded },
-    { weight: 1, arbitrary: fc.tuple(seeded, fc.boolean()).map(([urn, lower]) => (lower ? encodeURIComponent(urn) : encodeAll(urn, false))) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(seeded, fc.boolean())
+        .map(([urn, lower]) => (lower ? encodeURIComponent(urn) : encodeAll(urn, false))),
+    },
     { weight: 1, arbitrary: seeded.map((urn) => encodeAll(urn, true)) },
     { weight: 2, arbitrary: shaped },
     { weight: 3, arbitrary: mutated },
-    { weight: 2, arbitrary: fc.array(wirePiece, { minLength: 1, maxLength: 6 }).map((pieces) => pieces.join('')) },
-    { weight: 1, arbitrary: fc.constantFrom(300, 2000, 9000, 17_000, 70_000).map((n) => `orn:steward:fake:p:${'a'.repeat(n)}`) },
+    {
+      weight: 2,
+      arbitrary: fc
+        .array(wirePiece, { minLength: 1, maxLength: 6 })
+        .map((pieces) => pieces.join('')),
+    },
+    {
+      weight: 1,
+      arbitrary: fc
+        .constantFrom(300, 2000, 9000, 17_000, 70_000)
+        .map((n) => `orn:steward:fake:p:${'a'.repeat(n)}`),
+    },
   );
 }

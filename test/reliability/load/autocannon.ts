@@ -36,16 +36,23 @@ export interface CannonResult {
   resets: number;
 }
 
-type Autocannon = (options: CannonOptions, done: (err: Error | null, result: CannonResult) => void) => { on(event: 'reqError', listener: (err: Error) => void): void };
+type Autocannon = (
+  options: CannonOptions,
+  done: (err: Error | null, result: CannonResult) => void,
+) => { on(event: 'reqError', listener: (err: Error) => void): void };
 
 // autocannon is CommonJS without types: load it with require, typed to what is used here.
 const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 
 /** Runs autocannon to the end of its duration; `errorMessages` holds the first few connection errors and timeouts. */
-export function runAutocannon(options: CannonOptions): Promise<CannonResult & { errorMessages: string[] }> {
+export function runAutocannon(
+  options: CannonOptions,
+): Promise<CannonResult & { errorMessages: string[] }> {
   const errorMessages: string[] = [];
   return new Promise((resolve, reject) => {
-    const instance = autocannon(options, (err, result) => (err ? reject(err) : resolve({ ...result, errorMessages })));
+    const instance = autocannon(options, (err, result) =>
+      err ? reject(err) : resolve({ ...result, errorMessages }),
+    );
     instance.on('reqError', (err) => {
       if (errorMessages.length < 20) errorMessages.push(err.message);
     });

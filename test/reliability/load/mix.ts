@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
-import type { CannonContext, CannonRequest } from './autocannon.js';
+
 import { percentile } from '../../helpers/ledger.js';
+import type { CannonContext, CannonRequest } from './autocannon.js';
 
 export const REQUEST_TYPES = ['get', 'list', 'create', 'patch', 'action'] as const;
 export type RequestType = (typeof REQUEST_TYPES)[number];
@@ -56,9 +57,15 @@ export interface LoadMixOptions {
 }
 
 /** The create body of `file` resource `name`, its content its own name. */
-export function fileCreateBody(project: string, name: string): { body: string; created: Omit<CreatedResource, 'urn'> } {
+export function fileCreateBody(
+  project: string,
+  name: string,
+): { body: string; created: Omit<CreatedResource, 'urn'> } {
   const configs = { path: `${project}/${name}`, content: `created ${name}`, mode: '0644' };
-  return { body: JSON.stringify({ kind: 'file', project, name, spec: { configs, dependencies: {} } }), created: { content: configs.content, mode: configs.mode } };
+  return {
+    body: JSON.stringify({ kind: 'file', project, name, spec: { configs, dependencies: {} } }),
+    created: { content: configs.content, mode: configs.mode },
+  };
 }
 
 /**
@@ -70,13 +77,20 @@ export function fileCreateBody(project: string, name: string): { body: string; c
  */
 export function createLoadMix(options: LoadMixOptions) {
   const { apiPath, project, weights } = options;
-  const written = new Map<string, WrittenResource>(options.writable.map((w) => [w.urn, { ...w, acknowledged: [w.version], phase: 'free' }]));
+  const written = new Map<string, WrittenResource>(
+    options.writable.map((w) => [w.urn, { ...w, acknowledged: [w.version], phase: 'free' }]),
+  );
   const free: WrittenResource[] = [...written.values()];
   const syncing: WrittenResource[] = [];
   const created: CreatedResource[] = [];
   const readable: string[] = [...written.keys()];
-  const latencies = Object.fromEntries(REQUEST_TYPES.map((t) => [t, [] as number[]])) as Record<RequestType, number[]>;
-  const statuses = Object.fromEntries(REQUEST_TYPES.map((t) => [t, {} as Record<number, number>])) as Record<RequestType, Record<number, number>>;
+  const latencies = Object.fromEntries(REQUEST_TYPES.map((t) => [t, [] as number[]])) as Record<
+    RequestType,
+    number[]
+  >;
+  const statuses = Object.fromEntries(
+    REQUEST_TYPES.map((t) => [t, {} as Record<number, number>]),
+  ) as Record<RequestType, Record<number, number>>;
   /** Answers other than the expected 200/202, and anything the answers contradict (first 50 of each). */
   const unexpected: string[] = [];
   const problems: string[] = [];
@@ -106,27 +120,49 @@ export function createLoadMix(options: LoadMixOptions) {
     return target;
   }
 
-  function json(method: string, path: string, body?: unknown): Omit<CannonRequest, 'headers'> & { headers: Record<string, string> } {
-    return body === undefined ? { method, path, headers: {}, body: undefined } : { method, path, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) };
+  function json(
+    method: string,
+    path: string,
+    body?: unknown,
+  ): Omit<CannonRequest, 'headers'> & { headers: Record<string, string> } {
+    return body === undefined
+      ? { method, path, headers: {}, body: undefined }
+      : {
+          method,
+          path,
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        };
   }
 
   function build(type: RequestType, ctx: CannonContext): CannonRequest {
     switch (type) {
       case 'get': {
         // Half the reads poll a resource that is syncing, so writers learn when it is free again.
-        const polled = syncing.length > 0 && Math.random() < 0.5 ? syncing[(polls += 1) % syncing.length] : undefined;
+        const polled =
+          syncing.length > 0 && Math.random() < 0.5
+            ? syncing[(polls += 1) % syncing.length]
+            : undefined;
         const urn = polled?.urn ?? randomOf(readable);
         ctx.urn = urn;
         ctx.minVersion = written.get(urn)?.version ?? 1;
         return json('GET', `${apiPath}/resources/${urn}`);
       }
       case 'list':
-        return json('GET', `${apiPath}/resources?project=${project}&page_size=50${Math.random() < 0.5 ? '&status=COMPLETED' : ''}`);
+        return json(
+          'GET',
+          `${apiPath}/resources?project=${project}&page_size=50${Math.random() < 0.5 ? '&status=COMPLETED' : ''}`,
+        );
       case 'create': {
         const name = `c-${(sequence += 1)}`;
         const { body, created: expected } = fileCreateBody(project, name);
         Object.assign(ctx, { urn: `orn:steward:file:${project}:${name}`, ...expected });
-        return { method: 'POST', path: `${apiPath}/resources`, headers: { 'content-type': 'application/json' }, body };
+        return {
+          method: 'POST',
+          path: `${apiPath}/resources`,
+          headers: { 'content-type': 'application/json' },
+          body,
+        };
       }
       case 'patch':
       case 'action': {
@@ -137,7 +173,9 @@ export function createLoadMix(options: LoadMixOptions) {
           const content = `${target.urn} write ${(sequence += 1)}`;
           Object.assign(ctx, { content, mode: target.mode });
           target.unanswered = { content, mode: target.mode };
-          return json('PATCH', `${apiPath}/resources/${target.urn}`, { spec: { configs: { path: target.path, content, mode: target.mode } } });
+          return json('PATCH', `${apiPath}/resources/${target.urn}`, {
+            spec: { configs: { path: target.path, content, mode: target.mode } },
+          });
         }
         if (Math.random() < 0.3) {
           Object.assign(ctx, { content: target.content, mode: target.mode });
@@ -167,10 +205,20 @@ export function createLoadMix(options: LoadMixOptions) {
   }
 
   /** A resource seen COMPLETED at the operation of its last acknowledged write is free to be written again. */
-  function seen(resource: { urn: string; version: number; state: { status: string; operation_id: string } }): void {
+  function seen(resource: {
+    urn: string;
+    version: number;
+    state: { status: string; operation_id: string };
+  }): void {
     const target = written.get(resource.urn);
     if (resource.state.status === 'ERROR') note(problems, `${resource.urn} is in ERROR`);
-    if (!target || target.phase !== 'syncing' || resource.state.status !== 'COMPLETED' || resource.state.operation_id !== target.operationId) return;
+    if (
+      !target ||
+      target.phase !== 'syncing' ||
+      resource.state.status !== 'COMPLETED' ||
+      resource.state.operation_id !== target.operationId
+    )
+      return;
     target.phase = 'free';
     untilCompletedMs.push(performance.now() - target.acknowledgedAtMs!);
     syncing.splice(syncing.indexOf(target), 1);
@@ -192,15 +240,24 @@ export function createLoadMix(options: LoadMixOptions) {
     const body = JSON.parse(text) as any;
     switch (type) {
       case 'get':
-        if (body.version < (ctx.minVersion as number)) note(problems, `GET ${body.urn} answered version ${body.version} after version ${String(ctx.minVersion)} was acknowledged`);
+        if (body.version < (ctx.minVersion as number))
+          note(
+            problems,
+            `GET ${body.urn} answered version ${body.version} after version ${String(ctx.minVersion)} was acknowledged`,
+          );
         seen(body);
         return;
       case 'list':
         for (const resource of body.resources) seen(resource);
         return;
       case 'create':
-        if (body.resource.urn !== ctx.urn) note(problems, `create of ${String(ctx.urn)} answered ${body.resource.urn}`);
-        created.push({ urn: ctx.urn as string, content: ctx.content as string, mode: ctx.mode as string });
+        if (body.resource.urn !== ctx.urn)
+          note(problems, `create of ${String(ctx.urn)} answered ${body.resource.urn}`);
+        created.push({
+          urn: ctx.urn as string,
+          content: ctx.content as string,
+          mode: ctx.mode as string,
+        });
         readable.push(ctx.urn as string);
         return;
       case 'patch':
@@ -208,8 +265,20 @@ export function createLoadMix(options: LoadMixOptions) {
         const version = body.resource.version as number;
         // Only this client writes: a PATCH (new content) or chmod (the other mode) moves the version by one, a touch does not.
         const moved = ctx.content !== target!.content || ctx.mode !== target!.mode;
-        if (version !== target!.version + (moved ? 1 : 0)) note(problems, `${type} of ${target!.urn} answered version ${version} after ${target!.version}`);
-        Object.assign(target!, { content: ctx.content, mode: ctx.mode, version, operationId: body.operation.id, phase: 'syncing', unanswered: undefined, acknowledgedAtMs: performance.now() });
+        if (version !== target!.version + (moved ? 1 : 0))
+          note(
+            problems,
+            `${type} of ${target!.urn} answered version ${version} after ${target!.version}`,
+          );
+        Object.assign(target!, {
+          content: ctx.content,
+          mode: ctx.mode,
+          version,
+          operationId: body.operation.id,
+          phase: 'syncing',
+          unanswered: undefined,
+          acknowledgedAtMs: performance.now(),
+        });
         target!.acknowledged.push(version);
         syncing.push(target!);
       }
@@ -239,13 +308,25 @@ export function createLoadMix(options: LoadMixOptions) {
     figures(durationS: number): TypeFigures[] {
       return REQUEST_TYPES.map((type) => {
         const count = Object.values(statuses[type]).reduce((sum, n) => sum + n, 0);
-        return { type, count, perS: count / durationS, ...percentiles(latencies[type]), statuses: statuses[type] };
+        return {
+          type,
+          count,
+          perS: count / durationS,
+          ...percentiles(latencies[type]),
+          statuses: statuses[type],
+        };
       });
     },
     /** p50/p99 from a write's 202 to the client seeing it COMPLETED, and how many were seen. */
     untilCompleted: () => ({ count: untilCompletedMs.length, ...percentiles(untilCompletedMs) }),
     /** How many written resources are in each phase now. */
-    phases: () => Object.fromEntries(['free', 'writing', 'syncing', 'failed'].map((phase) => [phase, [...written.values()].filter((w) => w.phase === phase).length])),
+    phases: () =>
+      Object.fromEntries(
+        ['free', 'writing', 'syncing', 'failed'].map((phase) => [
+          phase,
+          [...written.values()].filter((w) => w.phase === phase).length,
+        ]),
+      ),
   };
 }
 

@@ -25,14 +25,24 @@ export interface LoadSteward {
  * except warnings and errors.
  */
 export function startLoadSteward(env: Record<string, string> = {}): Promise<LoadSteward> {
-  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first (npm test does)`);
+  if (!existsSync(CLI))
+    throw new Error(`${CLI} is missing: run \`npm run build\` first (npm test does)`);
   const dir = mkdtempSync(join(tmpdir(), 'steward-load-'));
   const fileRoot = join(dir, 'files');
   const proc = spawn(process.execPath, [CLI, 'serve'], {
-    env: { PATH: process.env.PATH ?? '', STEWARD_PORT: '0', STEWARD_HOST: '127.0.0.1', STEWARD_DB: join(dir, 'steward.db'), STEWARD_FILE_ROOT: fileRoot, ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      STEWARD_PORT: '0',
+      STEWARD_HOST: '127.0.0.1',
+      STEWARD_DB: join(dir, 'steward.db'),
+      STEWARD_FILE_ROOT: fileRoot,
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
+  const exited = new Promise<number | null>((resolve) =>
+    proc.once('exit', (code) => resolve(code)),
+  );
   const warnings: string[] = [];
   const errors: string[] = [];
   let infoLines = 0;
@@ -61,7 +71,10 @@ export function startLoadSteward(env: Record<string, string> = {}): Promise<Load
   proc.stderr.on('data', (chunk: Buffer) => errors.push(chunk.toString()));
 
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`steward did not start:\n${errors.join('\n')}`)), 20_000);
+    const timer = setTimeout(
+      () => reject(new Error(`steward did not start:\n${errors.join('\n')}`)),
+      20_000,
+    );
     void exited.then((code) => {
       clearTimeout(timer);
       reject(new Error(`steward exited with ${code} before it started:\n${errors.join('\n')}`));

@@ -1,8 +1,9 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+
 import type { Behaviour } from '../../helpers/fake-module.js';
-import { startFakeSteward, urnOf, type FakeSteward } from '../../helpers/fake-steward.js';
-import { call, waitFor, type JsonResponse } from '../../helpers/harness.js';
+import { type FakeSteward, startFakeSteward, urnOf } from '../../helpers/fake-steward.js';
+import { call, type JsonResponse, waitFor } from '../../helpers/harness.js';
 import { soak } from '../../helpers/soak.js';
 
 /**
@@ -34,7 +35,8 @@ class UnreadableError extends Error {
 function faultCatalogue(onLateSettled: () => void): Fault[] {
   const circular: Record<string, unknown> = {};
   circular.self = circular;
-  const unreadable = 'a value was thrown that cannot be read (its message, name or string form throws)';
+  const unreadable =
+    'a value was thrown that cannot be read (its message, name or string form throws)';
   const unprintable = {
     toJSON(): never {
       throw new Error('toJSON throws');
@@ -44,23 +46,72 @@ function faultCatalogue(onLateSettled: () => void): Fault[] {
     },
   };
   return [
-    { name: 'throws', behaviour: { type: 'throw', message: 'backend unreachable' }, error: 'backend unreachable' },
-    { name: 'throws-null', behaviour: { type: 'throw-value', value: null }, error: 'non-error thrown: null' },
-    { name: 'throws-object', behaviour: { type: 'throw-value', value: { code: 42 } }, error: 'non-error thrown: {"code":42}' },
-    { name: 'throws-5mib', behaviour: { type: 'throw-value', value: new Error('e'.repeat(5 * MiB)) }, error: `${'e'.repeat(2000)}…` },
-    { name: 'throws-unreadable', behaviour: { type: 'throw-value', value: new UnreadableError() }, error: unreadable },
-    { name: 'throws-unprintable', behaviour: { type: 'throw-value', value: unprintable }, error: unreadable },
+    {
+      name: 'throws',
+      behaviour: { type: 'throw', message: 'backend unreachable' },
+      error: 'backend unreachable',
+    },
+    {
+      name: 'throws-null',
+      behaviour: { type: 'throw-value', value: null },
+      error: 'non-error thrown: null',
+    },
+    {
+      name: 'throws-object',
+      behaviour: { type: 'throw-value', value: { code: 42 } },
+      error: 'non-error thrown: {"code":42}',
+    },
+    {
+      name: 'throws-5mib',
+      behaviour: { type: 'throw-value', value: new Error('e'.repeat(5 * MiB)) },
+      error: `${'e'.repeat(2000)}…`,
+    },
+    {
+      name: 'throws-unreadable',
+      behaviour: { type: 'throw-value', value: new UnreadableError() },
+      error: unreadable,
+    },
+    {
+      name: 'throws-unprintable',
+      behaviour: { type: 'throw-value', value: unprintable },
+      error: unreadable,
+    },
     { name: 'hangs', behaviour: { type: 'hang' }, error: `sync timed out after ${timeoutMs} ms` },
-    { name: 'returns-null', behaviour: { type: 'invalid', value: null }, error: invalid('expected an object, got null') },
-    { name: 'returns-string', behaviour: { type: 'invalid', value: 'COMPLETED' }, error: invalid('expected an object, got string') },
-    { name: 'returns-array', behaviour: { type: 'invalid', value: [{ status: 'COMPLETED' }] }, error: invalid('expected an object, got an array') },
-    { name: 'bad-status', behaviour: { type: 'invalid', value: { status: 'DONE' } }, error: invalid('status must be "PENDING" or "COMPLETED", got "DONE"') },
-    { name: 'no-status', behaviour: { type: 'invalid', value: {} }, error: invalid('status must be "PENDING" or "COMPLETED", got undefined') },
-    { name: 'output-string', behaviour: { type: 'invalid', value: { status: 'COMPLETED', output: 'done' } }, error: invalid('output must be an object') },
+    {
+      name: 'returns-null',
+      behaviour: { type: 'invalid', value: null },
+      error: invalid('expected an object, got null'),
+    },
+    {
+      name: 'returns-string',
+      behaviour: { type: 'invalid', value: 'COMPLETED' },
+      error: invalid('expected an object, got string'),
+    },
+    {
+      name: 'returns-array',
+      behaviour: { type: 'invalid', value: [{ status: 'COMPLETED' }] },
+      error: invalid('expected an object, got an array'),
+    },
+    {
+      name: 'bad-status',
+      behaviour: { type: 'invalid', value: { status: 'DONE' } },
+      error: invalid('status must be "PENDING" or "COMPLETED", got "DONE"'),
+    },
+    {
+      name: 'no-status',
+      behaviour: { type: 'invalid', value: {} },
+      error: invalid('status must be "PENDING" or "COMPLETED", got undefined'),
+    },
+    {
+      name: 'output-string',
+      behaviour: { type: 'invalid', value: { status: 'COMPLETED', output: 'done' } },
+      error: invalid('output must be an object'),
+    },
     {
       name: 'output-schema',
       behaviour: { type: 'invalid', value: { status: 'COMPLETED', output: { token: 5 } } },
-      error: /^sync of kind fake returned an invalid SyncResult: output does not match outputSchema: .*token.* must be string$/,
+      error:
+        /^sync of kind fake returned an invalid SyncResult: output does not match outputSchema: .*token.* must be string$/,
     },
     {
       name: 'requeue-nan',
@@ -70,12 +121,14 @@ function faultCatalogue(onLateSettled: () => void): Fault[] {
     {
       name: 'circular-data',
       behaviour: { type: 'invalid', value: { status: 'COMPLETED', data: circular } },
-      error: /^sync of kind fake returned an invalid SyncResult: output and data must be JSON \(Converting circular structure to JSON/,
+      error:
+        /^sync of kind fake returned an invalid SyncResult: output and data must be JSON \(Converting circular structure to JSON/,
     },
     {
       name: 'bigint-output',
       behaviour: { type: 'invalid', value: { status: 'COMPLETED', output: { size: 10n } } },
-      error: /^sync of kind fake returned an invalid SyncResult: output and data must be JSON \(Do not know how to serialize a BigInt\)$/,
+      error:
+        /^sync of kind fake returned an invalid SyncResult: output and data must be JSON \(Do not know how to serialize a BigInt\)$/,
     },
     {
       name: 'function-data',
@@ -85,7 +138,9 @@ function faultCatalogue(onLateSettled: () => void): Fault[] {
     {
       name: 'oversized',
       behaviour: { type: 'oversized', bytes: 10 * MiB },
-      error: invalid(`output and data are ${10 * MiB + '{"blob":""}'.length + 'null'.length} bytes of JSON, more than the ${MiB} allowed (STEWARD_MAX_STATE_BYTES)`),
+      error: invalid(
+        `output and data are ${10 * MiB + '{"blob":""}'.length + 'null'.length} bytes of JSON, more than the ${MiB} allowed (STEWARD_MAX_STATE_BYTES)`,
+      ),
     },
     {
       name: 'late-result',
@@ -105,7 +160,10 @@ async function listAll(api: string): Promise<any[]> {
   const all: any[] = [];
   let token: string | null = null;
   do {
-    const res: JsonResponse = await call('GET', `${api}/resources?project=p&page_size=500${token ? `&page_token=${token}` : ''}`);
+    const res: JsonResponse = await call(
+      'GET',
+      `${api}/resources?project=p&page_size=500${token ? `&page_token=${token}` : ''}`,
+    );
     expect(res.status).toBe(200);
     all.push(...res.body.resources);
     token = res.body.next_page_token;
@@ -114,11 +172,18 @@ async function listAll(api: string): Promise<any[]> {
 }
 
 /** The resource by URN, once none of `urns` is PENDING. */
-async function settled(api: string, urns: readonly string[], what: string, timeoutMs: number): Promise<Map<string, any>> {
+async function settled(
+  api: string,
+  urns: readonly string[],
+  what: string,
+  timeoutMs: number,
+): Promise<Map<string, any>> {
   return waitFor(
     async () => {
       const byUrn = new Map((await listAll(api)).map((r) => [r.urn, r]));
-      return urns.every((urn) => byUrn.has(urn) && byUrn.get(urn).state.status !== 'PENDING') ? byUrn : undefined;
+      return urns.every((urn) => byUrn.has(urn) && byUrn.get(urn).state.status !== 'PENDING')
+        ? byUrn
+        : undefined;
     },
     what,
     timeoutMs,
@@ -143,108 +208,184 @@ describe('module faults', () => {
   let s: FakeSteward;
   afterEach(() => s.close());
 
-  it('every faulty sync ends its own resource in ERROR with a readable last_error while the healthy ones converge', async () => {
-    const concurrency = 4;
-    s = await startFakeSteward({ config: { worker: true, workerConcurrency: concurrency, maxAttempts, syncTimeoutMs: timeoutMs } });
-    let lateSettled = 0;
-    const faults = faultCatalogue(() => (lateSettled += 1));
-    const copies = soak(2, 6);
-    const healthy = Array.from({ length: soak(40, 400) }, (_, i) => `ok-${i}`);
-    const faulty = faults.flatMap((fault) => Array.from({ length: copies }, (_, i) => ({ fault, name: `${fault.name}-${i}` })));
-    for (const { fault, name } of faulty) s.always(urnOf(name), fault.behaviour);
-    const hungCalls = copies * maxAttempts * faults.filter((f) => f.behaviour.type === 'hang' || f.behaviour.type === 'late').length;
-    // More never-settling calls than slots: if an abandoned call kept its slot, the worker would stall.
-    expect(hungCalls).toBeGreaterThan(concurrency);
-
-    // Healthy and faulty interleaved, so they share claims, slots and write-back batches.
-    const names = [...healthy, ...faulty.map((f) => f.name)].sort(() => Math.random() - 0.5);
-    for (const name of names) expect((await s.create(name, { steps: 2, value: name })).status).toBe(202);
-    const urns = names.map((name) => urnOf(name));
-    const byUrn = await settled(s.api, urns, 'every resource to leave PENDING', soak(60_000, 600_000));
-
-    for (const name of healthy) {
-      expect(byUrn.get(urnOf(name)).state).toMatchObject({ status: 'COMPLETED', observed_version: 1, output: { value: name }, sync: { attempts: 0, last_error: null } });
-    }
-    for (const { fault, name } of faulty) {
-      const state = byUrn.get(urnOf(name)).state;
-      const suffix = ` (gave up after ${maxAttempts} attempts)`;
-      expect({ name, status: state.status, attempts: state.sync.attempts, output: state.output, observed: state.observed_version }).toEqual({
-        name,
-        status: 'ERROR',
-        attempts: maxAttempts,
-        output: {},
-        observed: null,
+  it(
+    'every faulty sync ends its own resource in ERROR with a readable last_error while the healthy ones converge',
+    async () => {
+      const concurrency = 4;
+      s = await startFakeSteward({
+        config: {
+          worker: true,
+          workerConcurrency: concurrency,
+          maxAttempts,
+          syncTimeoutMs: timeoutMs,
+        },
       });
-      expect(state.sync.last_error.endsWith(suffix)).toBe(true);
-      const message = state.sync.last_error.slice(0, -suffix.length);
-      if (typeof fault.error === 'string') expect(message).toBe(fault.error);
-      else expect(message).toMatch(fault.error);
-      expect(state.sync.last_error.length).toBeLessThan(2100);
-      const [operation] = await s.operations(urnOf(name));
-      expect(operation).toMatchObject({ status: 'failed', error: state.sync.last_error, attempts: maxAttempts });
-      expect(s.modules.fake!.ledger.calls.filter((c) => c.urn === urnOf(name))).toHaveLength(maxAttempts);
-    }
+      let lateSettled = 0;
+      const faults = faultCatalogue(() => (lateSettled += 1));
+      const copies = soak(2, 6);
+      const healthy = Array.from({ length: soak(40, 400) }, (_, i) => `ok-${i}`);
+      const faulty = faults.flatMap((fault) =>
+        Array.from({ length: copies }, (_, i) => ({ fault, name: `${fault.name}-${i}` })),
+      );
+      for (const { fault, name } of faulty) s.always(urnOf(name), fault.behaviour);
+      const hungCalls =
+        copies *
+        maxAttempts *
+        faults.filter((f) => f.behaviour.type === 'hang' || f.behaviour.type === 'late').length;
+      // More never-settling calls than slots: if an abandoned call kept its slot, the worker would stall.
+      expect(hungCalls).toBeGreaterThan(concurrency);
 
-    // The hung calls never settled, yet no slot is held: the worker is idle.
-    for (const { fault, name } of faulty) {
-      if (fault.behaviour.type === 'hang') expect(s.modules.fake!.ledger.active.get(urnOf(name))).toBe(maxAttempts);
-    }
-    await waitFor(() => s.h.steward.engine.inFlight() === 0, 'the worker to hold no slot', 2000);
+      // Healthy and faulty interleaved, so they share claims, slots and write-back batches.
+      const names = [...healthy, ...faulty.map((f) => f.name)].sort(() => Math.random() - 0.5);
+      for (const name of names)
+        expect((await s.create(name, { steps: 2, value: name })).status).toBe(202);
+      const urns = names.map((name) => urnOf(name));
+      const byUrn = await settled(
+        s.api,
+        urns,
+        'every resource to leave PENDING',
+        soak(60_000, 600_000),
+      );
 
-    // The late calls settle (resolving a COMPLETED result, or throwing) long after their abort ...
-    const lateCalls = copies * maxAttempts * faults.filter((f) => f.behaviour.type === 'late').length;
-    await waitFor(() => lateSettled === lateCalls, `${lateCalls} late calls to settle`, 10_000);
-    // ... and one more resource goes through the whole loop after them, so anything they set off has been written.
-    expect((await s.create('after-late')).status).toBe(202);
-    await settled(s.api, [urnOf('after-late')], 'the resource created after the late calls', 10_000);
-    const after = new Map((await listAll(s.api)).map((r) => [r.urn, r]));
-    expect(after.get(urnOf('after-late')).state.status).toBe('COMPLETED');
-    for (const { name } of faulty) expect({ name, state: after.get(urnOf(name)).state }).toEqual({ name, state: byUrn.get(urnOf(name)).state });
-  }, soak(90_000, 900_000));
-
-  it('keeps memory bounded while syncs return 10 MiB each', async () => {
-    const resources = soak(10, 50);
-    const attempts = 5;
-    s = await startFakeSteward({ config: { worker: true, maxAttempts: attempts, syncTimeoutMs: 10_000 } });
-    const names = Array.from({ length: resources }, (_, i) => `big-${i}`);
-    for (const name of names) s.always(urnOf(name), { type: 'oversized', bytes: 10 * MiB });
-    const gc = forcedGc();
-    gc();
-    const before = heapAndExternal();
-    let peak = before;
-    const sampler = setInterval(() => (peak = Math.max(peak, heapAndExternal())), 5);
-    try {
-      for (const name of names) expect((await s.create(name)).status).toBe(202);
-      const byUrn = await settled(s.api, names.map((name) => urnOf(name)), 'every oversized resource to fail', soak(60_000, 600_000));
-      for (const name of names) {
-        expect(byUrn.get(urnOf(name)).state).toMatchObject({ status: 'ERROR', output: {}, sync: { attempts } });
-        expect(byUrn.get(urnOf(name)).state.sync.last_error).toMatch(/more than the 1048576 allowed \(STEWARD_MAX_STATE_BYTES\) \(gave up after 5 attempts\)$/);
+      for (const name of healthy) {
+        expect(byUrn.get(urnOf(name)).state).toMatchObject({
+          status: 'COMPLETED',
+          observed_version: 1,
+          output: { value: name },
+          sync: { attempts: 0, last_error: null },
+        });
       }
-    } finally {
-      clearInterval(sampler);
-    }
-    const calls = s.modules.fake!.ledger.calls.length;
-    expect(calls).toBe(resources * attempts);
-    gc();
-    const grownMiB = (heapAndExternal() - before) / MiB;
-    console.log(
-      `module faults memory: ${calls} syncs returned 10 MiB each (${calls * 10} MiB in all); heap + external grew ${grownMiB.toFixed(1)} MiB after GC, peak ${((peak - before) / MiB).toFixed(1)} MiB above the start`,
-    );
-    // Keeping even five of the refused results would be 50 MiB of strings.
-    expect(grownMiB).toBeLessThan(40);
-  }, soak(60_000, 600_000));
+      for (const { fault, name } of faulty) {
+        const state = byUrn.get(urnOf(name)).state;
+        const suffix = ` (gave up after ${maxAttempts} attempts)`;
+        expect({
+          name,
+          status: state.status,
+          attempts: state.sync.attempts,
+          output: state.output,
+          observed: state.observed_version,
+        }).toEqual({
+          name,
+          status: 'ERROR',
+          attempts: maxAttempts,
+          output: {},
+          observed: null,
+        });
+        expect(state.sync.last_error.endsWith(suffix)).toBe(true);
+        const message = state.sync.last_error.slice(0, -suffix.length);
+        if (typeof fault.error === 'string') expect(message).toBe(fault.error);
+        else expect(message).toMatch(fault.error);
+        expect(state.sync.last_error.length).toBeLessThan(2100);
+        const [operation] = await s.operations(urnOf(name));
+        expect(operation).toMatchObject({
+          status: 'failed',
+          error: state.sync.last_error,
+          attempts: maxAttempts,
+        });
+        expect(s.modules.fake!.ledger.calls.filter((c) => c.urn === urnOf(name))).toHaveLength(
+          maxAttempts,
+        );
+      }
+
+      // The hung calls never settled, yet no slot is held: the worker is idle.
+      for (const { fault, name } of faulty) {
+        if (fault.behaviour.type === 'hang')
+          expect(s.modules.fake!.ledger.active.get(urnOf(name))).toBe(maxAttempts);
+      }
+      await waitFor(() => s.h.steward.engine.inFlight() === 0, 'the worker to hold no slot', 2000);
+
+      // The late calls settle (resolving a COMPLETED result, or throwing) long after their abort ...
+      const lateCalls =
+        copies * maxAttempts * faults.filter((f) => f.behaviour.type === 'late').length;
+      await waitFor(() => lateSettled === lateCalls, `${lateCalls} late calls to settle`, 10_000);
+      // ... and one more resource goes through the whole loop after them, so anything they set off has been written.
+      expect((await s.create('after-late')).status).toBe(202);
+      await settled(
+        s.api,
+        [urnOf('after-late')],
+        'the resource created after the late calls',
+        10_000,
+      );
+      const after = new Map((await listAll(s.api)).map((r) => [r.urn, r]));
+      expect(after.get(urnOf('after-late')).state.status).toBe('COMPLETED');
+      for (const { name } of faulty)
+        expect({ name, state: after.get(urnOf(name)).state }).toEqual({
+          name,
+          state: byUrn.get(urnOf(name)).state,
+        });
+    },
+    soak(90_000, 900_000),
+  );
+
+  it(
+    'keeps memory bounded while syncs return 10 MiB each',
+    async () => {
+      const resources = soak(10, 50);
+      const attempts = 5;
+      s = await startFakeSteward({
+        config: { worker: true, maxAttempts: attempts, syncTimeoutMs: 10_000 },
+      });
+      const names = Array.from({ length: resources }, (_, i) => `big-${i}`);
+      for (const name of names) s.always(urnOf(name), { type: 'oversized', bytes: 10 * MiB });
+      const gc = forcedGc();
+      gc();
+      const before = heapAndExternal();
+      let peak = before;
+      const sampler = setInterval(() => (peak = Math.max(peak, heapAndExternal())), 5);
+      try {
+        for (const name of names) expect((await s.create(name)).status).toBe(202);
+        const byUrn = await settled(
+          s.api,
+          names.map((name) => urnOf(name)),
+          'every oversized resource to fail',
+          soak(60_000, 600_000),
+        );
+        for (const name of names) {
+          expect(byUrn.get(urnOf(name)).state).toMatchObject({
+            status: 'ERROR',
+            output: {},
+            sync: { attempts },
+          });
+          expect(byUrn.get(urnOf(name)).state.sync.last_error).toMatch(
+            /more than the 1048576 allowed \(STEWARD_MAX_STATE_BYTES\) \(gave up after 5 attempts\)$/,
+          );
+        }
+      } finally {
+        clearInterval(sampler);
+      }
+      const calls = s.modules.fake!.ledger.calls.length;
+      expect(calls).toBe(resources * attempts);
+      gc();
+      const grownMiB = (heapAndExternal() - before) / MiB;
+      console.log(
+        `module faults memory: ${calls} syncs returned 10 MiB each (${calls * 10} MiB in all); heap + external grew ${grownMiB.toFixed(1)} MiB after GC, peak ${((peak - before) / MiB).toFixed(1)} MiB above the start`,
+      );
+      // Keeping even five of the refused results would be 50 MiB of strings.
+      expect(grownMiB).toBeLessThan(40);
+    },
+    soak(60_000, 600_000),
+  );
 
   it('stores a result as it was returned, even if the module changes it afterwards, without failing the write-backs batched with it', async () => {
     s = await startFakeSteward({ config: { maxAttempts } });
     const healthy = Array.from({ length: 20 }, (_, i) => `ok-${i}`);
     s.always(urnOf('tamper'), { type: 'tamper' });
-    for (const name of ['tamper', ...healthy]) expect((await s.create(name, { value: name })).status).toBe(202);
+    for (const name of ['tamper', ...healthy])
+      expect((await s.create(name, { value: name })).status).toBe(202);
     // One claim, one batch: every call returns in the same tick, and the tamperer's change lands before the batch is written.
     expect(await s.h.steward.engine.runOnce(50)).toBe(21);
     const byUrn = new Map((await listAll(s.api)).map((r) => [r.urn, r]));
-    for (const name of healthy) expect(byUrn.get(urnOf(name)).state).toMatchObject({ status: 'COMPLETED', output: { value: name } });
+    for (const name of healthy)
+      expect(byUrn.get(urnOf(name)).state).toMatchObject({
+        status: 'COMPLETED',
+        output: { value: name },
+      });
     const tampered = byUrn.get(urnOf('tamper')).state;
-    expect(tampered).toMatchObject({ status: 'COMPLETED', output: { value: 'tamper', dependencies: [] }, data: { remaining: 0 } });
+    expect(tampered).toMatchObject({
+      status: 'COMPLETED',
+      output: { value: 'tamper', dependencies: [] },
+      data: { remaining: 0 },
+    });
     expect(tampered.output).not.toHaveProperty('self');
     expect(tampered.data).not.toHaveProperty('blob');
   });

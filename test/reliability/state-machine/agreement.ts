@@ -8,18 +8,29 @@ import type { ModelSteward } from './steward.js';
  * over HTTP, holds what the model holds — each resource (or its absence), each
  * operation ever accepted, and each revision.
  */
-export async function expectAgreement(m: Model, r: ModelSteward, urns: readonly string[]): Promise<void> {
+export async function expectAgreement(
+  m: Model,
+  r: ModelSteward,
+  urns: readonly string[],
+): Promise<void> {
   expect(r.nowMs).toBe(m.nowMs);
   const [operations, ...perUrn] = await Promise.all([
     call('GET', `${r.api}/operations?page_size=500`),
-    ...urns.flatMap((urn) => [call('GET', `${r.api}/resources/${urn}`), call('GET', `${r.api}/resources/${urn}/revisions?page_size=500`)]),
+    ...urns.flatMap((urn) => [
+      call('GET', `${r.api}/resources/${urn}`),
+      call('GET', `${r.api}/resources/${urn}/revisions?page_size=500`),
+    ]),
   ]);
   urns.forEach((urn, i) => {
     const [res, revisions] = [perUrn[2 * i]!, perUrn[2 * i + 1]!];
     // History outlives the resource: a revision on create and whenever the version moved, newest first.
     const history = m.revisions.filter((revision) => revision.urn === urn).reverse();
     if (history.length === 0) expectError(revisions, 404, 'not_found');
-    else expect({ urn, revisions: revisions.body.revisions?.map(revisionFactsOf) }).toEqual({ urn, revisions: history });
+    else
+      expect({ urn, revisions: revisions.body.revisions?.map(revisionFactsOf) }).toEqual({
+        urn,
+        revisions: history,
+      });
     const resource = m.resources.get(urn);
     if (!resource) return expectError(res, 404, 'not_found');
     expect({ urn, http: res.status, etag: res.headers.get('etag'), ...factsOf(res.body) }).toEqual({
@@ -29,11 +40,17 @@ export async function expectAgreement(m: Model, r: ModelSteward, urns: readonly 
       ...expectedFacts(resource),
     });
     // COMPLETED: the backend matches `version`; the fake module publishes the value it synced.
-    if (resource.status === 'COMPLETED') expect({ urn, synced: res.body.state.output.value }).toEqual({ urn, synced: resource.configs.value ?? null });
+    if (resource.status === 'COMPLETED')
+      expect({ urn, synced: res.body.state.output.value }).toEqual({
+        urn,
+        synced: resource.configs.value ?? null,
+      });
   });
   // Every operation ever accepted, newest first, and nothing else.
   expect(operations.status).toBe(200);
-  expect(operations.body.operations.map(operationFactsOf)).toEqual([...m.operations].reverse().map(expectedOperation));
+  expect(operations.body.operations.map(operationFactsOf)).toEqual(
+    [...m.operations].reverse().map(expectedOperation),
+  );
 }
 
 /** What the model knows of a resource document. */
@@ -81,7 +98,13 @@ export const operationFactsOf = (op: any) => ({
 
 export const expectedOperation = (op: ModelOperation) => ({ ...op, error: phrase(op.error) });
 
-const revisionFactsOf = ({ urn, version, action, operation_id }: any) => ({ urn, version, action, operation_id });
+const revisionFactsOf = ({ urn, version, action, operation_id }: any) => ({
+  urn,
+  version,
+  action,
+  operation_id,
+});
 
 /** The model knows a phrase of an error message, not all of it. */
-const phrase = (text: string | null): unknown => (text === null ? null : expect.stringContaining(text));
+const phrase = (text: string | null): unknown =>
+  text === null ? null : expect.stringContaining(text);

@@ -1,13 +1,20 @@
 import fc from 'fast-check';
-import { expectError, urnOf } from '../../helpers/fake-steward.js';
+
 import type { SyncCall } from '../../helpers/fake-module.js';
+import { expectError, urnOf } from '../../helpers/fake-steward.js';
 import { call, type JsonResponse } from '../../helpers/harness.js';
-import * as design from './design.js';
+import {
+  expectAgreement,
+  expectedFacts,
+  expectedOperation,
+  factsOf,
+  operationFactsOf,
+} from './agreement.js';
 import type { Configs, Model, Outcome } from './design.js';
-import * as worker from './worker.js';
-import type { ExpectedCall } from './worker.js';
-import { expectAgreement, expectedFacts, expectedOperation, factsOf, operationFactsOf } from './agreement.js';
+import * as design from './design.js';
 import type { ModelSteward } from './steward.js';
+import type { ExpectedCall } from './worker.js';
+import * as worker from './worker.js';
 
 /**
  * The commands of the state machine test: each one acts on the model (model-design.ts,
@@ -28,13 +35,21 @@ export const counts = { runs: 0, commands: 0, requests: 0, denied: 0, syncs: 0, 
 /** How often each request met each status and what it answered: the rows of §4 the runs exercised. */
 export const rowsSeen = new Map<string, number>();
 
-function command(describe: string, run: (m: Model, r: ModelSteward) => Promise<void>, check: (m: Readonly<Model>) => boolean = () => true): Command {
+function command(
+  describe: string,
+  run: (m: Model, r: ModelSteward) => Promise<void>,
+  check: (m: Readonly<Model>) => boolean = () => true,
+): Command {
   return {
     check,
     async run(m, r) {
       counts.commands += 1;
       await run(m, r);
-      await expectAgreement(m, r, NAMES.map((n) => urnOf(n)));
+      await expectAgreement(
+        m,
+        r,
+        NAMES.map((n) => urnOf(n)),
+      );
     },
     toString: () => describe,
   };
@@ -42,25 +57,71 @@ function command(describe: string, run: (m: Model, r: ModelSteward) => Promise<v
 
 // ---- requests ----
 
-export const create = (c: { name: string; configs: Partial<Configs>; labels?: Record<string, string> }) =>
-  command(`create ${c.name} ${JSON.stringify(c.configs)}${c.labels ? ` labels ${JSON.stringify(c.labels)}` : ''}`, async (m, r) => {
-    const urn = urnOf(c.name);
-    const row = `create ${sourceOf(m, urn)}`;
-    const body = { kind: 'fake', project: 'p', name: c.name, labels: c.labels, spec: { configs: c.configs } };
-    expectAnswer(m, row, design.create(m, urn, c.configs, c.labels), await call('POST', `${r.api}/resources`, body));
-  });
+export const create = (c: {
+  name: string;
+  configs: Partial<Configs>;
+  labels?: Record<string, string>;
+}) =>
+  command(
+    `create ${c.name} ${JSON.stringify(c.configs)}${c.labels ? ` labels ${JSON.stringify(c.labels)}` : ''}`,
+    async (m, r) => {
+      const urn = urnOf(c.name);
+      const row = `create ${sourceOf(m, urn)}`;
+      const body = {
+        kind: 'fake',
+        project: 'p',
+        name: c.name,
+        labels: c.labels,
+        spec: { configs: c.configs },
+      };
+      expectAnswer(
+        m,
+        row,
+        design.create(m, urn, c.configs, c.labels),
+        await call('POST', `${r.api}/resources`, body),
+      );
+    },
+  );
 
-export const patch = (c: { name: string; configs?: Partial<Configs>; labels?: Record<string, string>; ifMatch: IfMatch; dryRun: boolean }) =>
-  command(`patch ${c.name} ${JSON.stringify({ configs: c.configs, labels: c.labels })} if-match:${c.ifMatch}${c.dryRun ? ' dry-run' : ''}`, async (m, r) => {
-    const urn = urnOf(c.name);
-    const version = ifMatchOf(m, urn, c.ifMatch);
-    const row = `patch${c.dryRun ? ' (dry run)' : ''} ${sourceOf(m, urn, c.ifMatch)}`;
-    const answer = design.update(m, urn, { configs: c.configs, labels: c.labels }, version);
-    const body = { ...(c.configs ? { configs: c.configs } : {}), ...(c.labels ? { labels: c.labels } : {}) };
-    expectAnswer(m, row, answer, await call('PATCH', `${r.api}/resources/${urn}${c.dryRun ? '?dry_run=true' : ''}`, body, headersOf(version)), c.dryRun);
-  });
+export const patch = (c: {
+  name: string;
+  configs?: Partial<Configs>;
+  labels?: Record<string, string>;
+  ifMatch: IfMatch;
+  dryRun: boolean;
+}) =>
+  command(
+    `patch ${c.name} ${JSON.stringify({ configs: c.configs, labels: c.labels })} if-match:${c.ifMatch}${c.dryRun ? ' dry-run' : ''}`,
+    async (m, r) => {
+      const urn = urnOf(c.name);
+      const version = ifMatchOf(m, urn, c.ifMatch);
+      const row = `patch${c.dryRun ? ' (dry run)' : ''} ${sourceOf(m, urn, c.ifMatch)}`;
+      const answer = design.update(m, urn, { configs: c.configs, labels: c.labels }, version);
+      const body = {
+        ...(c.configs ? { configs: c.configs } : {}),
+        ...(c.labels ? { labels: c.labels } : {}),
+      };
+      expectAnswer(
+        m,
+        row,
+        answer,
+        await call(
+          'PATCH',
+          `${r.api}/resources/${urn}${c.dryRun ? '?dry_run=true' : ''}`,
+          body,
+          headersOf(version),
+        ),
+        c.dryRun,
+      );
+    },
+  );
 
-export const bump = (c: { name: string; by: number; ifMatch: IfMatch; via: 'actions' | 'execute' }) =>
+export const bump = (c: {
+  name: string;
+  by: number;
+  ifMatch: IfMatch;
+  via: 'actions' | 'execute';
+}) =>
   command(`bump ${c.name} by ${c.by} if-match:${c.ifMatch} via ${c.via}`, async (m, r) => {
     const urn = urnOf(c.name);
     const version = ifMatchOf(m, urn, c.ifMatch);
@@ -68,13 +129,27 @@ export const bump = (c: { name: string; by: number; ifMatch: IfMatch; via: 'acti
     const answer = design.bump(m, urn, c.by, version);
     const res =
       c.via === 'actions'
-        ? await call('POST', `${r.api}/resources/${urn}/actions/bump`, { by: c.by }, headersOf(version))
-        : await call('POST', `${r.api}/resources/${urn}/execute`, { action: 'bump', params: { by: c.by } }, headersOf(version));
+        ? await call(
+            'POST',
+            `${r.api}/resources/${urn}/actions/bump`,
+            { by: c.by },
+            headersOf(version),
+          )
+        : await call(
+            'POST',
+            `${r.api}/resources/${urn}/execute`,
+            { action: 'bump', params: { by: c.by } },
+            headersOf(version),
+          );
     expectAnswer(m, row, answer, res);
   });
 
 /** DELETE, or the same through `actions/delete` or `execute` (decisions.md: exactly DELETE). */
-export const remove = (c: { name: string; ifMatch: IfMatch; via: 'DELETE' | 'actions' | 'execute' }) =>
+export const remove = (c: {
+  name: string;
+  ifMatch: IfMatch;
+  via: 'DELETE' | 'actions' | 'execute';
+}) =>
   command(`delete ${c.name} if-match:${c.ifMatch} via ${c.via}`, async (m, r) => {
     const urn = urnOf(c.name);
     const version = ifMatchOf(m, urn, c.ifMatch);
@@ -84,8 +159,18 @@ export const remove = (c: { name: string; ifMatch: IfMatch; via: 'DELETE' | 'act
       c.via === 'DELETE'
         ? await call('DELETE', `${r.api}/resources/${urn}`, undefined, headersOf(version))
         : c.via === 'actions'
-          ? await call('POST', `${r.api}/resources/${urn}/actions/delete`, undefined, headersOf(version))
-          : await call('POST', `${r.api}/resources/${urn}/execute`, { action: 'delete' }, headersOf(version));
+          ? await call(
+              'POST',
+              `${r.api}/resources/${urn}/actions/delete`,
+              undefined,
+              headersOf(version),
+            )
+          : await call(
+              'POST',
+              `${r.api}/resources/${urn}/execute`,
+              { action: 'delete' },
+              headersOf(version),
+            );
     expectAnswer(m, row, answer, res);
   });
 
@@ -93,7 +178,12 @@ export const retry = (c: { name: string; ifMatch: IfMatch }) =>
   command(`retry ${c.name} if-match:${c.ifMatch}`, async (m, r) => {
     const urn = urnOf(c.name);
     const version = ifMatchOf(m, urn, c.ifMatch);
-    const res = await call('POST', `${r.api}/resources/${urn}/retry`, undefined, headersOf(version));
+    const res = await call(
+      'POST',
+      `${r.api}/resources/${urn}/retry`,
+      undefined,
+      headersOf(version),
+    );
     expectAnswer(m, `retry ${sourceOf(m, urn, c.ifMatch)}`, design.retry(m, urn, version), res);
   });
 
@@ -101,14 +191,21 @@ export const retry = (c: { name: string; ifMatch: IfMatch }) =>
 export const cancel = (c: { name: string; which: 'newest' | 'oldest' | 'unknown' }) => {
   const pick = (m: Readonly<Model>): string | undefined => {
     const operations = m.operations.filter((op) => op.urn === urnOf(c.name));
-    return c.which === 'unknown' ? 'op_00000000000000zzzzzzzz' : (c.which === 'newest' ? operations.at(-1) : operations[0])?.id;
+    return c.which === 'unknown'
+      ? 'op_00000000000000zzzzzzzz'
+      : (c.which === 'newest' ? operations.at(-1) : operations[0])?.id;
   };
   return command(
     `cancel the ${c.which} operation of ${c.name}`,
     async (m, r) => {
       const id = pick(m)!;
       const row = `cancel ${m.operations.find((op) => op.id === id)?.status ?? 'unknown'} operation`;
-      expectAnswer(m, row, design.cancel(m, id), await call('POST', `${r.api}/operations/${id}/cancel`));
+      expectAnswer(
+        m,
+        row,
+        design.cancel(m, id),
+        await call('POST', `${r.api}/operations/${id}/cancel`),
+      );
     },
     (m) => pick(m) !== undefined,
   );
@@ -128,7 +225,10 @@ export const step = () =>
     const expected = worker.workerStep(m);
     const { claimed, calls } = await r.step();
     counts.syncs += calls.length;
-    expect({ claimed, calls: callsOf(calls) }).toEqual({ claimed: expected.length, calls: expected });
+    expect({ claimed, calls: callsOf(calls) }).toEqual({
+      claimed: expected.length,
+      calls: expected,
+    });
   });
 
 /** A worker round with requests arriving while its syncs run; the syncs end with ok after the requests. */
@@ -140,7 +240,10 @@ export const stepWith = (requests: Command[]) =>
     });
     worker.finishRound(m, expected);
     counts.syncs += calls.length;
-    expect({ claimed, calls: callsOf(calls) }).toEqual({ claimed: expected.length, calls: expected });
+    expect({ claimed, calls: callsOf(calls) }).toEqual({
+      claimed: expected.length,
+      calls: expected,
+    });
   });
 
 export const tick = (ms: number) =>
@@ -176,26 +279,73 @@ export const thaw = () =>
 // ---- random commands ----
 
 const name = fc.constantFrom(...NAMES);
-const value = fc.oneof({ arbitrary: fc.constantFrom(0, 1, 2), weight: 6 }, { arbitrary: fc.constant(design.REFUSED_VALUE), weight: 1 });
-const configs: fc.Arbitrary<Partial<Configs>> = fc.record({ steps: fc.integer({ min: 1, max: 3 }), value }, { requiredKeys: [] });
-const labels = fc.option(fc.constantFrom<Record<string, string>>({}, { team: 'x' }, { team: 'y' }), { nil: undefined });
+const value = fc.oneof(
+  { arbitrary: fc.constantFrom(0, 1, 2), weight: 6 },
+  { arbitrary: fc.constant(design.REFUSED_VALUE), weight: 1 },
+);
+const configs: fc.Arbitrary<Partial<Configs>> = fc.record(
+  { steps: fc.integer({ min: 1, max: 3 }), value },
+  { requiredKeys: [] },
+);
+const labels = fc.option(
+  fc.constantFrom<Record<string, string>>({}, { team: 'x' }, { team: 'y' }),
+  { nil: undefined },
+);
 const ifMatch = fc.constantFrom<IfMatch>('none', 'current', 'stale');
 /** ok is what an unscripted call does anyway, so failures are scripted more often. */
 const outcome: fc.Arbitrary<Outcome> = fc.oneof(
   { arbitrary: fc.constant({ type: 'ok' as const }), weight: 1 },
-  { arbitrary: fc.constantFrom(0, 1_000).map((ms) => ({ type: 'requeue' as const, ms })), weight: 2 },
+  {
+    arbitrary: fc.constantFrom(0, 1_000).map((ms) => ({ type: 'requeue' as const, ms })),
+    weight: 2,
+  },
   { arbitrary: fc.constant({ type: 'throw' as const, message: 'the backend flaked' }), weight: 3 },
-  { arbitrary: fc.constant({ type: 'terminal' as const, message: 'the backend refused' }), weight: 2 },
+  {
+    arbitrary: fc.constant({ type: 'terminal' as const, message: 'the backend refused' }),
+    weight: 2,
+  },
 );
 
-const createOf = (names: fc.Arbitrary<string>) => fc.record({ name: names, configs, labels }).map(create);
+const createOf = (names: fc.Arbitrary<string>) =>
+  fc.record({ name: names, configs, labels }).map(create);
 const requests = [
   createOf(name),
-  fc.record({ name, configs: fc.option(configs, { nil: undefined }), labels, ifMatch, dryRun: fc.constantFrom(false, false, false, false, true) }).map(patch),
-  fc.record({ name, by: fc.constantFrom(0, 1, 2), ifMatch, via: fc.constantFrom('actions' as const, 'execute' as const) }).map(bump),
-  fc.record({ name, ifMatch, via: fc.constantFrom('DELETE' as const, 'actions' as const, 'execute' as const) }).map(remove),
+  fc
+    .record({
+      name,
+      configs: fc.option(configs, { nil: undefined }),
+      labels,
+      ifMatch,
+      dryRun: fc.constantFrom(false, false, false, false, true),
+    })
+    .map(patch),
+  fc
+    .record({
+      name,
+      by: fc.constantFrom(0, 1, 2),
+      ifMatch,
+      via: fc.constantFrom('actions' as const, 'execute' as const),
+    })
+    .map(bump),
+  fc
+    .record({
+      name,
+      ifMatch,
+      via: fc.constantFrom('DELETE' as const, 'actions' as const, 'execute' as const),
+    })
+    .map(remove),
   fc.record({ name, ifMatch }).map(retry),
-  fc.record({ name, which: fc.constantFrom('newest' as const, 'newest' as const, 'oldest' as const, 'unknown' as const) }).map(cancel),
+  fc
+    .record({
+      name,
+      which: fc.constantFrom(
+        'newest' as const,
+        'newest' as const,
+        'oldest' as const,
+        'unknown' as const,
+      ),
+    })
+    .map(cancel),
 ];
 
 /** Each run starts by creating every resource (a random create each), so few requests meet an empty store. */
@@ -227,7 +377,11 @@ function weighted(entries: Array<[fc.Arbitrary<Command>, number]>): Array<fc.Arb
 /** Where a request finds its resource ("PENDING delete" while a delete runs), and whether its If-Match is stale: a row of §4. */
 function sourceOf(m: Model, urn: string, ifMatch: IfMatch = 'none'): string {
   const resource = m.resources.get(urn);
-  const status = !resource ? 'absent' : resource.status === 'PENDING' && resource.action === 'delete' ? 'PENDING delete' : resource.status;
+  const status = !resource
+    ? 'absent'
+    : resource.status === 'PENDING' && resource.action === 'delete'
+      ? 'PENDING delete'
+      : resource.status;
   return ifMatch === 'stale' ? `${status}, stale If-Match` : status;
 }
 
@@ -236,14 +390,21 @@ function ifMatchOf(model: Model, urn: string, ifMatch: IfMatch): number | undefi
   return ifMatch === 'none' ? undefined : ifMatch === 'current' ? version : version - 1;
 }
 
-const headersOf = (version: number | undefined): Record<string, string> => (version === undefined ? {} : { 'if-match': `"${version}"` });
+const headersOf = (version: number | undefined): Record<string, string> =>
+  version === undefined ? {} : { 'if-match': `"${version}"` };
 
 /**
  * Checks a request's answer against the model's. On acceptance the model takes the new
  * operation, and the answer's documents must be the model's: the operation (a 202's
  * `{resource, operation}`, or cancel's 200 with the operation itself) and the resource.
  */
-function expectAnswer(m: Model, row: string, answer: design.Answer, res: JsonResponse, dryRun = false): void {
+function expectAnswer(
+  m: Model,
+  row: string,
+  answer: design.Answer,
+  res: JsonResponse,
+  dryRun = false,
+): void {
   counts.requests += 1;
   const key = `${row} → ${answer.ok && dryRun ? 200 : answer.status}${answer.ok ? '' : ` ${answer.code}`}`;
   rowsSeen.set(key, (rowsSeen.get(key) ?? 0) + 1);
@@ -251,7 +412,8 @@ function expectAnswer(m: Model, row: string, answer: design.Answer, res: JsonRes
     counts.denied += 1;
     expectError(res, answer.status, answer.code);
     // §4: a request the status does not allow answers 409 naming the requests it does allow.
-    for (const allowed of answer.allowed ?? []) expect(res.body.error.message).toMatch(new RegExp(`\\b${allowed}\\b`));
+    for (const allowed of answer.allowed ?? [])
+      expect(res.body.error.message).toMatch(new RegExp(`\\b${allowed}\\b`));
     return;
   }
   expect({ status: res.status, error: res.body?.error?.code, dry_run: res.body?.dry_run }).toEqual({
@@ -265,8 +427,11 @@ function expectAnswer(m: Model, row: string, answer: design.Answer, res: JsonRes
   answer.accept(operation.id);
   const modelled = m.operations.find((op) => op.id === operation.id);
   expect(modelled && operationFactsOf(operation)).toEqual(modelled && expectedOperation(modelled));
-  if (answer.status === 202) expect(factsOf(res.body.resource)).toEqual(expectedFacts(m.resources.get(operation.urn)!));
+  if (answer.status === 202)
+    expect(factsOf(res.body.resource)).toEqual(expectedFacts(m.resources.get(operation.urn)!));
 }
 
 const callsOf = (calls: SyncCall[]): ExpectedCall[] =>
-  calls.map(({ urn, action, version, operationId }) => ({ urn, action, version, operationId })).sort((a, b) => (a.urn < b.urn ? -1 : 1));
+  calls
+    .map(({ urn, action, version, operationId }) => ({ urn, action, version, operationId }))
+    .sort((a, b) => (a.urn < b.urn ? -1 : 1));

@@ -91,7 +91,17 @@ export interface Model {
 }
 
 export function createModel(nowMs: number, leaseMs: number, maxAttempts: number): Model {
-  return { nowMs, leaseMs, maxAttempts, resources: new Map(), operations: [], revisions: [], scripts: new Map(), frozen: null, claims: 0 };
+  return {
+    nowMs,
+    leaseMs,
+    maxAttempts,
+    resources: new Map(),
+    operations: [],
+    revisions: [],
+    scripts: new Map(),
+    frozen: null,
+    claims: 0,
+  };
 }
 
 /**
@@ -110,8 +120,17 @@ export const ALLOWED_FROM: Readonly<Record<Status, string[]>> = {
   COMPLETED: ['update', 'action', 'delete'],
   ERROR: ['update', 'action', 'delete', 'retry'],
 };
-const notNow = (status: Status): Answer => ({ ok: false, status: 409, code: 'invalid_state', allowed: ALLOWED_FROM[status] });
-const accepted = (accept: (operationId: string) => void, status: 200 | 202 = 202): Answer => ({ ok: true, status, accept });
+const notNow = (status: Status): Answer => ({
+  ok: false,
+  status: 409,
+  code: 'invalid_state',
+  allowed: ALLOWED_FROM[status],
+});
+const accepted = (accept: (operationId: string) => void, status: 200 | 202 = 202): Answer => ({
+  ok: true,
+  status,
+  accept,
+});
 const NOT_FOUND = deny(404, 'not_found');
 const ALREADY_EXISTS = deny(409, 'already_exists');
 const INVALID_STATE = deny(409, 'invalid_state');
@@ -123,7 +142,12 @@ export const withDefaults = (configs: Partial<Configs>): Configs => ({ steps: 1,
 // ---- requests (docs/design.md §4, first table) ----
 
 /** create: allowed when the URN is free → PENDING, action create, version 1 (a reused URN starts again at 1). */
-export function create(model: Model, urn: string, configs: Partial<Configs>, labels: Record<string, string> = {}): Answer {
+export function create(
+  model: Model,
+  urn: string,
+  configs: Partial<Configs>,
+  labels: Record<string, string> = {},
+): Answer {
   if (model.resources.has(urn)) return ALREADY_EXISTS;
   const spec = withDefaults(configs);
   if (spec.value === REFUSED_VALUE) return INVALID_REQUEST;
@@ -153,14 +177,30 @@ export function create(model: Model, urn: string, configs: Partial<Configs>, lab
  * update (PATCH): from COMPLETED or ERROR; from PENDING 409. Each part given replaces the
  * stored one. An identical PATCH is still an update, but the version stays (decisions.md).
  */
-export function update(model: Model, urn: string, patch: { configs?: Partial<Configs>; labels?: Record<string, string> }, ifMatch?: number): Answer {
+export function update(
+  model: Model,
+  urn: string,
+  patch: { configs?: Partial<Configs>; labels?: Record<string, string> },
+  ifMatch?: number,
+): Answer {
   const found = existing(model, urn, ifMatch);
   if ('denied' in found) return found.denied;
   const { resource } = found;
   if (resource.status === 'PENDING') return notNow(resource.status);
   const configs = patch.configs ? withDefaults(patch.configs) : resource.configs;
   if (configs.value === REFUSED_VALUE) return INVALID_REQUEST;
-  return accepted((id) => start(model, urn, resource, id, 'update', {}, { configs, labels: patch.labels ?? resource.labels }, configs.steps));
+  return accepted((id) =>
+    start(
+      model,
+      urn,
+      resource,
+      id,
+      'update',
+      {},
+      { configs, labels: patch.labels ?? resource.labels },
+      configs.steps,
+    ),
+  );
 }
 
 /** A module action (the fake's `bump`: value += by, one sync call): allowed like update. */
@@ -170,7 +210,9 @@ export function bump(model: Model, urn: string, by: number, ifMatch?: number): A
   const { resource } = found;
   if (resource.status === 'PENDING') return notNow(resource.status);
   const configs = { ...resource.configs, value: Number(resource.configs.value ?? 0) + by };
-  return accepted((id) => start(model, urn, resource, id, 'bump', { by }, { configs, labels: resource.labels }, 1));
+  return accepted((id) =>
+    start(model, urn, resource, id, 'bump', { by }, { configs, labels: resource.labels }, 1),
+  );
 }
 
 /**
@@ -196,7 +238,18 @@ export function retry(model: Model, urn: string, ifMatch?: number): Answer {
   if ('denied' in found) return found.denied;
   const { resource } = found;
   if (resource.status !== 'ERROR') return notNow(resource.status);
-  return accepted((id) => start(model, urn, resource, id, resource.action, resource.operation.params, undefined, resource.remaining));
+  return accepted((id) =>
+    start(
+      model,
+      urn,
+      resource,
+      id,
+      resource.action,
+      resource.operation.params,
+      undefined,
+      resource.remaining,
+    ),
+  );
 }
 
 /** cancel: its operation queued or running → operation cancelled, resource ERROR ("cancelled"); 200, nothing queued. */
@@ -205,7 +258,10 @@ export function cancel(model: Model, operationId: string): Answer {
   if (!operation) return NOT_FOUND;
   if (operation.status !== 'queued' && operation.status !== 'running') return INVALID_STATE;
   const resource = model.resources.get(operation.urn);
-  if (resource?.operation !== operation) throw new Error(`model: ${operationId} is unfinished but not the current operation of ${operation.urn}`);
+  if (resource?.operation !== operation)
+    throw new Error(
+      `model: ${operationId} is unfinished but not the current operation of ${operation.urn}`,
+    );
   return accepted(() => {
     finish(operation, 'cancelled', 'cancelled');
     Object.assign(resource, { status: 'ERROR', lastError: 'cancelled', dueAtMs: null });
@@ -213,7 +269,11 @@ export function cancel(model: Model, operationId: string): Answer {
 }
 
 /** The checks before the transition: the resource exists, then If-Match names its version. */
-function existing(model: Model, urn: string, ifMatch: number | undefined): { resource: ModelResource } | { denied: Answer } {
+function existing(
+  model: Model,
+  urn: string,
+  ifMatch: number | undefined,
+): { resource: ModelResource } | { denied: Answer } {
   const resource = model.resources.get(urn);
   if (!resource) return { denied: NOT_FOUND };
   if (ifMatch !== undefined && ifMatch !== resource.version) return { denied: PRECONDITION_FAILED };
@@ -231,22 +291,44 @@ function start(
   spec: Pick<ModelResource, 'configs' | 'labels'> | undefined,
   remaining: number,
 ): void {
-  if (resource.status === 'PENDING') finish(resource.operation, 'cancelled', `superseded by ${action}`);
-  if (spec && (!sameJson(spec.configs, resource.configs) || !sameJson(spec.labels, resource.labels))) {
+  if (resource.status === 'PENDING')
+    finish(resource.operation, 'cancelled', `superseded by ${action}`);
+  if (
+    spec &&
+    (!sameJson(spec.configs, resource.configs) || !sameJson(spec.labels, resource.labels))
+  ) {
     Object.assign(resource, spec, { version: resource.version + 1 });
     model.revisions.push({ urn, version: resource.version, action, operation_id: operationId });
   }
   const operation = newOperation(operationId, urn, action, params, resource.version);
   model.operations.push(operation);
-  Object.assign(resource, { status: 'PENDING', action, operation, failures: 0, lastError: null, remaining, dueAtMs: model.nowMs });
+  Object.assign(resource, {
+    status: 'PENDING',
+    action,
+    operation,
+    failures: 0,
+    lastError: null,
+    remaining,
+    dueAtMs: model.nowMs,
+  });
 }
 
 /** An operation leaves `running` for good. */
-export function finish(operation: ModelOperation, status: 'succeeded' | 'failed' | 'cancelled', error: string | null): void {
+export function finish(
+  operation: ModelOperation,
+  status: 'succeeded' | 'failed' | 'cancelled',
+  error: string | null,
+): void {
   Object.assign(operation, { status, error });
 }
 
-function newOperation(id: string, urn: string, action: string, params: unknown, version: number): ModelOperation {
+function newOperation(
+  id: string,
+  urn: string,
+  action: string,
+  params: unknown,
+  version: number,
+): ModelOperation {
   return { id, urn, action, params, version, status: 'queued', attempts: 0, error: null };
 }
 
@@ -257,5 +339,9 @@ function sameJson(a: unknown, b: unknown): boolean {
 
 function sortKeys(value: unknown): unknown {
   if (typeof value !== 'object' || value === null) return value;
-  return Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, v]) => [k, sortKeys(v)]));
+  return Object.fromEntries(
+    Object.entries(value)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([k, v]) => [k, sortKeys(v)]),
+  );
 }

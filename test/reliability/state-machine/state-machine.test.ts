@@ -1,9 +1,10 @@
 import fc from 'fast-check';
-import * as design from './design.js';
-import * as cmd from './commands.js';
-import { counts, LEASE_MS, MAX_ATTEMPTS, rowsSeen, type Command } from './commands.js';
-import { startModelSteward } from './steward.js';
+
 import { soak } from '../../helpers/soak.js';
+import * as cmd from './commands.js';
+import { type Command, counts, LEASE_MS, MAX_ATTEMPTS, rowsSeen } from './commands.js';
+import * as design from './design.js';
+import { startModelSteward } from './steward.js';
 
 /**
  * docs/design.md §4 as a model-checked state machine. Random sequences of requests (create,
@@ -24,7 +25,10 @@ async function runCommands(commands: Iterable<Command>): Promise<void> {
   const startMs = Date.now();
   const real = await startModelSteward({ startMs, leaseMs: LEASE_MS, maxAttempts: MAX_ATTEMPTS });
   try {
-    await fc.asyncModelRun(() => ({ model: design.createModel(startMs, LEASE_MS, MAX_ATTEMPTS), real }), commands);
+    await fc.asyncModelRun(
+      () => ({ model: design.createModel(startMs, LEASE_MS, MAX_ATTEMPTS), real }),
+      commands,
+    );
   } finally {
     await real.close();
   }
@@ -32,20 +36,28 @@ async function runCommands(commands: Iterable<Command>): Promise<void> {
 }
 
 describe('the state machine of docs/design.md §4', () => {
-  it('agrees with the model after every command', async () => {
-    await fc.assert(
-      fc.asyncProperty(cmd.PRELUDE, fc.commands(cmd.COMMANDS, { maxCommands: MAX_COMMANDS, size: 'max' }), (creates, commands) =>
-        runCommands([...creates, ...commands]),
-      ),
-      { numRuns: RUNS },
-    );
-    // The figures docs/reliability.md quotes, and how often each row of §4 was met.
-    const rows = [...rowsSeen].sort(([a], [b]) => (a < b ? -1 : 1)).map(([row, n]) => `  ${row}: ${n}`);
-    console.log(
-      `state machine: ${counts.runs} runs, ${counts.commands} commands (${counts.requests} requests, ${counts.denied} of them denied; ` +
-        `${counts.syncs} sync calls; ${counts.interrupted} rounds interrupted)\n${rows.join('\n')}`,
-    );
-  }, soak(300_000, 3 * 3_600_000));
+  it(
+    'agrees with the model after every command',
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          cmd.PRELUDE,
+          fc.commands(cmd.COMMANDS, { maxCommands: MAX_COMMANDS, size: 'max' }),
+          (creates, commands) => runCommands([...creates, ...commands]),
+        ),
+        { numRuns: RUNS },
+      );
+      // The figures docs/reliability.md quotes, and how often each row of §4 was met.
+      const rows = [...rowsSeen]
+        .sort(([a], [b]) => (a < b ? -1 : 1))
+        .map(([row, n]) => `  ${row}: ${n}`);
+      console.log(
+        `state machine: ${counts.runs} runs, ${counts.commands} commands (${counts.requests} requests, ${counts.denied} of them denied; ` +
+          `${counts.syncs} sync calls; ${counts.interrupted} rounds interrupted)\n${rows.join('\n')}`,
+      );
+    },
+    soak(300_000, 3 * 3_600_000),
+  );
 
   // Found by this model (docs/design.md §6: a worker that lost its lease writes nothing; no two syncs of one
   // resource at once). Lease tokens used to start again at 0 when a URN was created again, and a
@@ -65,7 +77,11 @@ describe('the state machine of docs/design.md §4', () => {
       cmd.step(),
     ];
     const agreed: string[] = [];
-    const tracked = sequence.map((c): Command => ({ ...c, run: async (m, r) => (await c.run(m, r), void agreed.push(String(c))), toString: () => String(c) }));
+    const tracked = sequence.map((c): Command => ({
+      ...c,
+      run: async (m, r) => (await c.run(m, r), void agreed.push(String(c))),
+      toString: () => String(c),
+    }));
     await runCommands(tracked);
     expect(agreed).toEqual(sequence.map(String));
   });

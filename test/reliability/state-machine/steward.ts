@@ -1,10 +1,16 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+
 import type { Store } from '../../../src/core/ports.js';
+import {
+  type Behaviour,
+  createFakeModule,
+  type FakeModule,
+  type SyncCall,
+} from '../../helpers/fake-module.js';
 import { createGate } from '../../helpers/fake-steward.js';
-import { createFakeModule, type Behaviour, type FakeModule, type SyncCall } from '../../helpers/fake-module.js';
-import { startSteward, waitFor, type Harness } from '../../helpers/harness.js';
+import { type Harness, startSteward, waitFor } from '../../helpers/harness.js';
 import { testDatabase } from '../../helpers/test-database.js';
 
 /**
@@ -29,7 +35,10 @@ export interface ModelSteward {
    * A round whose syncs wait until `during` has run (then they carry on as ok): waits
    * until `expectedCalls` of them are in the module, runs `during`, lets them finish.
    */
-  stepAround(expectedCalls: number, during: () => Promise<void>): Promise<{ claimed: number; calls: SyncCall[] }>;
+  stepAround(
+    expectedCalls: number,
+    during: () => Promise<void>,
+  ): Promise<{ claimed: number; calls: SyncCall[] }>;
   /**
    * Starts a round whose syncs do not finish, waits until `expectedCalls` of them are in
    * the module, then leaves this incarnation and starts the next on the same database.
@@ -75,7 +84,10 @@ export async function startModelSteward(options: ModelStewardOptions): Promise<M
         leaseMs: options.leaseMs,
         shutdownGraceMs: 5,
       },
-      overrides: { clock: () => new Date(nowMs), extraModules: [{ definition: module.definition, origin: 'test' }] },
+      overrides: {
+        clock: () => new Date(nowMs),
+        extraModules: [{ definition: module.definition, origin: 'test' }],
+      },
     });
     return { h, module };
   }
@@ -93,7 +105,11 @@ export async function startModelSteward(options: ModelStewardOptions): Promise<M
     let settled = false;
     const round = h.steward.engine.runOnce().finally(() => (settled = true));
     try {
-      await waitFor(() => settled || (expectedCalls > 0 && module.ledger.calls.length - before >= expectedCalls), `${expectedCalls} sync calls to start`);
+      await waitFor(
+        () =>
+          settled || (expectedCalls > 0 && module.ledger.calls.length - before >= expectedCalls),
+        `${expectedCalls} sync calls to start`,
+      );
     } finally {
       hold = undefined;
     }
@@ -101,7 +117,8 @@ export async function startModelSteward(options: ModelStewardOptions): Promise<M
   }
 
   let current = await boot();
-  let frozen: { h: Harness; gate: ReturnType<typeof createGate>; round: Promise<number> } | undefined;
+  let frozen:
+    { h: Harness; gate: ReturnType<typeof createGate>; round: Promise<number> } | undefined;
   async function thaw(): Promise<void> {
     if (!frozen) return;
     const { h, gate, round } = frozen;

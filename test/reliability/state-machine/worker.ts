@@ -18,7 +18,13 @@ export interface ExpectedCall {
 /** Due work: PENDING, due now, and no lease that is still running. */
 export function dueNow(model: Model): string[] {
   return [...model.resources]
-    .filter(([, r]) => r.status === 'PENDING' && r.dueAtMs !== null && r.dueAtMs <= model.nowMs && (r.leaseUntilMs ?? 0) <= model.nowMs)
+    .filter(
+      ([, r]) =>
+        r.status === 'PENDING' &&
+        r.dueAtMs !== null &&
+        r.dueAtMs <= model.nowMs &&
+        (r.leaseUntilMs ?? 0) <= model.nowMs,
+    )
     .map(([urn]) => urn)
     .sort();
 }
@@ -47,7 +53,8 @@ export function startRound(model: Model): ExpectedCall[] {
 export function finishRound(model: Model, calls: readonly ExpectedCall[]): void {
   for (const { urn, operationId } of calls) {
     const resource = model.resources.get(urn)!;
-    if (resource.status === 'PENDING' && resource.operation.id === operationId) written(model, urn, resource, { type: 'ok' });
+    if (resource.status === 'PENDING' && resource.operation.id === operationId)
+      written(model, urn, resource, { type: 'ok' });
     else released(model, resource);
   }
 }
@@ -59,8 +66,10 @@ function written(model: Model, urn: string, resource: ModelResource, outcome: Ou
   if (outcome.type === 'ok' || outcome.type === 'requeue') {
     // A step that went well: failures in a row start again from 0.
     Object.assign(resource, { failures: 0, lastError: null });
-    if (outcome.type === 'requeue') resource.dueAtMs = model.nowMs + outcome.ms; // a wait, not a failure
-    else if ((resource.remaining -= 1) > 0) resource.dueAtMs = model.nowMs; // PENDING: call sync again
+    if (outcome.type === 'requeue')
+      resource.dueAtMs = model.nowMs + outcome.ms; // a wait, not a failure
+    else if ((resource.remaining -= 1) > 0)
+      resource.dueAtMs = model.nowMs; // PENDING: call sync again
     else succeed(model, urn, resource);
     return;
   }
@@ -80,7 +89,10 @@ function written(model: Model, urn: string, resource: ModelResource, outcome: Ou
  * like killed, but it may come back, see `thaw`). No result is written: the operations are
  * running, with no attempt counted.
  */
-export function interruptedStep(model: Model, how: 'killed' | 'stopped' | 'frozen'): ExpectedCall[] {
+export function interruptedStep(
+  model: Model,
+  how: 'killed' | 'stopped' | 'frozen',
+): ExpectedCall[] {
   const calls = dueNow(model).map((urn) => {
     const resource = model.resources.get(urn)!;
     const call = claim(model, resource, urn);
@@ -88,7 +100,12 @@ export function interruptedStep(model: Model, how: 'killed' | 'stopped' | 'froze
     resource.dueAtMs = resource.leaseUntilMs ?? model.nowMs;
     return call;
   });
-  if (how === 'frozen') model.frozen = calls.map(({ urn, operationId }) => ({ urn, operationId, claim: model.resources.get(urn)!.claim }));
+  if (how === 'frozen')
+    model.frozen = calls.map(({ urn, operationId }) => ({
+      urn,
+      operationId,
+      claim: model.resources.get(urn)!.claim,
+    }));
   return calls;
 }
 
@@ -102,7 +119,8 @@ export function thaw(model: Model): void {
   for (const { urn, operationId, claim } of model.frozen ?? []) {
     const resource = model.resources.get(urn);
     if (!resource || resource.claim !== claim) continue;
-    if (resource.status === 'PENDING' && resource.operation.id === operationId) written(model, urn, resource, { type: 'ok' });
+    if (resource.status === 'PENDING' && resource.operation.id === operationId)
+      written(model, urn, resource, { type: 'ok' });
     else released(model, resource);
   }
   model.frozen = null;
@@ -117,12 +135,22 @@ function released(model: Model, resource: ModelResource): void {
 function claim(model: Model, resource: ModelResource, urn: string): ExpectedCall {
   resource.claim = model.claims += 1;
   if (resource.operation.status === 'queued') resource.operation.status = 'running';
-  return { urn, action: resource.action, version: resource.version, operationId: resource.operation.id };
+  return {
+    urn,
+    action: resource.action,
+    version: resource.version,
+    operationId: resource.operation.id,
+  };
 }
 
 /** The sync completed: a delete removes the resource; anything else is COMPLETED at its version. */
 function succeed(model: Model, urn: string, resource: ModelResource): void {
   finish(resource.operation, 'succeeded', null);
   if (resource.action === 'delete') model.resources.delete(urn);
-  else Object.assign(resource, { status: 'COMPLETED', observedVersion: resource.version, dueAtMs: null });
+  else
+    Object.assign(resource, {
+      status: 'COMPLETED',
+      observedVersion: resource.version,
+      dueAtMs: null,
+    });
 }
