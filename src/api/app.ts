@@ -2,14 +2,14 @@ import { randomUUID } from 'node:crypto';
 
 import express, { type Express, type RequestHandler } from 'express';
 
-import type { EventFeed } from '../core/event-feed.js';
-import type { Limits } from '../core/limits.js';
+import type { EventFeed } from '../core/events/event-feed.js';
 import type { CoreLogger } from '../core/logging.js';
-import type { LogReader } from '../core/logs.js';
-import type { Queries } from '../core/queries.js';
-import type { Registry } from '../core/registry.js';
-import type { ResourceCommands } from '../core/resource-commands.js';
-import type { SecretReads } from '../core/secret-reads.js';
+import type { Registry } from '../core/modules/registry.js';
+import type { Limits } from '../core/requests/limits.js';
+import type { LogReader } from '../core/requests/logs.js';
+import type { Queries } from '../core/requests/queries.js';
+import type { ResourceCommands } from '../core/requests/resource-commands.js';
+import type { SecretReads } from '../core/secrets/secret-reads.js';
 import type { AccessControl } from './auth/access-control.js';
 import { auditErrors } from './auth/audit.js';
 import { jsonBody } from './body.js';

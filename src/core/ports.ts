@@ -1,4 +1,3 @@
-import type { ProjectShares } from './fair-claim.js';
 import type {
   EventInput,
   EventRecord,
@@ -9,6 +8,7 @@ import type {
   ResourceStatus,
   Revision,
 } from './model.js';
+import type { ProjectShares } from './sync/fair-claim.js';
 
 /**
  * What core needs from storage. `src/store` implements it over kysely; core never

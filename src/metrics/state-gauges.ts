@@ -3,7 +3,7 @@ import { Gauge, type Registry } from 'prom-client';
 import type { CoreLogger } from '../core/logging.js';
 import type { ResourceStatus } from '../core/model.js';
 import type { Store } from '../core/ports.js';
-import { describeError } from '../core/sync-outcome.js';
+import { describeError } from '../core/sync/sync-outcome.js';
 
 const STATUSES: readonly ResourceStatus[] = ['PENDING', 'COMPLETED', 'ERROR'];
 

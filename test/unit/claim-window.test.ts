@@ -1,4 +1,4 @@
-import { createClaimWindow } from '../../src/core/claim-window.js';
+import { createClaimWindow } from '../../src/core/sync/claim-window.js';
 
 describe('claim window', () => {
   it('claims only free slots until it has seen a sync', () => {

@@ -8,7 +8,7 @@ import {
   projectSlotCap,
   shareMayBind,
   withinShare,
-} from '../../src/core/fair-claim.js';
+} from '../../src/core/sync/fair-claim.js';
 
 const row = (project: string, n: number): DueRow => ({
   urn: `orn:steward:k:${project}:r${n}`,

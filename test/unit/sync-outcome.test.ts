@@ -1,4 +1,4 @@
-import { decideWriteBack, type OutcomeOptions } from '../../src/core/sync-outcome.js';
+import { decideWriteBack, type OutcomeOptions } from '../../src/core/sync/sync-outcome.js';
 import { type Resource, TerminalError } from '../../src/sdk/index.js';
 
 const lease = {

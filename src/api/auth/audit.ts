@@ -2,7 +2,7 @@ import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'exp
 
 import { StewardError } from '../../core/errors.js';
 import type { CoreLogger } from '../../core/logging.js';
-import { OutOfScopeError } from '../../core/scope.js';
+import { OutOfScopeError } from '../../core/requests/scope.js';
 import { API_PREFIX } from '../prefix.js';
 import { findCaller } from './caller.js';
 

@@ -2,7 +2,7 @@ import { Router } from 'express';
 
 import { InvalidRequestError } from '../../core/errors.js';
 import type { OperationStatus } from '../../core/model.js';
-import type { Queries } from '../../core/queries.js';
+import type { Queries } from '../../core/requests/queries.js';
 import { noteAudit } from '../auth/audit.js';
 import { NEEDS, requireRole } from '../auth/authorize.js';
 import { callerOf } from '../auth/caller.js';

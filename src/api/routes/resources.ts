@@ -1,9 +1,9 @@
 import { type Response, Router } from 'express';
 
-import type { Limits } from '../../core/limits.js';
 import { formatUrn } from '../../core/names.js';
-import type { Queries } from '../../core/queries.js';
-import type { Accepted, ResourceCommands } from '../../core/resource-commands.js';
+import type { Limits } from '../../core/requests/limits.js';
+import type { Queries } from '../../core/requests/queries.js';
+import type { Accepted, ResourceCommands } from '../../core/requests/resource-commands.js';
 import { noteAudit } from '../auth/audit.js';
 import { authorizeCreate, authorizeResource, NEEDS, requireRole } from '../auth/authorize.js';
 import { callerOf } from '../auth/caller.js';

@@ -1,6 +1,6 @@
 import { Router } from 'express';
 
-import type { SecretReads } from '../../core/secret-reads.js';
+import type { SecretReads } from '../../core/secrets/secret-reads.js';
 import { noteAudit } from '../auth/audit.js';
 import { authorizeResource } from '../auth/authorize.js';
 import { queryOf } from '../request-parsing.js';
