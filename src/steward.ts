@@ -17,6 +17,7 @@ import { createRegistry, type Registry } from './core/modules/registry.js';
 import type { Store } from './core/ports.js';
 import { resolveLimits, withRequestLimits } from './core/requests/limits.js';
 import { createLogReader } from './core/requests/logs.js';
+import { createOperationCommands } from './core/requests/operation-commands.js';
 import { createQueries } from './core/requests/queries.js';
 import { resolveQuotas } from './core/requests/quotas.js';
 import { createResourceCommands } from './core/requests/resource-commands.js';
@@ -85,7 +86,7 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
     createResourceCommands({ store, registry, wakeup, clock, quotas: resolveQuotas(config) }),
     limits,
   );
-  const queries = createQueries({ store, registry, clock, maxPageBytes: config.maxPageBytes });
+  const queries = createQueries({ store, registry, maxPageBytes: config.maxPageBytes });
   const events = createEventFeed({
     store,
     options: { pollIntervalMs: EVENTS_POLL_MS, batchSize: 500 },
@@ -123,6 +124,7 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
   });
   const app = createApp({
     commands,
+    operationCommands: createOperationCommands({ store, clock, queries }),
     queries,
     secrets: createSecretReads({ store, registry }),
     registry,

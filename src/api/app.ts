@@ -7,6 +7,7 @@ import type { CoreLogger } from '../core/logging.js';
 import type { Registry } from '../core/modules/registry.js';
 import type { Limits } from '../core/requests/limits.js';
 import type { LogReader } from '../core/requests/logs.js';
+import type { OperationCommands } from '../core/requests/operation-commands.js';
 import type { Queries } from '../core/requests/queries.js';
 import type { ResourceCommands } from '../core/requests/resource-commands.js';
 import type { SecretReads } from '../core/secrets/secret-reads.js';
@@ -30,6 +31,8 @@ import { securityHeaders } from './security-headers.js';
 
 export interface AppDeps {
   commands: ResourceCommands;
+  /** POST /operations/{id}/cancel. */
+  operationCommands: OperationCommands;
   queries: Queries;
   /** GET /resources/{urn}/secrets: the admin's read of secret outputs. */
   secrets: SecretReads;
@@ -53,6 +56,7 @@ export interface AppDeps {
 /** The HTTP API of docs/design.md §8 as an express app (no listening; the caller decides where). */
 export function createApp({
   commands,
+  operationCommands,
   queries,
   secrets,
   registry,
@@ -86,7 +90,7 @@ export function createApp({
       resourceRoutes(commands, queries, schemas, limits),
       secretRoutes(secrets),
       logRoutes(openLogs),
-      operationRoutes(queries),
+      operationRoutes(queries, operationCommands),
       moduleRoutes(registry),
       eventRoutes(events.feed, events.heartbeatMs, logger),
     );

@@ -57,7 +57,7 @@ export async function createContractSteward(
       engine,
       clock,
       commands: createResourceCommands({ store, registry, wakeup, clock }),
-      queries: createQueries({ store, registry, clock }),
+      queries: createQueries({ store, registry }),
       /** Moves the virtual clock forward to `atMs` (never back). */
       advanceTo(atMs: number): void {
         skewMs += Math.max(0, atMs - clock().getTime());

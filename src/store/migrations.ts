@@ -217,7 +217,7 @@ export function migrations(dialect: 'sqlite' | 'postgres'): Record<string, Migra
         );
       },
     },
-    // Fair claims (fair-claim.ts): each project's oldest due rows, and the projects with scheduled work, by index.
+    // Fair claims (claim-policy.ts): each project's oldest due rows, and the projects with scheduled work, by index.
     '0005_resources_project_due': {
       async up(db: Kysely<unknown>) {
         await sql`create index resources_project_due on resources (project, next_sync_at) where next_sync_at is not null`.execute(

@@ -9,7 +9,7 @@ import {
   pickFair,
   type ProjectShares,
   withinShare,
-} from '../core/sync/fair-claim.js';
+} from '../core/sync/claim-policy.js';
 import type { StoreDriver } from './driver.js';
 import { appendEvents } from './events.js';
 import { claimDuePostgres } from './postgres-claim.js';

@@ -1,5 +1,5 @@
+import { describeError } from '../errors.js';
 import type { CoreLogger } from '../logging.js';
-import { describeError } from '../sync/sync-outcome.js';
 
 /**
  * Runs `task` at start and then every `intervalMs`, one run at a time, in the process that

@@ -1,6 +1,5 @@
-import { InvalidStateError, NotFoundError } from '../errors.js';
+import { NotFoundError } from '../errors.js';
 import {
-  FINAL_OPERATION_STATUSES,
   type Operation,
   type OperationStatus,
   type Resource,
@@ -16,9 +15,7 @@ import {
   type EncodedPage,
   rowsToLoad,
 } from './bounded-page.js';
-import { eventFor } from './documents.js';
 import { decodePageToken, encodePageToken } from './page-token.js';
-import { expectedOf } from './resource-commands.js';
 import {
   ALL_PROJECTS,
   assertResourceInScope,
@@ -33,20 +30,18 @@ import { operationView, resourceView } from './views.js';
 export interface QueryDeps {
   store: Store;
   registry: Registry;
-  clock: () => Date;
   /** STEWARD_MAX_PAGE_BYTES: a list page's JSON ends before the item that would take it past this. @default 4 MiB */
   maxPageBytes?: number;
 }
 
 /**
- * Reads for the API (redacted views), and cancel, which acts on an operation. Each
+ * Reads for the API (redacted views); cancel is in operation-commands.ts. Each
  * takes the caller's project scope (default: every project): what lies outside it
  * is filtered out in the query, or answers exactly as a missing thing does.
  */
 export function createQueries({
   store,
   registry,
-  clock,
   maxPageBytes = DEFAULT_MAX_PAGE_BYTES,
 }: QueryDeps) {
   async function getResource(urn: string, scope: ProjectScope = ALL_PROJECTS): Promise<Resource> {
@@ -129,56 +124,12 @@ export function createQueries({
     );
   }
 
-  /** Queued or running → cancelled; the resource goes to ERROR ("cancelled"). */
-  async function cancelOperation(
-    id: string,
-    actor: string,
-    scope: ProjectScope = ALL_PROJECTS,
-  ): Promise<Operation> {
-    const operation = await findVisibleOperation(id, scope);
-    if (FINAL_OPERATION_STATUSES.includes(operation.status)) {
-      throw new InvalidStateError(`operation ${id} is already ${operation.status}`, {
-        id,
-        status: operation.status,
-      });
-    }
-    const resource = await store.findResource(operation.urn);
-    if (!resource || resource.state.operation_id !== id || resource.state.status !== 'PENDING') {
-      throw new InvalidStateError(`operation ${id} is no longer the resource's current operation`, {
-        id,
-      });
-    }
-    const error = `cancelled by ${actor}`;
-    const outcome = await store.commitCancel({
-      urn: resource.urn,
-      expected: expectedOf(resource),
-      operationId: id,
-      error,
-      nowIso: clock().toISOString(),
-      events: [
-        eventFor(resource, 'operation.cancelled', id, { reason: error }),
-        eventFor(resource, 'resource.status_changed', id, {
-          from: 'PENDING',
-          to: 'ERROR',
-          action: resource.state.action,
-        }),
-      ],
-    });
-    if (outcome === 'conflict')
-      throw new InvalidStateError(
-        `operation ${id} finished or changed while it was being cancelled`,
-        { id },
-      );
-    return getOperation(id);
-  }
-
   return {
     getResource,
     listResources,
     listRevisions,
     getOperation,
     listOperations,
-    cancelOperation,
   };
 }
 

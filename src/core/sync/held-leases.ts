@@ -1,7 +1,6 @@
+import { describeError } from '../errors.js';
 import type { CoreLogger } from '../logging.js';
 import type { LeaseRef, Store } from '../ports.js';
-import { settleWithin } from './settle-within.js';
-import { describeError } from './sync-outcome.js';
 
 /** One lease a worker holds, from its claim until its write-back (or release) is done. */
 export interface HeldLease {
@@ -85,4 +84,15 @@ export function createHeldLeases({
       if (stuck.length) await store.releaseLeases(stuck, clock().getTime()).catch(() => undefined);
     },
   };
+}
+
+/** Shutdown's wait: true when `promise` settles within `ms`, false when the time runs out first (the promise is left running). */
+function settleWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), ms);
+    void promise.then(() => {
+      clearTimeout(timer);
+      resolve(true);
+    });
+  });
 }

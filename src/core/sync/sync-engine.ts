@@ -1,25 +1,29 @@
 import PQueue from 'p-queue';
 
+import { describeError } from '../errors.js';
 import type { CoreLogger } from '../logging.js';
 import type { Resource } from '../model.js';
 import type { Registry } from '../modules/registry.js';
 import type { ClaimedWork, LeaseRef, Store } from '../ports.js';
 import type { Wakeup } from '../wakeup.js';
-import type { BackoffOptions } from './backoff.js';
-import { backoffDelayMs } from './backoff.js';
-import { createClaimWindow } from './claim-window.js';
 import {
   createAloneWindow,
+  createClaimWindow,
   createProjectSlots,
   launchOrder,
   projectSlotCap,
   shareMayBind,
-} from './fair-claim.js';
+} from './claim-policy.js';
+import {
+  backoffDelayMs,
+  type BackoffOptions,
+  decideWriteBack,
+  type SyncObservation,
+} from './decide-write-back.js';
+import { handleOutcome, type SyncEnd } from './handle-outcome.js';
 import { createHeldLeases, type HeldLease } from './held-leases.js';
-import { logWriteBack } from './sync-log.js';
-import { observeSync } from './sync-observe.js';
-import { NO_SYNC_OBSERVER, type SyncObserver, type SyncResultLabel } from './sync-observer.js';
-import { decideWriteBack, describeError, type SyncObservation } from './sync-outcome.js';
+import { runModule } from './run-module.js';
+import { NO_SYNC_OBSERVER, type SyncObserver } from './sync-observer.js';
 import { createWriteBackBatcher } from './write-back-batcher.js';
 
 export interface SyncEngineOptions {
@@ -42,7 +46,7 @@ export interface SyncEngineOptions {
   shutdownGraceMs: number;
   /** Largest output + data a sync may return, as UTF-8 bytes of JSON. @default 1048576 */
   maxStateBytes: number;
-  /** The share of the slots one project may hold while another has work due (fair-claim.ts). @default 0.5 */
+  /** The share of the slots one project may hold while another has work due (claim-policy.ts). @default 0.5 */
   projectSlotShare: number;
 }
 
@@ -59,7 +63,7 @@ export interface SyncEngineDeps {
 }
 
 /**
- * How long after a fair claim found one project alone claims take the fast statement (fair-claim.ts,
+ * How long after a fair claim found one project alone claims take the fast statement (claim-policy.ts,
  * createAloneWindow): the longest extra wait of another project's work that arrives unannounced.
  */
 const ALONE_RECHECK_MS = 250;
@@ -219,9 +223,10 @@ export function createSyncEngine({
     const { lease, controller } = entry;
     const syncLog = log.child({
       urn: resource.urn,
-      operation_id: lease.operationId,
+      operationId: lease.operationId,
       action: resource.state.action,
     });
+    const handle = (end: SyncEnd) => handleOutcome(syncLog, observer, resource.kind, end);
     projectSlots.take(resource.project);
     const step = await queue
       .add(
@@ -229,7 +234,7 @@ export function createSyncEngine({
           const startedMs = clock().getTime();
           // This process was frozen between claim and call: the claim may belong to another worker by now.
           if (startedMs >= entry.leaseEndsMs) return undefined;
-          const observation = await observe(resource, controller, syncLog);
+          const observation = await run(resource, controller, syncLog);
           claimWindow.record(clock().getTime() - startedMs);
           return { startedMs, observation };
         },
@@ -237,16 +242,11 @@ export function createSyncEngine({
       )
       .finally(() => projectSlots.give(resource.project));
     signal(); // the slot is free: claim more while this write-back is in flight
-    if (!step) {
-      syncLog.warn('lease lapsed before the sync started; skipping it');
-      observer.synced(resource.kind, 'lost', 0);
-      return;
-    }
+    if (!step) return handle({ outcome: 'lapsed', durationMs: 0 });
     const { startedMs, observation } = step;
-    const done = (result: SyncResultLabel) =>
-      observer.synced(resource.kind, result, (clock().getTime() - startedMs) / 1000);
+    const elapsedMs = () => clock().getTime() - startedMs;
     if (controller.signal.reason instanceof ShutdownAbort) {
-      done('aborted');
+      handle({ outcome: 'aborted', durationMs: elapsedMs() });
       await store.releaseLeases([lease], clock().getTime());
       return;
     }
@@ -271,37 +271,23 @@ export function createSyncEngine({
     let applied: boolean;
     try {
       applied = await batcher.save(writeBack);
-    } catch (err) {
-      done('write_failed');
-      syncLog.warn('sync write-back failed; the lease will expire and the step run again', {
-        error: describeError(err),
-      });
-      return;
+    } catch (error) {
+      return handle({ outcome: 'write_failed', error, durationMs: elapsedMs() });
     } finally {
       if (returning) projectSlots.returned(resource.project);
     }
-    const durationMs = clock().getTime() - startedMs;
-    done(
-      !applied
-        ? 'lost'
-        : writeBack.outcome === 'resync' && writeBack.lastError
-          ? 'resync_failed'
-          : writeBack.outcome,
-    );
-    if (!applied) {
-      syncLog.info('sync write-back discarded: lease lost or operation superseded', { durationMs });
-      return;
-    }
+    const durationMs = elapsedMs();
+    if (!applied) return handle({ outcome: 'discarded', durationMs });
     if (writeBack.nextSyncAtMs !== null) wakeAt(writeBack.nextSyncAtMs);
-    logWriteBack(syncLog, writeBack, durationMs, resource.version);
+    handle({ outcome: writeBack.outcome, writeBack, version: resource.version, durationMs });
   }
 
-  function observe(
+  function run(
     resource: Resource,
     controller: AbortController,
     syncLog: CoreLogger,
   ): Promise<SyncObservation> {
-    return observeSync(
+    return runModule(
       {
         store,
         registry,

@@ -1,5 +1,6 @@
 import {
   createAloneWindow,
+  createClaimWindow,
   createProjectSlots,
   type DueRow,
   headOverShare,
@@ -8,7 +9,7 @@ import {
   projectSlotCap,
   shareMayBind,
   withinShare,
-} from '../../src/core/sync/fair-claim.js';
+} from '../../src/core/sync/claim-policy.js';
 
 const row = (project: string, n: number): DueRow => ({
   urn: `orn:steward:k:${project}:r${n}`,
@@ -119,5 +120,38 @@ describe('fair claims across projects', () => {
     window.woken();
     window.claimed(true, 3000, mark);
     expect(window.check(3001).fair).toBe(true);
+  });
+});
+
+describe('claim window', () => {
+  it('claims only free slots until it has seen a sync', () => {
+    const window = createClaimWindow({ concurrency: 8 });
+    expect(window.claimable(0, 0)).toBe(8);
+    expect(window.claimable(5, 5)).toBe(3);
+    expect(window.claimable(8, 8)).toBe(0);
+  });
+
+  it('lets fast syncs queue up to three claims per slot, bounded by the leases held', () => {
+    const window = createClaimWindow({ concurrency: 8, windowMs: 20 });
+    for (let i = 0; i < 20; i += 1) window.record(0);
+    expect(window.claimable(8, 8)).toBe(24);
+    expect(window.claimable(0, 0)).toBe(32);
+    // Leases still being written back count against the second allowance.
+    expect(window.claimable(8, 40)).toBe(0);
+    expect(window.claimable(8, 30)).toBe(10);
+  });
+
+  it('stops queueing claims behind slow syncs', () => {
+    const window = createClaimWindow({ concurrency: 8, windowMs: 20 });
+    for (let i = 0; i < 20; i += 1) window.record(5000);
+    expect(window.claimable(8, 8)).toBe(0);
+    expect(window.claimable(6, 6)).toBe(2);
+  });
+
+  it('queues as many as the slots would start within the window', () => {
+    const window = createClaimWindow({ concurrency: 4, windowMs: 20 });
+    window.record(10);
+    // 4 slots × 20 ms / 10 ms per sync = 8 claims may wait.
+    expect(window.claimable(4, 4)).toBe(8);
   });
 });

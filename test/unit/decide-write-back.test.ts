@@ -1,4 +1,8 @@
-import { decideWriteBack, type OutcomeOptions } from '../../src/core/sync/sync-outcome.js';
+import {
+  decideWriteBack,
+  type OutcomeOptions,
+  type SyncObservation,
+} from '../../src/core/sync/decide-write-back.js';
 import { type Resource, TerminalError } from '../../src/sdk/index.js';
 
 const lease = {
@@ -241,4 +245,78 @@ describe('decideWriteBack', () => {
     });
     expect(failed.operation).toBeUndefined();
   });
+});
+
+/**
+ * The decision table of decide-write-back.ts, row by row: claimed status, action, failures
+ * so far and what the call did → outcome and write-back. A changed row fails here. `random`
+ * is fixed at 0.5, so the backoff after failure n is 3/4 of `baseMs × factor^(n-1)` (capped
+ * at `maxMs`) and a re-sync is due after exactly its interval.
+ */
+describe('the sync outcome table', () => {
+  const CALLS: Record<string, SyncObservation> = {
+    waits: { type: 'waiting', on: ['db'] },
+    'returns PENDING': { type: 'result', result: { status: 'PENDING', requeueAfterMs: 40 } },
+    'returns COMPLETED': { type: 'result', result: { status: 'COMPLETED', output: { a: 1 } } },
+    throws: { type: 'failure', error: new Error('boom') },
+    'throws TerminalError': { type: 'failure', error: new TerminalError('no') },
+  };
+  const resyncMs = 10_000;
+  const succeeded = ['resource.status_changed', 'operation.succeeded'];
+  const failed = ['resource.status_changed', 'operation.failed'];
+  const deleted = ['operation.succeeded', 'resource.deleted'];
+  // claimed, action, failures, call → outcome, status, attempts, lastError, next sync (ms from now), operation, events, countsAttempt, wakeDependents
+  // prettier-ignore
+  const ROWS: Array<[string, string, number, string, string, string, number, string | null, number | null, string | undefined, string[], boolean, boolean]> = [
+    ['PENDING',   'update', 1, 'waits',                'waiting',   'PENDING',   1, null,  500,      undefined,   [],        false, false],
+    ['PENDING',   'update', 1, 'returns PENDING',      'step',      'PENDING',   0, null,  40,       undefined,   [],        true,  false],
+    ['PENDING',   'delete', 1, 'returns COMPLETED',    'deleted',   'COMPLETED', 0, null,  null,     'succeeded', deleted,   true,  false],
+    ['PENDING',   'update', 1, 'returns COMPLETED',    'completed', 'COMPLETED', 0, null,  resyncMs, 'succeeded', succeeded, true,  true],
+    ['PENDING',   'update', 0, 'throws',               'retry',     'PENDING',   1, 'boom', 75,      undefined,   [],        true,  false],
+    ['PENDING',   'update', 1, 'throws',               'retry',     'PENDING',   2, 'boom', 150,     undefined,   [],        true,  false],
+    ['PENDING',   'update', 2, 'throws',               'failed',    'ERROR',     3, 'boom (gave up after 3 attempts)', null, 'failed', failed, true, false],
+    ['PENDING',   'create', 0, 'throws TerminalError', 'failed',    'ERROR',     1, 'no',  null,     'failed',    failed,    true,  false],
+    ['COMPLETED', 'update', 1, 'waits',                'resync',    'COMPLETED', 1, null,  500,      undefined,   [],        false, false],
+    ['COMPLETED', 'update', 4, 'throws',               'resync',    'COMPLETED', 5, 'boom', 750,     undefined,   [],        false, false],
+    ['COMPLETED', 'update', 0, 'throws TerminalError', 'resync',    'COMPLETED', 1, 'no',  75,       undefined,   [],        false, false],
+    ['COMPLETED', 'update', 1, 'returns PENDING',      'resync',    'COMPLETED', 0, null,  40,       undefined,   [],        false, false],
+    ['COMPLETED', 'update', 1, 'returns COMPLETED',    'resync',    'COMPLETED', 0, null,  resyncMs, undefined,   [],        false, false],
+  ];
+
+  it.each(ROWS)(
+    'claimed %s, %s, %i failures so far, the call %s: %s',
+    (claimed, action, failures, call, ...expected) => {
+      const wb = decideWriteBack(
+        resource({ action, attempts: failures }),
+        { ...lease, claimedStatus: claimed as 'PENDING' | 'COMPLETED' },
+        CALLS[call]!,
+        { ...options, resyncIntervalMs: resyncMs },
+        now,
+        () => 0.5,
+      );
+      const [outcome, status, attempts, lastError, inMs, operation, events, counts, wakes] =
+        expected;
+      expect([
+        wb.outcome,
+        wb.status,
+        wb.attempts,
+        wb.lastError,
+        wb.nextSyncAtMs,
+        wb.operation?.status,
+        wb.events.map((event) => event.type),
+        wb.countsAttempt,
+        wb.wakeDependents,
+      ]).toEqual([
+        outcome,
+        status,
+        attempts,
+        lastError,
+        inMs === null ? null : now + inMs,
+        operation,
+        events,
+        counts,
+        wakes,
+      ]);
+    },
+  );
 });

@@ -1,9 +1,9 @@
 import { isTerminalError, type SyncResult } from '../../sdk/index.js';
+import { describeError } from '../errors.js';
 import type { Resource } from '../model.js';
 import type { LeaseRef, SyncWriteBack } from '../ports.js';
 import { eventFor } from '../requests/documents.js';
 import { SYNC_TRANSITIONS } from '../requests/transitions.js';
-import { backoffDelayMs, type BackoffOptions } from './backoff.js';
 
 export interface OutcomeOptions {
   maxAttempts: number;
@@ -21,8 +21,23 @@ export type SyncObservation =
   | { type: 'waiting'; on: string[] };
 
 /**
- * Decides the write-back for one sync call; pure, so every row of the sync side of
- * the transition table is a unit test.
+ * The sync outcome policy: what one sync call returned or threw, with the lease's claimed
+ * status and the resource's state, decides the outcome and the write-back. Pure, so every
+ * row is a unit test (test/unit/decide-write-back.test.ts); handle-outcome.ts logs and counts
+ * each outcome in one `switch`.
+ *
+ * | claimed   | the call                           | outcome   | status    | attempts  | next sync          |
+ * | --------- | ---------------------------------- | --------- | --------- | --------- | ------------------ |
+ * | PENDING   | dependencies not COMPLETED         | waiting   | PENDING   | unchanged | + dependencyPollMs |
+ * | PENDING   | returned PENDING                   | step      | PENDING   | 0         | + requeueAfterMs   |
+ * | PENDING   | returned COMPLETED, action delete  | deleted   | (row gone)| 0         | none               |
+ * | PENDING   | returned COMPLETED                 | completed | COMPLETED | 0         | resync interval    |
+ * | PENDING   | threw, attempts left               | retry     | PENDING   | + 1       | backoff            |
+ * | PENDING   | threw TerminalError or last attempt| failed    | ERROR     | + 1       | none               |
+ * | COMPLETED | dependencies not COMPLETED         | resync    | COMPLETED | unchanged | + dependencyPollMs |
+ * | COMPLETED | threw                              | resync    | COMPLETED | + 1       | backoff            |
+ * | COMPLETED | returned PENDING                   | resync    | COMPLETED | 0         | + requeueAfterMs   |
+ * | COMPLETED | returned COMPLETED                 | resync    | COMPLETED | 0         | resync interval    |
  */
 export function decideWriteBack(
   resource: Resource,
@@ -200,27 +215,28 @@ function nextResyncAt(options: OutcomeOptions, nowMs: number, random: () => numb
     : null;
 }
 
-/** A readable, bounded `last_error`, whatever was thrown (even an error whose `message` getter throws). */
-export function describeError(error: unknown): string {
-  let text: string;
-  try {
-    text = String(
-      error instanceof Error
-        ? error.message || error.name
-        : typeof error === 'string'
-          ? error
-          : `non-error thrown: ${safeJson(error)}`,
-    );
-  } catch {
-    text = 'a value was thrown that cannot be read (its message, name or string form throws)';
-  }
-  return text.length > 2000 ? `${text.slice(0, 2000)}…` : text;
+export interface BackoffOptions {
+  /** First delay after a failure. @default 1000 */
+  baseMs: number;
+  /** Growth per further failure. @default 2 */
+  factor: number;
+  /** Upper bound of a delay. @default 300000 */
+  maxMs: number;
 }
 
-function safeJson(value: unknown): string {
-  try {
-    return JSON.stringify(value) ?? String(value);
-  } catch {
-    return String(value);
-  }
+/**
+ * Exponential backoff with "equal jitter": half the delay is fixed, half random,
+ * so retries of many resources that failed together spread out but never come
+ * back sooner than half the nominal delay.
+ */
+export function backoffDelayMs(
+  failures: number,
+  options: BackoffOptions,
+  random: () => number = Math.random,
+): number {
+  const nominal = Math.min(
+    options.maxMs,
+    options.baseMs * options.factor ** Math.max(0, failures - 1),
+  );
+  return Math.round(nominal / 2 + (nominal / 2) * random());
 }
