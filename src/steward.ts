@@ -186,7 +186,7 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
       logger.info('steward started', {
         host: config.host,
         port,
-        max_connections: listening.maxConnections,
+        maxConnections: listening.maxConnections,
         db: redactUrl(config.db),
         worker: config.worker,
         kinds: registry.kinds(),
@@ -222,7 +222,7 @@ export type Steward = Awaited<ReturnType<typeof createSteward>>;
 function reportSecretsAtRest(logger: CoreLogger, registry: Registry): void {
   const { keyId, previousKeyIds } = registry.secrets;
   if (keyId) {
-    logger.info('secrets are sealed at rest', { key_id: keyId, previous_key_ids: previousKeyIds });
+    logger.info('secrets are sealed at rest', { keyId, previousKeyIds });
     return;
   }
   const kinds = registry

@@ -113,7 +113,7 @@ function requestLog(logger: CoreLogger): RequestHandler {
     res.setHeader('X-Request-Id', requestId);
     res.on('finish', () => {
       const fields = {
-        request_id: requestId,
+        requestId,
         method: req.method,
         path: req.originalUrl.split('?')[0],
         status: res.statusCode,

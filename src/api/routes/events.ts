@@ -55,7 +55,7 @@ export function eventRoutes(feed: EventFeed, heartbeatMs: number, logger: CoreLo
         // Headers are out: report the failure as a last frame; the client resumes with Last-Event-ID.
         if (!(err instanceof StewardError))
           log.error('event stream failed', {
-            request_id: res.locals.requestId,
+            requestId: res.locals.requestId,
             error: (err as Error)?.stack ?? String(err),
           });
         res.write(errorFrame(err));

@@ -89,7 +89,7 @@ export function resourceRoutes(
     const { dry_run } = queryOf(req, ['dry_run']);
     const caller = authorizeResource(res, req.params.urn, NEEDS.change, 'run actions');
     const body = schemas.assert<{ action: string; params?: unknown }>('execute.json', req.body);
-    noteAudit(res, { module_action: body.action });
+    noteAudit(res, { moduleAction: body.action });
     sendAccepted(
       res,
       await commands.execute(
@@ -103,7 +103,7 @@ export function resourceRoutes(
 
   router.post('/resources/:urn/actions/:action', async (req, res) => {
     const { dry_run } = queryOf(req, ['dry_run']);
-    noteAudit(res, { module_action: req.params.action });
+    noteAudit(res, { moduleAction: req.params.action });
     const caller = authorizeResource(res, req.params.urn, NEEDS.change, 'run actions');
     const params =
       req.body === undefined ? {} : schemas.assert<object>('action-params.json', req.body);
