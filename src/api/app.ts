@@ -47,7 +47,7 @@ export interface AppDeps {
   metrics: { endpoint: MetricsEndpoint; http: HttpObserver };
   /** Who may call what: authentication, rate limit and audit in front of the API and /metrics (auth/access-control.ts). */
   access: AccessControl;
-  /** What one request may be (core/limits.ts): the body size and depth are checked here, the rest by core. */
+  /** What one request may be (core/requests/limits.ts): the body size and depth are checked here, the rest by core. */
   limits: Limits;
   /** false: only /healthz and /readyz (a worker-only process). @default true */
   serveApi?: boolean;

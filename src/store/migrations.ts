@@ -198,7 +198,7 @@ export function migrations(dialect: 'sqlite' | 'postgres'): Record<string, Migra
           .addColumn('processes', 'bigint', (c) => c.notNull())
           .execute();
         // Existing rows: their stored spec's bytes (secrets as stored), and the processes the built-in
-        // kinds declare (core/quotas.ts counts the same from then on; other kinds count at their next change).
+        // kinds declare (core/requests/quotas.ts counts the same from then on; other kinds count at their next change).
         const bytes =
           dialect === 'sqlite'
             ? (column: string) => sql`length(cast(${sql.ref(column)} as blob))`
