@@ -1,5 +1,6 @@
 // Lint what bites in async code, and the layering of docs/design.md §2:
-// api → core ← store; modules → sdk only; sdk imports nothing from the rest of src.
+// api → core ← store; modules → sdk only; sdk imports nothing from the rest of src;
+// inside core only sync/ reaches into core/sync/; client CLI commands speak HTTP only.
 import js from '@eslint/js';
 import eslintConfigPrettier from 'eslint-config-prettier';
 import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
@@ -7,6 +8,25 @@ import importX from 'eslint-plugin-import-x';
 import simpleImportSort from 'eslint-plugin-simple-import-sort';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
+
+/** What core never imports: the frameworks, the outer layers and the composition root. */
+const CORE_BANS = [
+  'express',
+  'kysely',
+  'better-sqlite3',
+  'pg',
+  'prom-client',
+  '**/api/**',
+  '**/store/**',
+  '**/metrics/**',
+  '**/cli/**',
+  '**/contract/**',
+  '**/steward*',
+  '**/config*',
+];
+const CORE_MESSAGE = 'core never imports express, kysely, prom-client or the outer layers';
+/** Only the composition root (steward.ts) and the CLI that starts it may import these. */
+const ROOT_ONLY = ['**/steward*', '**/cli/**', '**/cli.js'];
 
 const layer = (files, patterns, message) => ({
   files,
@@ -76,35 +96,76 @@ export default tseslint.config(
     ['../*', '!./*', 'express', 'kysely', 'better-sqlite3', 'pg'],
     'the SDK imports nothing from the rest of Steward',
   ),
+  // A file matched by two layer() entries gets only the later one: each entry lists all its bans.
+  layer(['src/core/**/*.ts'], [...CORE_BANS], CORE_MESSAGE),
   layer(
-    ['src/core/**/*.ts'],
-    [
-      'express',
-      'kysely',
-      'better-sqlite3',
-      'pg',
-      'prom-client',
-      '**/api/**',
-      '**/store/**',
-      '**/metrics/**',
-    ],
-    'core never imports express, kysely, prom-client or the api/store/metrics layers',
+    ['src/core/{requests,secrets,events,modules}/**/*.ts'],
+    [...CORE_BANS, '**/core/sync/**', '../sync/**'],
+    `${CORE_MESSAGE}; only the sync engine reaches into core/sync/`,
   ),
   layer(
     ['src/metrics/**/*.ts'],
-    ['express', 'kysely', 'better-sqlite3', 'pg', '**/api/**', '**/store/**'],
+    ['express', 'kysely', 'better-sqlite3', 'pg', '**/api/**', '**/store/**', ...ROOT_ONLY],
     "metrics see core's ports only",
   ),
-  layer(['src/store/**/*.ts'], ['express', '**/api/**'], 'the store does not know about HTTP'),
+  layer(
+    ['src/store/**/*.ts'],
+    ['express', '**/api/**', ...ROOT_ONLY],
+    'the store does not know about HTTP',
+  ),
   layer(
     ['src/api/**/*.ts'],
-    ['kysely', 'better-sqlite3', 'pg', 'prom-client', '**/store/**', '**/metrics/**'],
+    ['kysely', 'better-sqlite3', 'pg', 'prom-client', '**/store/**', '**/metrics/**', ...ROOT_ONLY],
     'the API reaches storage only through core, metrics only through its observer',
   ),
   layer(
+    ['src/contract/**/*.ts'],
+    ['express', 'prom-client', '**/metrics/**', ...ROOT_ONLY],
+    'the contract kit builds its own Steward from core and the store; it serves no HTTP',
+  ),
+  // The client commands reach Steward over HTTP only; the wire documents' types are fine. The local
+  // commands are the exceptions: server-commands (serve, worker, migrate, module test), token-commands
+  // (the tokens file) and secrets-rotate (rewrites the database offline).
+  {
+    files: ['src/cli/**/*.ts'],
+    ignores: [
+      'src/cli/server-commands.ts',
+      'src/cli/token-commands.ts',
+      'src/cli/secrets-rotate.ts',
+    ],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: [
+                '**/src/**',
+                '../*',
+                '!../sdk',
+                '!../sdk/**',
+                'express',
+                'kysely',
+                'better-sqlite3',
+                'pg',
+              ],
+              allowTypeImports: true,
+              message: 'a client command reaches Steward over HTTP only (import types, not code)',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  layer(
+    ['src/cli/token-commands.ts'],
+    ['**/core/**', '**/store/**', '**/metrics/**', '**/contract/**', ...ROOT_ONLY],
+    'token commands edit the tokens file (api/auth) and nothing else of Steward',
+  ),
+  layer(
     ['modules/**/*.ts'],
-    ['**/src/core/**', '**/src/api/**', '**/src/store/**', '**/src/config*', '**/src/steward*'],
-    'modules import the SDK only',
+    ['**/src/**', '!**/src/sdk', '!**/src/sdk/**', '../../*', '!../../src'],
+    'modules import the SDK only (their own folder, node builtins and npm packages aside)',
   ),
   eslintConfigPrettier,
 );

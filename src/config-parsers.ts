@@ -1,6 +1,6 @@
 import { targetEntryProblem } from '../modules/postgres-server/targets.js';
 import { envEntryProblem } from '../modules/process/env-allow-list.js';
-import { parseSecretKey } from './core/secret-box.js';
+import { parseSecretKey } from './core/secrets/secret-box.js';
 
 /** The value parsers of src/config.ts, one per kind of setting. */
 

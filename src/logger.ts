@@ -2,7 +2,7 @@ import winston from 'winston';
 
 import type { CoreLogger } from './core/logging.js';
 
-/** JSON lines on stdout; one child per component, sync lines carry urn and operation_id. */
+/** JSON lines on stdout; one child per component, sync lines carry urn and operationId. */
 export function createLogger(level: string, stream?: NodeJS.WritableStream): CoreLogger {
   const transport = stream
     ? new winston.transports.Stream({ stream })

@@ -7,22 +7,23 @@ import { createHttpServer } from './api/http-server.js';
 import { loadBodySchemas } from './api/schemas.js';
 import { trackConnections } from './api/server-connections.js';
 import type { Config } from './config.js';
-import { createEventFeed } from './core/event-feed.js';
-import { createEventPruner } from './core/event-pruner.js';
-import { createHistoryPruner } from './core/history-pruner.js';
+import { createEventFeed } from './core/events/event-feed.js';
+import { createEventPruner } from './core/events/event-pruner.js';
+import { createHistoryPruner } from './core/events/history-pruner.js';
 import { newWorkerId } from './core/ids.js';
-import { resolveLimits, withRequestLimits } from './core/limits.js';
 import type { CoreLogger } from './core/logging.js';
-import { createLogReader } from './core/logs.js';
-import { loadModulesFromPaths } from './core/module-loader.js';
+import { loadModulesFromPaths } from './core/modules/module-loader.js';
+import { createRegistry, type Registry } from './core/modules/registry.js';
 import type { Store } from './core/ports.js';
-import { createQueries } from './core/queries.js';
-import { resolveQuotas } from './core/quotas.js';
-import { createRegistry, type Registry } from './core/registry.js';
-import { createResourceCommands } from './core/resource-commands.js';
-import { createSecretBox } from './core/secret-box.js';
-import { createSecretReads } from './core/secret-reads.js';
-import { createSyncEngine } from './core/sync-engine.js';
+import { resolveLimits, withRequestLimits } from './core/requests/limits.js';
+import { createLogReader } from './core/requests/logs.js';
+import { createOperationCommands } from './core/requests/operation-commands.js';
+import { createQueries } from './core/requests/queries.js';
+import { resolveQuotas } from './core/requests/quotas.js';
+import { createResourceCommands } from './core/requests/resource-commands.js';
+import { createSecretBox } from './core/secrets/secret-box.js';
+import { createSecretReads } from './core/secrets/secret-reads.js';
+import { createSyncEngine } from './core/sync/sync-engine.js';
 import { createWakeup } from './core/wakeup.js';
 import { engineOptionsFrom } from './engine-options.js';
 import { createLogger } from './logger.js';
@@ -85,7 +86,7 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
     createResourceCommands({ store, registry, wakeup, clock, quotas: resolveQuotas(config) }),
     limits,
   );
-  const queries = createQueries({ store, registry, clock, maxPageBytes: config.maxPageBytes });
+  const queries = createQueries({ store, registry, maxPageBytes: config.maxPageBytes });
   const events = createEventFeed({
     store,
     options: { pollIntervalMs: EVENTS_POLL_MS, batchSize: 500 },
@@ -123,6 +124,7 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
   });
   const app = createApp({
     commands,
+    operationCommands: createOperationCommands({ store, clock, queries }),
     queries,
     secrets: createSecretReads({ store, registry }),
     registry,
@@ -184,7 +186,7 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
       logger.info('steward started', {
         host: config.host,
         port,
-        max_connections: listening.maxConnections,
+        maxConnections: listening.maxConnections,
         db: redactUrl(config.db),
         worker: config.worker,
         kinds: registry.kinds(),
@@ -220,7 +222,7 @@ export type Steward = Awaited<ReturnType<typeof createSteward>>;
 function reportSecretsAtRest(logger: CoreLogger, registry: Registry): void {
   const { keyId, previousKeyIds } = registry.secrets;
   if (keyId) {
-    logger.info('secrets are sealed at rest', { key_id: keyId, previous_key_ids: previousKeyIds });
+    logger.info('secrets are sealed at rest', { keyId, previousKeyIds });
     return;
   }
   const kinds = registry

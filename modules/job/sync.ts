@@ -68,7 +68,7 @@ export async function syncJob(
     if (elapsedMs > (configs.timeout_ms ?? Infinity) + deps.stopGraceMs + BACKSTOP_MS) {
       ctx.log.warn('job outlived its timeout; stopping it', {
         pid: run.pid,
-        elapsed_ms: elapsedMs,
+        elapsedMs,
       });
       await stopRun(deps, dir, run, ctx.signal, true);
       return { status: 'PENDING', data: {} };

@@ -62,7 +62,7 @@ export async function converge(
       log.warn('replica exited', {
         index: record.index,
         pid: record.pid,
-        exit_code: exited.exit_code,
+        exitCode: exited.exit_code,
         signal: exited.signal,
       });
       byIndex.set(record.index, { ...record, exited });

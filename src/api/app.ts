@@ -2,14 +2,15 @@ import { randomUUID } from 'node:crypto';
 
 import express, { type Express, type RequestHandler } from 'express';
 
-import type { EventFeed } from '../core/event-feed.js';
-import type { Limits } from '../core/limits.js';
+import type { EventFeed } from '../core/events/event-feed.js';
 import type { CoreLogger } from '../core/logging.js';
-import type { LogReader } from '../core/logs.js';
-import type { Queries } from '../core/queries.js';
-import type { Registry } from '../core/registry.js';
-import type { ResourceCommands } from '../core/resource-commands.js';
-import type { SecretReads } from '../core/secret-reads.js';
+import type { Registry } from '../core/modules/registry.js';
+import type { Limits } from '../core/requests/limits.js';
+import type { LogReader } from '../core/requests/logs.js';
+import type { OperationCommands } from '../core/requests/operation-commands.js';
+import type { Queries } from '../core/requests/queries.js';
+import type { ResourceCommands } from '../core/requests/resource-commands.js';
+import type { SecretReads } from '../core/secrets/secret-reads.js';
 import type { AccessControl } from './auth/access-control.js';
 import { auditErrors } from './auth/audit.js';
 import { jsonBody } from './body.js';
@@ -30,6 +31,8 @@ import { securityHeaders } from './security-headers.js';
 
 export interface AppDeps {
   commands: ResourceCommands;
+  /** POST /operations/{id}/cancel. */
+  operationCommands: OperationCommands;
   queries: Queries;
   /** GET /resources/{urn}/secrets: the admin's read of secret outputs. */
   secrets: SecretReads;
@@ -44,7 +47,7 @@ export interface AppDeps {
   metrics: { endpoint: MetricsEndpoint; http: HttpObserver };
   /** Who may call what: authentication, rate limit and audit in front of the API and /metrics (auth/access-control.ts). */
   access: AccessControl;
-  /** What one request may be (core/limits.ts): the body size and depth are checked here, the rest by core. */
+  /** What one request may be (core/requests/limits.ts): the body size and depth are checked here, the rest by core. */
   limits: Limits;
   /** false: only /healthz and /readyz (a worker-only process). @default true */
   serveApi?: boolean;
@@ -53,6 +56,7 @@ export interface AppDeps {
 /** The HTTP API of docs/design.md §8 as an express app (no listening; the caller decides where). */
 export function createApp({
   commands,
+  operationCommands,
   queries,
   secrets,
   registry,
@@ -86,7 +90,7 @@ export function createApp({
       resourceRoutes(commands, queries, schemas, limits),
       secretRoutes(secrets),
       logRoutes(openLogs),
-      operationRoutes(queries),
+      operationRoutes(queries, operationCommands),
       moduleRoutes(registry),
       eventRoutes(events.feed, events.heartbeatMs, logger),
     );
@@ -109,7 +113,7 @@ function requestLog(logger: CoreLogger): RequestHandler {
     res.setHeader('X-Request-Id', requestId);
     res.on('finish', () => {
       const fields = {
-        request_id: requestId,
+        requestId,
         method: req.method,
         path: req.originalUrl.split('?')[0],
         status: res.statusCode,

@@ -2,7 +2,7 @@ import express, { type RequestHandler } from 'express';
 
 import { InvalidRequestError, StewardError } from '../core/errors.js';
 import { findForbiddenKey } from '../core/json.js';
-import { LIMIT_SETTINGS, type Limits } from '../core/limits.js';
+import { LIMIT_SETTINGS, type Limits } from '../core/requests/limits.js';
 import { nestsDeeperThan } from './json-depth.js';
 
 const JSON_TYPE = /^application\/([\w.+-]+\+)?json\s*(;|$)/i;

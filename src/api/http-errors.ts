@@ -70,7 +70,7 @@ export function errorHandler(logger: CoreLogger): ErrorRequestHandler {
     if (err instanceof StewardError) {
       if (err.code === 'internal' || err.code === 'unavailable')
         logger.error('request failed', {
-          request_id: res.locals.requestId,
+          requestId: res.locals.requestId,
           code: err.code,
           error: err.message,
         });
@@ -102,7 +102,7 @@ export function errorHandler(logger: CoreLogger): ErrorRequestHandler {
       return;
     }
     logger.error('unexpected error', {
-      request_id: res.locals.requestId,
+      requestId: res.locals.requestId,
       method: req.method,
       path: req.path,
       error: (err as Error)?.stack ?? String(err),

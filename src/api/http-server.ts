@@ -63,7 +63,7 @@ export function createHttpServer(
     if (now - warnedAt < DROP_WARNING_INTERVAL_MS) return;
     warnedAt = now;
     logger.warn('connections refused: too many open', {
-      max_connections: server.maxConnections,
+      maxConnections: server.maxConnections,
       setting: 'STEWARD_MAX_CONNECTIONS',
     });
   });

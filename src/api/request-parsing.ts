@@ -1,9 +1,13 @@
 import type { Request } from 'express';
 
 import { InvalidRequestError } from '../core/errors.js';
-import { FIXED_LIMITS, LIMIT_SETTINGS } from '../core/limits.js';
 import type { ResourceStatus } from '../core/model.js';
-import type { CreateRequest, RequestOptions, UpdateRequest } from '../core/resource-commands.js';
+import { FIXED_LIMITS, LIMIT_SETTINGS } from '../core/requests/limits.js';
+import type {
+  CreateRequest,
+  RequestOptions,
+  UpdateRequest,
+} from '../core/requests/resource-commands.js';
 import type { Caller } from './auth/caller.js';
 import type { BodyValidator } from './schemas.js';
 

@@ -6,7 +6,7 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 
 import { InvalidRequestError } from '../core/errors.js';
-import { problemOf } from '../core/validation.js';
+import { problemOf } from '../core/requests/validation.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 

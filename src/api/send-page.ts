@@ -1,6 +1,6 @@
 import type { Response } from 'express';
 
-import type { EncodedPage } from '../core/bounded-page.js';
+import type { EncodedPage } from '../core/requests/bounded-page.js';
 
 /**
  * `{"<key>": [...], "next_page_token": …}` written item by item from the JSON the

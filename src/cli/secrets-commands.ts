@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 
-import type { RotationReport } from '../core/secret-rotation.js';
+import type { RotationReport } from '../core/secrets/secret-rotation.js';
 import { CliError, EXIT } from './cli-error.js';
 import { contextOf } from './context.js';
 import { printerOf } from './context.js';

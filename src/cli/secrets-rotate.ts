@@ -1,13 +1,13 @@
 import { builtinModules } from '../../modules/index.js';
 import { loadConfig } from '../config.js';
-import { loadModulesFromPaths } from '../core/module-loader.js';
-import { createRegistry } from '../core/registry.js';
-import { createSecretBox } from '../core/secret-box.js';
+import { loadModulesFromPaths } from '../core/modules/module-loader.js';
+import { createRegistry } from '../core/modules/registry.js';
+import { createSecretBox } from '../core/secrets/secret-box.js';
 import {
   rotateSecrets,
   type RotationOptions,
   type RotationReport,
-} from '../core/secret-rotation.js';
+} from '../core/secrets/secret-rotation.js';
 import { createStore } from '../store/create-store.js';
 import { CliError, EXIT } from './cli-error.js';
 

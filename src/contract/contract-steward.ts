@@ -5,10 +5,10 @@ import { join } from 'node:path';
 import type { Config } from '../config.js';
 import { newWorkerId } from '../core/ids.js';
 import type { CoreLogger } from '../core/logging.js';
-import { createQueries } from '../core/queries.js';
-import { createRegistry } from '../core/registry.js';
-import { createResourceCommands } from '../core/resource-commands.js';
-import { createSyncEngine } from '../core/sync-engine.js';
+import { createRegistry } from '../core/modules/registry.js';
+import { createQueries } from '../core/requests/queries.js';
+import { createResourceCommands } from '../core/requests/resource-commands.js';
+import { createSyncEngine } from '../core/sync/sync-engine.js';
 import { createWakeup } from '../core/wakeup.js';
 import { engineOptionsFrom } from '../engine-options.js';
 import type { ModuleDefinition } from '../sdk/index.js';
@@ -57,7 +57,7 @@ export async function createContractSteward(
       engine,
       clock,
       commands: createResourceCommands({ store, registry, wakeup, clock }),
-      queries: createQueries({ store, registry, clock }),
+      queries: createQueries({ store, registry }),
       /** Moves the virtual clock forward to `atMs` (never back). */
       advanceTo(atMs: number): void {
         skewMs += Math.max(0, atMs - clock().getTime());

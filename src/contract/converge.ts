@@ -1,7 +1,7 @@
 import { jsonEqual } from '../core/json.js';
 import type { Resource } from '../core/model.js';
-import type { RegisteredModule } from '../core/registry.js';
-import { callSync } from '../core/sync-call.js';
+import type { RegisteredModule } from '../core/modules/registry.js';
+import { callSync } from '../core/sync/run-module.js';
 import { isTerminalError, type SyncInput, type SyncResult } from '../sdk/index.js';
 import type { ContractSteward } from './contract-steward.js';
 import type { SyncCall } from './recording-module.js';

@@ -5,7 +5,7 @@ import { pathToFileURL } from 'node:url';
 const ENTRY_FILES = ['index.js', 'index.mjs', 'index.cjs'];
 
 /**
- * Loads one module folder the way STEWARD_MODULE_PATHS does (src/core/module-loader.ts):
+ * Loads one module folder the way STEWARD_MODULE_PATHS does (src/core/modules/module-loader.ts):
  * its `index.js` (or .mjs/.cjs), default export or `module.exports`.
  * Returns the problem as a string instead of throwing, for the report.
  */

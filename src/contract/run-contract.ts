@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 
 import { type Config, loadConfig } from '../config.js';
-import { createRegistry, type Registry } from '../core/registry.js';
+import { createRegistry, type Registry } from '../core/modules/registry.js';
 import type { ModuleDefinition, PlanInput } from '../sdk/index.js';
 import { createContractSteward } from './contract-steward.js';
 import { type ConvergeContext, message } from './converge.js';

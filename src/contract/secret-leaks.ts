@@ -11,7 +11,7 @@ const MIN_SECRET_LENGTH = 4;
 
 /**
  * The string values under `writeOnly` schema nodes, found the way `redact`
- * (src/core/secrets.ts) finds what to remove: `properties`, `patternProperties`,
+ * (src/core/secrets/secrets.ts) finds what to remove: `properties`, `patternProperties`,
  * `additionalProperties` and `items`.
  */
 export function secretValues(

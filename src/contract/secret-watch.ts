@@ -1,7 +1,7 @@
 import type { CoreLogger } from '../core/logging.js';
 import type { Resource } from '../core/model.js';
-import type { Registry } from '../core/registry.js';
-import { resourceView } from '../core/views.js';
+import type { Registry } from '../core/modules/registry.js';
+import { resourceView } from '../core/requests/views.js';
 import type { JSONSchema } from '../sdk/index.js';
 import { findLeaks, type Secret, secretValues } from './secret-leaks.js';
 

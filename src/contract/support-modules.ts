@@ -1,6 +1,6 @@
 import { builtinModules } from '../../modules/index.js';
 import type { Config } from '../config.js';
-import { loadModulesFromPaths } from '../core/module-loader.js';
+import { loadModulesFromPaths } from '../core/modules/module-loader.js';
 import { message } from './converge.js';
 
 type Loaded = { definition: unknown; origin: string };

@@ -86,3 +86,28 @@ export class ModuleFaultError extends StewardError {
     super('internal', message, details);
   }
 }
+
+/** A readable, bounded `last_error`, whatever was thrown (even an error whose `message` getter throws). */
+export function describeError(error: unknown): string {
+  let text: string;
+  try {
+    text = String(
+      error instanceof Error
+        ? error.message || error.name
+        : typeof error === 'string'
+          ? error
+          : `non-error thrown: ${safeJson(error)}`,
+    );
+  } catch {
+    text = 'a value was thrown that cannot be read (its message, name or string form throws)';
+  }
+  return text.length > 2000 ? `${text.slice(0, 2000)}…` : text;
+}
+
+function safeJson(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}

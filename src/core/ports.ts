@@ -1,4 +1,3 @@
-import type { ProjectShares } from './fair-claim.js';
 import type {
   EventInput,
   EventRecord,
@@ -9,6 +8,7 @@ import type {
   ResourceStatus,
   Revision,
 } from './model.js';
+import type { ProjectShares } from './sync/claim-policy.js';
 
 /**
  * What core needs from storage. `src/store` implements it over kysely; core never
@@ -217,7 +217,7 @@ export interface ClaimRequest {
   nowMs: number;
   leaseMs: number;
   /**
-   * Each project's share of this worker's slots (fair-claim.ts); absent: the oldest due rows, whatever their
+   * Each project's share of this worker's slots (claim-policy.ts); absent: the oldest due rows, whatever their
    * project (the fast claim: on PostgreSQL a smaller statement, planned in half the time).
    */
   shares?: ProjectShares;

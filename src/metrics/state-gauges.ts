@@ -1,9 +1,9 @@
 import { Gauge, type Registry } from 'prom-client';
 
+import { describeError } from '../core/errors.js';
 import type { CoreLogger } from '../core/logging.js';
 import type { ResourceStatus } from '../core/model.js';
 import type { Store } from '../core/ports.js';
-import { describeError } from '../core/sync-outcome.js';
 
 const STATUSES: readonly ResourceStatus[] = ['PENDING', 'COMPLETED', 'ERROR'];
 

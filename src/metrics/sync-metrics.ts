@@ -1,6 +1,6 @@
 import { Counter, Histogram, type Registry } from 'prom-client';
 
-import type { SyncObserver } from '../core/sync-observer.js';
+import type { SyncObserver } from '../core/sync/sync-observer.js';
 
 /** controller-runtime's reconcile-time buckets, widened to a minute (a sync may run long). */
 const RECONCILE_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];

@@ -112,7 +112,7 @@ export interface Logger {
 export interface SyncContext {
   /** Aborted when the sync times out, the lease is lost, the operation is superseded or Steward shuts down. */
   signal: AbortSignal;
-  /** Already carries `urn` and `operation_id`. */
+  /** Already carries `urn` and `operationId`. */
   log: Logger;
   now(): Date;
 }

@@ -198,7 +198,7 @@ export function migrations(dialect: 'sqlite' | 'postgres'): Record<string, Migra
           .addColumn('processes', 'bigint', (c) => c.notNull())
           .execute();
         // Existing rows: their stored spec's bytes (secrets as stored), and the processes the built-in
-        // kinds declare (core/quotas.ts counts the same from then on; other kinds count at their next change).
+        // kinds declare (core/requests/quotas.ts counts the same from then on; other kinds count at their next change).
         const bytes =
           dialect === 'sqlite'
             ? (column: string) => sql`length(cast(${sql.ref(column)} as blob))`
@@ -217,7 +217,7 @@ export function migrations(dialect: 'sqlite' | 'postgres'): Record<string, Migra
         );
       },
     },
-    // Fair claims (fair-claim.ts): each project's oldest due rows, and the projects with scheduled work, by index.
+    // Fair claims (claim-policy.ts): each project's oldest due rows, and the projects with scheduled work, by index.
     '0005_resources_project_due': {
       async up(db: Kysely<unknown>) {
         await sql`create index resources_project_due on resources (project, next_sync_at) where next_sync_at is not null`.execute(

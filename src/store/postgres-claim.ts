@@ -53,7 +53,7 @@ const CLAIM = `
 `;
 
 /**
- * The fair claim: up to $5 due rows, fair across projects (fair-claim.ts says how; the SQLite form in
+ * The fair claim: up to $5 due rows, fair across projects (claim-policy.ts says how; the SQLite form in
  * sync-writes.ts does the same in steps): $7/$8 the projects this worker holds slots for and how many,
  * $9 the slots one project may hold, $10 the slots kept from rows over a share. The head is the oldest
  * $5 due rows. Only when it would give a project more than its share does the statement look at every

@@ -30,7 +30,7 @@ export interface ResourcesTable {
   lease_token: number;
   /** `<kind>:<key>` of the backend object the resource holds (the module's claimKey); unique. */
   claim_key: string | null;
-  /** What the row counts against the quotas (core/quotas.ts footprintOf); summed per project in quota_usage. */
+  /** What the row counts against the quotas (core/requests/quotas.ts footprintOf); summed per project in quota_usage. */
   spec_bytes: Generated<number>;
   processes: Generated<number>;
 }

@@ -1,5 +1,7 @@
 import type { Kysely } from 'kysely';
 
+import type { EventInput } from '../core/model.js';
+import type { ClaimBatch, ClaimRequest, LeaseRef, SyncWriteBack } from '../core/ports.js';
 import {
   allowance,
   type DueRow,
@@ -7,9 +9,7 @@ import {
   pickFair,
   type ProjectShares,
   withinShare,
-} from '../core/fair-claim.js';
-import type { EventInput } from '../core/model.js';
-import type { ClaimBatch, ClaimRequest, LeaseRef, SyncWriteBack } from '../core/ports.js';
+} from '../core/sync/claim-policy.js';
 import type { StoreDriver } from './driver.js';
 import { appendEvents } from './events.js';
 import { claimDuePostgres } from './postgres-claim.js';

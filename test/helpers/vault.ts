@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 
-import { keyIdOf, parseSecretKey } from '../../src/core/secret-box.js';
+import { keyIdOf, parseSecretKey } from '../../src/core/secrets/secret-box.js';
 
 /** The modules `vault` and `vault_client` (test/fixtures/secret-modules), for STEWARD_MODULE_PATHS. */
 export const SECRET_MODULES = fileURLToPath(new URL('../fixtures/secret-modules', import.meta.url));

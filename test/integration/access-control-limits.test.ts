@@ -140,7 +140,7 @@ describe('the per-token rate limit', () => {
     expect(lines.length).toBeGreaterThanOrEqual(5);
     expect(lines[0]).toMatchObject({
       level: 'info',
-      token_name: 'editor-a',
+      tokenName: 'editor-a',
       action: 'module.list',
       outcome: 'denied',
       code: 'rate_limited',
@@ -206,11 +206,11 @@ describe('the audit log', () => {
         () =>
           h.logs
             .map((l) => JSON.parse(l))
-            .find((l) => l.message === 'audit' && l.request_id === 'left-early'),
+            .find((l) => l.message === 'audit' && l.requestId === 'left-early'),
         'the audit line of the change',
       );
       expect(line).toMatchObject({
-        token_name: 'editor-a',
+        tokenName: 'editor-a',
         action: 'resource.create',
         project: 'a',
         urn: 'orn:steward:slow:a:gone',

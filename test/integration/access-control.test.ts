@@ -569,20 +569,20 @@ describe('access control: tokens, roles and projects', () => {
     const linesOf = () =>
       h.logs.map((line) => JSON.parse(line)).filter((line) => line.message === 'audit');
     await waitFor(
-      () => linesOf().some((line) => line.request_id === last.requestId),
+      () => linesOf().some((line) => line.requestId === last.requestId),
       'the last audit line',
     );
     const lines = linesOf();
     const problems: unknown[] = [];
     for (const e of auditExpectations) {
-      const mine = lines.filter((line) => line.request_id === e.requestId);
+      const mine = lines.filter((line) => line.requestId === e.requestId);
       if (mine.length !== (audited(e) ? 1 : 0)) problems.push({ ...e, lines: mine.length });
       const line = mine[0];
       if (!line) continue;
       const name = e.caller === 'none' || e.caller === 'invalid' ? 'unknown' : e.caller;
       const outcome = e.status < 300 ? 'accepted' : 'denied';
       if (
-        line.token_name !== name ||
+        line.tokenName !== name ||
         line.outcome !== outcome ||
         line.status !== e.status ||
         line.level !== 'info'
@@ -590,7 +590,7 @@ describe('access control: tokens, roles and projects', () => {
         problems.push({ e, line });
       if (e.target?.urn && (line.urn !== e.target.urn || line.project !== e.project))
         problems.push({ e, line });
-      if (e.target?.operationId && line.operation_id !== e.target.operationId)
+      if (e.target?.operationId && line.operationId !== e.target.operationId)
         problems.push({ e, line });
       if (outcome === 'denied' && typeof line.code !== 'string') problems.push({ e, line });
     }
@@ -598,7 +598,7 @@ describe('access control: tokens, roles and projects', () => {
     // Spot checks of the fields.
     expect(lines).toContainEqual(
       expect.objectContaining({
-        token_name: 'editor-a',
+        tokenName: 'editor-a',
         action: 'resource.update',
         project: 'a',
         urn: urnOf('a', cellName('patch', 'editor-a', 'a')),
@@ -608,7 +608,7 @@ describe('access control: tokens, roles and projects', () => {
     );
     expect(lines).toContainEqual(
       expect.objectContaining({
-        token_name: 'viewer-a',
+        tokenName: 'viewer-a',
         action: 'resource.delete',
         project: 'a',
         outcome: 'denied',
@@ -618,7 +618,7 @@ describe('access control: tokens, roles and projects', () => {
     );
     expect(lines).toContainEqual(
       expect.objectContaining({
-        token_name: 'viewer-a',
+        tokenName: 'viewer-a',
         action: 'resource.get',
         project: 'b',
         outcome: 'denied',
@@ -628,7 +628,7 @@ describe('access control: tokens, roles and projects', () => {
     );
     expect(lines).toContainEqual(
       expect.objectContaining({
-        token_name: 'unknown',
+        tokenName: 'unknown',
         action: 'resource.list',
         outcome: 'denied',
         status: 401,
@@ -637,7 +637,7 @@ describe('access control: tokens, roles and projects', () => {
     );
     expect(lines).toContainEqual(
       expect.objectContaining({
-        token_name: 'editor-b',
+        tokenName: 'editor-b',
         action: 'operation.cancel',
         project: 'b',
         outcome: 'accepted',
@@ -646,16 +646,16 @@ describe('access control: tokens, roles and projects', () => {
     );
     expect(lines).toContainEqual(
       expect.objectContaining({
-        token_name: 'admin',
+        tokenName: 'admin',
         action: 'resource.execute',
-        module_action: 'poke',
+        moduleAction: 'poke',
         outcome: 'accepted',
         status: 202,
       }),
     );
     expect(lines).toContainEqual(
       expect.objectContaining({
-        token_name: 'admin',
+        tokenName: 'admin',
         action: 'resource.secrets.read',
         urn: seedUrn('a'),
         fields: [],
@@ -665,7 +665,7 @@ describe('access control: tokens, roles and projects', () => {
     );
     expect(lines).toContainEqual(
       expect.objectContaining({
-        token_name: 'editor-a',
+        tokenName: 'editor-a',
         action: 'resource.secrets.read',
         outcome: 'denied',
         status: 403,
@@ -683,17 +683,17 @@ describe('access control: tokens, roles and projects', () => {
     );
     expect(dry.status).toBe(200);
     const dryLine = await waitFor(
-      () => linesOf().find((line) => line.request_id === 'acl-dry-run'),
+      () => linesOf().find((line) => line.requestId === 'acl-dry-run'),
       'the dry run audit line',
     );
     expect(dryLine).toMatchObject({
-      token_name: 'editor-a',
+      tokenName: 'editor-a',
       action: 'resource.delete',
       outcome: 'accepted',
       status: 200,
-      dry_run: true,
+      dryRun: true,
     });
-    expect(linesOf().filter((line) => line.dry_run === true)).toHaveLength(1);
+    expect(linesOf().filter((line) => line.dryRun === true)).toHaveLength(1);
 
     const everything = h.logs.join('');
     for (const secret of [

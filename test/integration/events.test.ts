@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs';
 
 import type { Config } from '../../src/config.js';
-import { createEventFeed } from '../../src/core/event-feed.js';
+import { createEventFeed } from '../../src/core/events/event-feed.js';
 import { createFakeModule } from '../helpers/fake-module.js';
 import { expectError } from '../helpers/fake-steward.js';
 import { call, type Harness, startSteward } from '../helpers/harness.js';

@@ -7,7 +7,7 @@ import { type Harness, startSteward, waitFor } from '../helpers/harness.js';
  * Issue 11: one project's slow backends stalled every project. 24 postgres_server resources
  * pointing at a port that accepts and never answers held all 8 worker slots for pg's 10 s
  * connect timeout, round after round, and another project's one-step file create waited
- * 48.6 s. Claims are now fair across projects (src/core/fair-claim.ts): a project holds at
+ * 48.6 s. Claims are now fair across projects (src/core/sync/claim-policy.ts): a project holds at
  * most its share of the slots while another project has work due, and still every slot
  * when it is alone.
  */

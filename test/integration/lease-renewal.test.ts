@@ -1,5 +1,5 @@
 import type { LeaseRef, Store } from '../../src/core/ports.js';
-import { decideWriteBack } from '../../src/core/sync-outcome.js';
+import { decideWriteBack } from '../../src/core/sync/decide-write-back.js';
 import { createFakeModule } from '../helpers/fake-module.js';
 import { call, type Harness, startSteward } from '../helpers/harness.js';
 

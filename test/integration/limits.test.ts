@@ -5,8 +5,8 @@ import { gzipSync } from 'node:zlib';
 import BetterSqlite3 from 'better-sqlite3';
 
 import { loadConfig } from '../../src/config.js';
-import { FIXED_LIMITS, resolveLimits } from '../../src/core/limits.js';
 import { KIND_PATTERN, NAME_PATTERN } from '../../src/core/names.js';
+import { FIXED_LIMITS, resolveLimits } from '../../src/core/requests/limits.js';
 import { expectError, type FakeSteward, startFakeSteward, urnOf } from '../helpers/fake-steward.js';
 import { call, type JsonResponse } from '../helpers/harness.js';
 

@@ -364,7 +364,7 @@ describe('a planted secret is found nowhere but in the admin read of secret outp
       return lines.length >= 3 ? lines : undefined;
     }, 'the audit lines of the reads');
     expect(audits[0]).toMatchObject({
-      token_name: 'anonymous',
+      tokenName: 'anonymous',
       urn: V,
       fields: ['/state/output/token'],
       outcome: 'accepted',

@@ -389,12 +389,12 @@ describe('secrets at rest, with STEWARD_SECRET_KEY', () => {
       () =>
         h.logs
           .map((line) => JSON.parse(line))
-          .find((line) => line.message === 'audit' && line.request_id === 'secret-read-1'),
+          .find((line) => line.message === 'audit' && line.requestId === 'secret-read-1'),
       'the audit line of the read',
     );
     expect(audit).toMatchObject({
       component: 'audit',
-      token_name: 'admin',
+      tokenName: 'admin',
       action: 'resource.secrets.read',
       project: 'p',
       urn,
@@ -411,7 +411,7 @@ describe('secrets at rest, with STEWARD_SECRET_KEY', () => {
           line.action === 'resource.secrets.read' &&
           line.outcome === 'denied',
       );
-    expect(denials.map((line) => [line.token_name, line.status])).toEqual(
+    expect(denials.map((line) => [line.tokenName, line.status])).toEqual(
       expect.arrayContaining([
         ['editor', 403],
         ['viewer', 403],
@@ -438,7 +438,7 @@ describe('secrets at rest, with STEWARD_SECRET_KEY', () => {
       h.logs.filter(
         (line) =>
           line.includes('"message":"secrets are sealed at rest"') &&
-          line.includes(`"key_id":"${keyIdFor(KEY)}"`),
+          line.includes(`"keyId":"${keyIdFor(KEY)}"`),
       ),
     ).toHaveLength(1);
   });

@@ -72,7 +72,7 @@ describe('secrets', () => {
     expect(
       h.logs.some(
         (line) =>
-          line.includes('"urn":"orn:steward:fake:p:vault"') && line.includes('"operation_id":"op_'),
+          line.includes('"urn":"orn:steward:fake:p:vault"') && line.includes('"operationId":"op_'),
       ),
     ).toBe(true);
   });

@@ -1,6 +1,6 @@
 import { silentLogger } from '../../src/core/logging.js';
-import { createRegistry } from '../../src/core/registry.js';
-import { createSyncEngine, type SyncEngine } from '../../src/core/sync-engine.js';
+import { createRegistry } from '../../src/core/modules/registry.js';
+import { createSyncEngine, type SyncEngine } from '../../src/core/sync/sync-engine.js';
 import { createWakeup } from '../../src/core/wakeup.js';
 import { engineOptionsFrom } from '../../src/engine-options.js';
 import { createFakeModule, type Ledger } from '../helpers/fake-module.js';

@@ -4,7 +4,7 @@ import {
   readOpenFilesLimit,
 } from '../../src/api/http-server.js';
 import { nestsDeeperThan } from '../../src/api/json-depth.js';
-import { boundedPage, rowsToLoad } from '../../src/core/bounded-page.js';
+import { boundedPage, rowsToLoad } from '../../src/core/requests/bounded-page.js';
 
 const deeper = (text: string, levels: number) => nestsDeeperThan(Buffer.from(text), levels);
 

@@ -1,5 +1,5 @@
 import { InvalidRequestError, NotFoundError } from '../../src/core/errors.js';
-import { createRegistry, ModuleDefinitionError } from '../../src/core/registry.js';
+import { createRegistry, ModuleDefinitionError } from '../../src/core/modules/registry.js';
 import { createFakeModule } from '../helpers/fake-module.js';
 
 describe('the module registry', () => {

@@ -1,6 +1,6 @@
 import { InvalidRequestError } from '../../src/core/errors.js';
-import { createRegistry, ModuleDefinitionError } from '../../src/core/registry.js';
-import { refuseMovedSecrets } from '../../src/core/secret-bindings.js';
+import { createRegistry, ModuleDefinitionError } from '../../src/core/modules/registry.js';
+import { refuseMovedSecrets } from '../../src/core/secrets/secret-bindings.js';
 import { createFakeModule } from '../helpers/fake-module.js';
 
 /** secretBindings: what the registry accepts, and which changes keep a secret where it was sent. */

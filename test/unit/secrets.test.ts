@@ -1,4 +1,4 @@
-import { hasSecrets, redact } from '../../src/core/secrets.js';
+import { hasSecrets, redact } from '../../src/core/secrets/secrets.js';
 
 describe('redact', () => {
   const schema = {

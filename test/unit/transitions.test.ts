@@ -5,7 +5,7 @@ import {
   type RequestSource,
   TRANSITIONS,
   type UserRequest,
-} from '../../src/core/transitions.js';
+} from '../../src/core/requests/transitions.js';
 
 const SOURCES: RequestSource[] = ['ABSENT', 'PENDING', 'COMPLETED', 'ERROR'];
 const urn = 'orn:steward:fake:p:n';

@@ -2,7 +2,7 @@ import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'exp
 
 import { StewardError } from '../../core/errors.js';
 import type { CoreLogger } from '../../core/logging.js';
-import { OutOfScopeError } from '../../core/scope.js';
+import { OutOfScopeError } from '../../core/requests/scope.js';
 import { API_PREFIX } from '../prefix.js';
 import { findCaller } from './caller.js';
 
@@ -10,9 +10,9 @@ import { findCaller } from './caller.js';
 export interface AuditNote {
   project?: string;
   urn?: string;
-  module_action?: string;
+  moduleAction?: string;
   /** A read of secrets: audited like a change, with the fields read (JSON pointers, never values). */
-  secret_fields?: string[];
+  secretFields?: string[];
 }
 
 const NOTE = 'auditNote';
@@ -29,7 +29,7 @@ export function noteAudit(res: Response, note: AuditNote): void {
  * (a 2xx to POST, PATCH or DELETE; dry runs too, marked) and every denial: 401,
  * 403, 429, and a 404 that hid something outside the caller's projects. Fields:
  * the token's name (`anonymous` in open mode, `unknown` before authentication),
- * project, action, urn, operation_id, outcome, status and code. Never a token, a
+ * project, action, urn, operationId, outcome, status and code. Never a token, a
  * header or a body.
  */
 export function auditLog(logger: CoreLogger): RequestHandler {
@@ -74,29 +74,27 @@ function writeLine(log: CoreLogger, req: Request, res: Response): void {
     status === 429 ||
     (status === 404 && error?.hidden === true);
   const accepted =
-    status >= 200 &&
-    status < 300 &&
-    (MUTATIONS.has(req.method) || note.secret_fields !== undefined);
+    status >= 200 && status < 300 && (MUTATIONS.has(req.method) || note.secretFields !== undefined);
   if (!denied && !accepted) return;
   const target = describe(req);
   const urn = note.urn ?? target.urn;
   log.info('audit', {
-    token_name: findCaller(res)?.name ?? 'unknown',
+    tokenName: findCaller(res)?.name ?? 'unknown',
     project: note.project ?? projectOf(urn),
     action: target.action,
     ...(urn ? { urn } : {}),
-    ...(target.operationId ? { operation_id: target.operationId } : {}),
-    ...(note.module_action && /^[\w.-]{1,100}$/.test(note.module_action)
-      ? { module_action: note.module_action }
+    ...(target.operationId ? { operationId: target.operationId } : {}),
+    ...(note.moduleAction && /^[\w.-]{1,100}$/.test(note.moduleAction)
+      ? { moduleAction: note.moduleAction }
       : {}),
-    ...(note.secret_fields ? { fields: note.secret_fields } : {}),
+    ...(note.secretFields ? { fields: note.secretFields } : {}),
     ...(accepted && req.query.dry_run !== undefined && req.query.dry_run !== 'false'
-      ? { dry_run: true }
+      ? { dryRun: true }
       : {}),
     outcome: denied ? 'denied' : 'accepted',
     status,
     ...(error ? { code: error.code } : {}),
-    request_id: res.locals.requestId as string | undefined,
+    requestId: res.locals.requestId as string | undefined,
   });
 }
 

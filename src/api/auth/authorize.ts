@@ -1,6 +1,6 @@
 import type { Response } from 'express';
 
-import { assertResourceInScope, inScope } from '../../core/scope.js';
+import { assertResourceInScope, inScope } from '../../core/requests/scope.js';
 import { type Caller, callerOf, type Role } from './caller.js';
 import { PermissionDeniedError } from './errors.js';
 

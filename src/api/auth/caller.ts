@@ -1,7 +1,7 @@
 import type { Response } from 'express';
 
 import { StewardError } from '../../core/errors.js';
-import type { ProjectScope } from '../../core/scope.js';
+import type { ProjectScope } from '../../core/requests/scope.js';
 
 /**
  * viewer: reads. editor: reads and every change. admin: everything. metrics: only

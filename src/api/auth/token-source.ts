@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
 
 import type { CoreLogger } from '../../core/logging.js';
-import type { ProjectScope } from '../../core/scope.js';
+import type { ProjectScope } from '../../core/requests/scope.js';
 import type { Role } from './caller.js';
 import { readTokensFile, type TokenEntry } from './tokens-file.js';
 

@@ -1,4 +1,4 @@
-import type { Registry } from '../../core/registry.js';
+import type { Registry } from '../../core/modules/registry.js';
 import type { BodyValidator } from '../schemas.js';
 import { actionParamsExtension, createBodySchema, moduleComponents } from './module-schemas.js';
 import { otherPaths } from './other-paths.js';

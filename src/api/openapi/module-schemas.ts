@@ -1,4 +1,4 @@
-import type { RegisteredModule } from '../../core/registry.js';
+import type { RegisteredModule } from '../../core/modules/registry.js';
 import { componentRef, embedSchema, type Schema } from './schema-refs.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
 
-import type { Registry } from '../../core/registry.js';
+import type { Registry } from '../../core/modules/registry.js';
 import type { BodyValidator } from '../schemas.js';
 import { buildOpenApiDocument } from './document.js';
 

@@ -3,10 +3,10 @@ import { once } from 'node:events';
 import { type Response, Router } from 'express';
 
 import { InvalidRequestError, StewardError } from '../../core/errors.js';
-import type { EventFeed } from '../../core/event-feed.js';
+import type { EventFeed } from '../../core/events/event-feed.js';
 import type { CoreLogger } from '../../core/logging.js';
 import type { EventRecord } from '../../core/model.js';
-import { projectsOf } from '../../core/scope.js';
+import { projectsOf } from '../../core/requests/scope.js';
 import { callerOf } from '../auth/caller.js';
 import { errorBody } from '../http-errors.js';
 import { queryOf } from '../request-parsing.js';
@@ -55,7 +55,7 @@ export function eventRoutes(feed: EventFeed, heartbeatMs: number, logger: CoreLo
         // Headers are out: report the failure as a last frame; the client resumes with Last-Event-ID.
         if (!(err instanceof StewardError))
           log.error('event stream failed', {
-            request_id: res.locals.requestId,
+            requestId: res.locals.requestId,
             error: (err as Error)?.stack ?? String(err),
           });
         res.write(errorFrame(err));

@@ -1,7 +1,7 @@
 import { Router } from 'express';
 
 import { InvalidRequestError } from '../../core/errors.js';
-import type { LogReader } from '../../core/logs.js';
+import type { LogReader } from '../../core/requests/logs.js';
 import { authorizeResource, NEEDS } from '../auth/authorize.js';
 import { queryOf } from '../request-parsing.js';
 

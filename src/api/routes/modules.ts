@@ -1,6 +1,6 @@
 import { Router } from 'express';
 
-import type { RegisteredModule, Registry } from '../../core/registry.js';
+import type { RegisteredModule, Registry } from '../../core/modules/registry.js';
 import { queryOf } from '../request-parsing.js';
 
 /** The published description of a kind: its actions and schemas. */

@@ -2,7 +2,8 @@ import { Router } from 'express';
 
 import { InvalidRequestError } from '../../core/errors.js';
 import type { OperationStatus } from '../../core/model.js';
-import type { Queries } from '../../core/queries.js';
+import type { OperationCommands } from '../../core/requests/operation-commands.js';
+import type { Queries } from '../../core/requests/queries.js';
 import { noteAudit } from '../auth/audit.js';
 import { NEEDS, requireRole } from '../auth/authorize.js';
 import { callerOf } from '../auth/caller.js';
@@ -17,7 +18,7 @@ const STATUSES: readonly OperationStatus[] = [
   'cancelled',
 ];
 
-export function operationRoutes(queries: Queries): Router {
+export function operationRoutes(queries: Queries, commands: OperationCommands): Router {
   const router = Router();
 
   router.get('/operations', async (req, res) => {
@@ -46,7 +47,7 @@ export function operationRoutes(queries: Queries): Router {
     const operation = await queries.getOperation(req.params.id, caller.scope);
     noteAudit(res, { urn: operation.urn });
     requireRole(caller, NEEDS.change, 'cancel operations');
-    res.json(await queries.cancelOperation(req.params.id, caller.name, caller.scope));
+    res.json(await commands.cancelOperation(req.params.id, caller.name, caller.scope));
   });
 
   return router;

@@ -1,9 +1,9 @@
 import { type Response, Router } from 'express';
 
-import type { Limits } from '../../core/limits.js';
 import { formatUrn } from '../../core/names.js';
-import type { Queries } from '../../core/queries.js';
-import type { Accepted, ResourceCommands } from '../../core/resource-commands.js';
+import type { Limits } from '../../core/requests/limits.js';
+import type { Queries } from '../../core/requests/queries.js';
+import type { Accepted, ResourceCommands } from '../../core/requests/resource-commands.js';
 import { noteAudit } from '../auth/audit.js';
 import { authorizeCreate, authorizeResource, NEEDS, requireRole } from '../auth/authorize.js';
 import { callerOf } from '../auth/caller.js';
@@ -89,7 +89,7 @@ export function resourceRoutes(
     const { dry_run } = queryOf(req, ['dry_run']);
     const caller = authorizeResource(res, req.params.urn, NEEDS.change, 'run actions');
     const body = schemas.assert<{ action: string; params?: unknown }>('execute.json', req.body);
-    noteAudit(res, { module_action: body.action });
+    noteAudit(res, { moduleAction: body.action });
     sendAccepted(
       res,
       await commands.execute(
@@ -103,7 +103,7 @@ export function resourceRoutes(
 
   router.post('/resources/:urn/actions/:action', async (req, res) => {
     const { dry_run } = queryOf(req, ['dry_run']);
-    noteAudit(res, { module_action: req.params.action });
+    noteAudit(res, { moduleAction: req.params.action });
     const caller = authorizeResource(res, req.params.urn, NEEDS.change, 'run actions');
     const params =
       req.body === undefined ? {} : schemas.assert<object>('action-params.json', req.body);

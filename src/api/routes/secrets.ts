@@ -1,6 +1,6 @@
 import { Router } from 'express';
 
-import type { SecretReads } from '../../core/secret-reads.js';
+import type { SecretReads } from '../../core/secrets/secret-reads.js';
 import { noteAudit } from '../auth/audit.js';
 import { authorizeResource } from '../auth/authorize.js';
 import { queryOf } from '../request-parsing.js';
@@ -17,7 +17,7 @@ export function secretRoutes(secrets: SecretReads): Router {
     queryOf(req, []);
     const caller = authorizeResource(res, req.params.urn, 'admin', 'read secret outputs');
     const read = await secrets.readSecretOutput(req.params.urn, caller.scope);
-    noteAudit(res, { secret_fields: [...read.fields, ...read.unreadable.map((u) => u.field)] });
+    noteAudit(res, { secretFields: [...read.fields, ...read.unreadable.map((u) => u.field)] });
     res.json({
       urn: read.urn,
       version: read.version,

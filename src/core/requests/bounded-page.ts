@@ -1,0 +1,60 @@
+import type { Page } from '../model.js';
+
+/** STEWARD_MAX_PAGE_BYTES when nothing sets it (src/config.ts documents the same default). */
+export const DEFAULT_MAX_PAGE_BYTES = 4 * 1024 * 1024;
+/** Room left in the bound for the answer around the items: `{"resources":[` … `],"next_page_token":"…"}`. */
+const ENVELOPE_BYTES = 256;
+/** What a row holds besides its large text columns (names, times, counters, JSON keys), as an estimate. */
+const ROW_OVERHEAD_BYTES = 512;
+
+/** A page whose items are also given as JSON, measured once: the API sends these instead of serialising again. */
+export interface EncodedPage<T> extends Page<T> {
+  json: string[];
+}
+
+/**
+ * How many rows to load: at most `pageSize`, and no more than fit in `maxBytes` by the
+ * sizes the store reported (at least one). The sizes are characters of stored text, an
+ * estimate: `boundedPage` measures the real JSON and may end the page sooner.
+ */
+export function rowsToLoad(sizes: readonly number[], pageSize: number, maxBytes: number): number {
+  const budget = maxBytes - ENVELOPE_BYTES;
+  let total = 0;
+  let count = 0;
+  for (const size of sizes.slice(0, pageSize)) {
+    total += size + ROW_OVERHEAD_BYTES;
+    if (count > 0 && total > budget) break;
+    count += 1;
+  }
+  return Math.max(count, 1);
+}
+
+/**
+ * The items in order while their JSON, with the answer around it, stays within
+ * `maxBytes` (always at least one item, however large). `more`: rows exist past
+ * `items`; the next token is then where the page ended.
+ */
+export function boundedPage<T>(
+  items: readonly T[],
+  more: boolean,
+  maxBytes: number,
+  tokenOf: (last: T) => string,
+): EncodedPage<T> {
+  const budget = maxBytes - ENVELOPE_BYTES;
+  const kept: T[] = [];
+  const json: string[] = [];
+  let total = 0;
+  for (const item of items) {
+    const text = JSON.stringify(item);
+    const bytes = Buffer.byteLength(text, 'utf8') + 1; // and its comma
+    if (kept.length > 0 && total + bytes > budget) break;
+    total += bytes;
+    kept.push(item);
+    json.push(text);
+  }
+  const cut = kept.length < items.length;
+  // No rows at all although the sizes promised some: they were deleted in between; the list ends here.
+  return kept.length > 0 && (more || cut)
+    ? { items: kept, json, next: tokenOf(kept[kept.length - 1]!) }
+    : { items: kept, json };
+}

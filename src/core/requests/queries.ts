@@ -1,0 +1,136 @@
+import { NotFoundError } from '../errors.js';
+import {
+  type Operation,
+  type OperationStatus,
+  type Resource,
+  type ResourceFilter,
+  type Revision,
+} from '../model.js';
+import type { Registry } from '../modules/registry.js';
+import { parseUrn } from '../names.js';
+import type { Store } from '../ports.js';
+import {
+  boundedPage,
+  DEFAULT_MAX_PAGE_BYTES,
+  type EncodedPage,
+  rowsToLoad,
+} from './bounded-page.js';
+import { decodePageToken, encodePageToken } from './page-token.js';
+import {
+  ALL_PROJECTS,
+  assertResourceInScope,
+  inScope,
+  OutOfScopeError,
+  type ProjectScope,
+  projectsOf,
+  resourceNotFound,
+} from './scope.js';
+import { operationView, resourceView } from './views.js';
+
+export interface QueryDeps {
+  store: Store;
+  registry: Registry;
+  /** STEWARD_MAX_PAGE_BYTES: a list page's JSON ends before the item that would take it past this. @default 4 MiB */
+  maxPageBytes?: number;
+}
+
+/**
+ * Reads for the API (redacted views); cancel is in operation-commands.ts. Each
+ * takes the caller's project scope (default: every project): what lies outside it
+ * is filtered out in the query, or answers exactly as a missing thing does.
+ */
+export function createQueries({
+  store,
+  registry,
+  maxPageBytes = DEFAULT_MAX_PAGE_BYTES,
+}: QueryDeps) {
+  async function getResource(urn: string, scope: ProjectScope = ALL_PROJECTS): Promise<Resource> {
+    assertResourceInScope(scope, urn);
+    const resource = await store.findResource(urn);
+    if (!resource) throw resourceNotFound(urn, false);
+    return resourceView(resource, registry);
+  }
+
+  /** Pages are bounded by count and by bytes: the sizes are read first, then only the rows that fit are loaded. */
+  async function listResources(
+    filter: ResourceFilter,
+    pageSize: number,
+    pageToken?: string,
+    scope: ProjectScope = ALL_PROJECTS,
+  ): Promise<EncodedPage<Resource>> {
+    const after = decodePageToken<string>('resources', pageToken, 'string');
+    const scoped = { ...filter, projects: projectsOf(scope) };
+    const sizes = await store.listResourceSizes(scoped, pageSize + 1, after);
+    const count = rowsToLoad(sizes, pageSize, maxPageBytes);
+    const rows = await store.listResources(scoped, count, after);
+    return boundedPage(
+      rows.map((row) => resourceView(row, registry)),
+      sizes.length > count,
+      maxPageBytes,
+      (last) => encodePageToken('resources', last.urn),
+    );
+  }
+
+  async function listRevisions(
+    urn: string,
+    pageSize: number,
+    pageToken?: string,
+    scope: ProjectScope = ALL_PROJECTS,
+  ): Promise<EncodedPage<Revision>> {
+    const { project } = parseUrn(urn);
+    if (!inScope(scope, project))
+      throw new OutOfScopeError(`resource ${urn} has no history`, { urn });
+    const before = decodePageToken<number>(`revisions:${urn}`, pageToken, 'number');
+    const sizes = await store.listRevisionSizes(urn, pageSize + 1, before);
+    if (sizes.length === 0 && before === undefined && !(await store.findResource(urn)))
+      throw new NotFoundError(`resource ${urn} has no history`, { urn });
+    const count = rowsToLoad(sizes, pageSize, maxPageBytes);
+    const rows = sizes.length === 0 ? [] : await store.listRevisions(urn, count, before);
+    return boundedPage(rows, sizes.length > count, maxPageBytes, (last) =>
+      encodePageToken(`revisions:${urn}`, last.id),
+    );
+  }
+
+  /** The operation as stored, when it exists and lies in scope; else the one not-found of both. */
+  async function findVisibleOperation(id: string, scope: ProjectScope): Promise<Operation> {
+    const operation = await store.findOperation(id);
+    if (!operation) throw new NotFoundError(`operation ${id} does not exist`, { id });
+    if (!inScope(scope, parseUrn(operation.urn).project))
+      throw new OutOfScopeError(`operation ${id} does not exist`, { id });
+    return operation;
+  }
+
+  async function getOperation(id: string, scope: ProjectScope = ALL_PROJECTS): Promise<Operation> {
+    return operationView(await findVisibleOperation(id, scope), registry);
+  }
+
+  async function listOperations(
+    filter: { urn?: string; status?: OperationStatus },
+    pageSize: number,
+    pageToken?: string,
+    scope: ProjectScope = ALL_PROJECTS,
+  ): Promise<EncodedPage<Operation>> {
+    if (filter.urn !== undefined) parseUrn(filter.urn);
+    const before = decodePageToken<string>('operations', pageToken, 'string');
+    const scoped = { ...filter, projects: projectsOf(scope) };
+    const sizes = await store.listOperationSizes(scoped, pageSize + 1, before);
+    const count = rowsToLoad(sizes, pageSize, maxPageBytes);
+    const rows = await store.listOperations(scoped, count, before);
+    return boundedPage(
+      rows.map((row) => operationView(row, registry)),
+      sizes.length > count,
+      maxPageBytes,
+      (last) => encodePageToken('operations', last.id),
+    );
+  }
+
+  return {
+    getResource,
+    listResources,
+    listRevisions,
+    getOperation,
+    listOperations,
+  };
+}
+
+export type Queries = ReturnType<typeof createQueries>;

@@ -1,0 +1,476 @@
+import {
+  AlreadyExistsError,
+  InvalidRequestError,
+  InvalidStateError,
+  NotFoundError,
+  PreconditionFailedError,
+} from '../errors.js';
+import { newOperationId } from '../ids.js';
+import { diffJson } from '../json.js';
+import type { EventInput, Operation, Resource } from '../model.js';
+import type { RegisteredModule, Registry } from '../modules/registry.js';
+import { formatUrn, parseUrn } from '../names.js';
+import type { AcceptedChange, Store } from '../ports.js';
+import type { UnreadableSecret } from '../secrets/sealed-resources.js';
+import { refuseMovedSecrets } from '../secrets/secret-bindings.js';
+import type { Wakeup } from '../wakeup.js';
+import { claimHeldError, claimKeyOf } from './claims.js';
+import { resolveDependencies } from './dependencies.js';
+import { eventFor, newOperation, newResource, pendingFor, revisionOf } from './documents.js';
+import {
+  applyPlan,
+  keepOmittedSecrets,
+  runPlan,
+  validatedConfigs,
+  validatedParams,
+} from './planning.js';
+import { footprintOf, NO_QUOTAS, quotaExceeded, type Quotas } from './quotas.js';
+import { assertTransition, type UserRequest } from './transitions.js';
+import { operationView, resourceView } from './views.js';
+
+export interface CreateRequest {
+  kind: string;
+  project: string;
+  name: string;
+  labels?: Record<string, string>;
+  configs?: Record<string, unknown>;
+  dependencies?: Record<string, string>;
+}
+
+export interface UpdateRequest {
+  labels?: Record<string, string>;
+  configs?: Record<string, unknown>;
+  dependencies?: Record<string, string>;
+}
+
+export interface RequestOptions {
+  actor: string;
+  dryRun?: boolean;
+  /** The version the caller last saw (If-Match); undefined or '*' matches any. */
+  ifMatch?: number | '*';
+}
+
+/** What an accepted request answers: redacted views. `operation` is unsaved on a dry run. */
+export interface Accepted {
+  resource: Resource;
+  operation: Operation;
+  dryRun: boolean;
+}
+
+export interface CommandDeps {
+  store: Store;
+  registry: Registry;
+  wakeup: Wakeup;
+  clock: () => Date;
+  /** STEWARD_QUOTA_* and STEWARD_REVISION_RETENTION. @default NO_QUOTAS */
+  quotas?: Quotas;
+}
+
+/** A compare-and-set that loses to a concurrent write is retried this often before giving up. */
+const MAX_CONFLICT_RETRIES = 5;
+
+/**
+ * The write side of the API: validate, check the transition, plan, and commit
+ * resource, revision, operation and events in one transaction.
+ */
+export function createResourceCommands({
+  store,
+  registry,
+  wakeup,
+  clock,
+  quotas = NO_QUOTAS,
+}: CommandDeps) {
+  /** The dependencies as plan sees them: their secret outputs opened (one that does not open is left out). */
+  async function resolveForPlan(
+    module: RegisteredModule,
+    project: string,
+    requested: Record<string, string>,
+  ) {
+    const resolved = await resolveDependencies(store, module, project, requested);
+    return Object.fromEntries(
+      Object.entries(resolved).map(([name, dependency]) => [
+        name,
+        registry.secrets.openDependency(dependency).dependency,
+      ]),
+    );
+  }
+
+  /** A create lost a race with a concurrent change of a dependency: look again (and answer what it is now). */
+  function create(request: CreateRequest, options: RequestOptions): Promise<Accepted> {
+    return retryOnConflict(formatUrn(request), () => createOnce(request, options));
+  }
+
+  async function createOnce(request: CreateRequest, options: RequestOptions): Promise<Accepted> {
+    const module = registry.get(request.kind);
+    const urn = formatUrn(request);
+    if (await store.findResource(urn))
+      throw new AlreadyExistsError(`resource ${urn} already exists`, { urn });
+    const configs = validatedConfigs(module, request.configs ?? {});
+    const dependencies = request.dependencies ?? {};
+    const resolved = await resolveForPlan(module, request.project, dependencies);
+    const now = clock();
+    const desired = newResource(
+      request,
+      { configs, dependencies },
+      request.labels ?? {},
+      newOperationId(now.getTime()),
+      options.actor,
+      now,
+    );
+    const plan = await runPlan(module, {
+      action: 'create',
+      params: {},
+      current: null,
+      desired,
+      dependencies: resolved,
+      now,
+    });
+    const resource = applyPlan(module, null, desired, plan);
+    const operation = newOperation(resource, 'create', {}, options.actor, now);
+    const events = [
+      eventFor(resource, 'resource.created', operation.id, { version: 1 }),
+      eventFor(resource, 'operation.created', operation.id, { action: 'create' }),
+    ];
+    const revision = revisionOf(null, resource, operation, registry);
+    const change = {
+      resource,
+      expected: null,
+      nextSyncAtMs: now.getTime(),
+      operation,
+      reindex: true,
+      claimKey: claimKeyOf(module, resource),
+      events,
+    };
+    return commit({ ...change, revision, quota: quotaOf(module, resource) }, options);
+  }
+
+  /** PATCH: each part given replaces the stored one. */
+  function update(urn: string, request: UpdateRequest, options: RequestOptions): Promise<Accepted> {
+    return withRetries(urn, 'update', options, async (current, module, carried) => {
+      const configs =
+        request.configs === undefined
+          ? current.spec.configs
+          : validatedConfigs(
+              module,
+              keepOmittedSecrets(module, current.spec.configs, request.configs),
+            );
+      const dependencies = request.dependencies ?? current.spec.dependencies;
+      refuseMovedSecrets(module.definition, {
+        before: current.spec,
+        after: { configs, dependencies },
+        sent: new Set(Object.keys(request.configs ?? {})),
+        stored: new Set([
+          ...Object.keys(current.spec.configs),
+          ...carried.map((secret) => secret.pointer.replace(/^\/spec\/configs\//, '')),
+        ]),
+      });
+      const resolved = await resolveForPlan(module, current.project, dependencies);
+      const now = clock();
+      const base = pendingFor(current, 'update', newOperationId(now.getTime()), options.actor, now);
+      const desired = {
+        ...base,
+        labels: request.labels ?? current.labels,
+        spec: { configs, dependencies },
+      };
+      return planned(module, current, desired, 'update', {}, resolved, now, options, carried);
+    });
+  }
+
+  /** A module action (`POST .../execute` or `.../actions/{action}`). */
+  function execute(
+    urn: string,
+    action: string,
+    params: unknown,
+    options: RequestOptions,
+  ): Promise<Accepted> {
+    if (action === 'delete') return remove(urn, options);
+    if (action === 'create' || action === 'update') {
+      throw new InvalidRequestError(
+        `action "${action}" is not executed: use ${action === 'create' ? 'POST /resources' : 'PATCH /resources/{urn}'}`,
+      );
+    }
+    return withRetries(urn, 'action', options, async (current, module, carried) => {
+      const validParams = validatedParams(module, action, params);
+      const resolved = await resolveForPlan(module, current.project, current.spec.dependencies);
+      const now = clock();
+      const desired = pendingFor(
+        current,
+        action,
+        newOperationId(now.getTime()),
+        options.actor,
+        now,
+      );
+      return planned(
+        module,
+        current,
+        desired,
+        action,
+        validParams,
+        resolved,
+        now,
+        options,
+        carried,
+      );
+    });
+  }
+
+  /** Allowed from any status; a running operation is cancelled as superseded. */
+  function remove(urn: string, options: RequestOptions): Promise<Accepted> {
+    return withRetries(urn, 'delete', options, async (current, module, carried) => {
+      if (current.state.status === 'PENDING' && current.state.action === 'delete') {
+        const running = await store.findOperation(current.state.operation_id);
+        if (running)
+          return {
+            resource: resourceView(current, registry),
+            operation: operationView(running, registry),
+            dryRun: Boolean(options.dryRun),
+          };
+      }
+      const dependents = await store.findDependents(urn);
+      if (dependents.length) {
+        throw new InvalidStateError(
+          `cannot delete ${urn}: ${dependents.join(', ')} depend${dependents.length === 1 ? 's' : ''} on it`,
+          { dependents },
+        );
+      }
+      const resolved = await resolveForPlan(module, current.project, current.spec.dependencies);
+      const now = clock();
+      const desired = pendingFor(
+        current,
+        'delete',
+        newOperationId(now.getTime()),
+        options.actor,
+        now,
+      );
+      return planned(module, current, desired, 'delete', {}, resolved, now, options, carried);
+    });
+  }
+
+  /** ERROR → PENDING: the same action and params again, as a new operation. */
+  function retry(urn: string, options: RequestOptions): Promise<Accepted> {
+    return withRetries(urn, 'retry', options, async (current, module, carried) => {
+      const previous = await store.findOperation(current.state.operation_id);
+      const now = clock();
+      const resource = pendingFor(
+        current,
+        current.state.action,
+        newOperationId(now.getTime()),
+        options.actor,
+        now,
+      );
+      const operation = newOperation(
+        resource,
+        current.state.action,
+        previous?.params ?? {},
+        options.actor,
+        now,
+      );
+      const events = [
+        eventFor(resource, 'resource.status_changed', operation.id, {
+          from: current.state.status,
+          to: 'PENDING',
+          action: operation.action,
+        }),
+        eventFor(resource, 'operation.created', operation.id, {
+          action: operation.action,
+          retry_of: current.state.operation_id,
+        }),
+      ];
+      return commit(
+        {
+          resource,
+          expected: expectedOf(current),
+          nextSyncAtMs: now.getTime(),
+          operation,
+          reindex: false,
+          events,
+        },
+        options,
+        carried,
+      );
+    });
+  }
+
+  async function planned(
+    module: RegisteredModule,
+    current: Resource,
+    desired: Resource,
+    action: string,
+    params: unknown,
+    dependencies: Parameters<typeof runPlan>[1]['dependencies'],
+    now: Date,
+    options: RequestOptions,
+    carried: readonly UnreadableSecret[],
+  ): Promise<Accepted> {
+    const plan = await runPlan(module, { action, params, current, desired, dependencies, now });
+    const resource = applyPlan(module, current, desired, plan);
+    const operation = newOperation(resource, action, params, options.actor, now);
+    const changedSpec = resource.version !== current.version;
+    const reindex =
+      changedSpec &&
+      (diffJson(current.labels, resource.labels).length > 0 ||
+        diffJson(current.spec.dependencies, resource.spec.dependencies).length > 0);
+    const events: EventInput[] = [];
+    if (changedSpec)
+      events.push(
+        eventFor(resource, 'resource.updated', operation.id, { version: resource.version, action }),
+      );
+    if (current.state.status !== 'PENDING')
+      events.push(
+        eventFor(resource, 'resource.status_changed', operation.id, {
+          from: current.state.status,
+          to: 'PENDING',
+          action,
+        }),
+      );
+    events.push(eventFor(resource, 'operation.created', operation.id, { action }));
+    const superseded =
+      current.state.status === 'PENDING'
+        ? { id: current.state.operation_id, error: `superseded by ${action} (${operation.id})` }
+        : undefined;
+    if (superseded)
+      events.push(
+        eventFor(resource, 'operation.cancelled', superseded.id, { reason: superseded.error }),
+      );
+    return commit(
+      {
+        resource,
+        expected: expectedOf(current),
+        nextSyncAtMs: now.getTime(),
+        operation,
+        superseded,
+        reindex,
+        // A delete keeps its key until the row is gone; every other plan may have moved it.
+        claimKey: action === 'delete' ? undefined : claimKeyOf(module, resource),
+        events,
+        revision: changedSpec ? revisionOf(current, resource, operation, registry) : undefined,
+        // A delete is never refused: it keeps the stored footprint until the row is gone.
+        quota: changedSpec && action !== 'delete' ? quotaOf(module, resource) : undefined,
+      },
+      options,
+      carried,
+    );
+  }
+
+  /**
+   * `change.resource` holds the secrets opened; the store gets them sealed, with each
+   * stored value that did not open (`carried`) put back unless the request replaced it.
+   */
+  async function commit(
+    change: AcceptedChange,
+    options: RequestOptions,
+    carried: readonly UnreadableSecret[] = [],
+  ): Promise<Accepted> {
+    const result = {
+      resource: resourceView(change.resource, registry),
+      operation: operationView(change.operation, registry),
+      dryRun: Boolean(options.dryRun),
+    };
+    if (options.dryRun) {
+      const holder = change.claimKey
+        ? await store.findClaimHolder(change.resource.kind, change.claimKey)
+        : undefined;
+      if (holder && holder.urn !== change.resource.urn)
+        throw claimHeldError(change.resource, change.claimKey!, holder);
+      return result;
+    }
+    const keepRevisions = change.revision ? quotas.keepRevisions : undefined;
+    const outcome = await store.commitAccepted({
+      ...change,
+      keepRevisions,
+      resource: registry.secrets.seal(change.resource, carried),
+    });
+    if (typeof outcome === 'object') {
+      if ('claimHeldBy' in outcome)
+        throw claimHeldError(change.resource, change.claimKey!, outcome.claimHeldBy);
+      throw quotaExceeded(change.resource.project, outcome);
+    }
+    if (outcome === 'conflict') {
+      if (change.expected === null && (await store.findResource(change.resource.urn))) {
+        throw new AlreadyExistsError(`resource ${change.resource.urn} already exists`, {
+          urn: change.resource.urn,
+        });
+      }
+      throw new ConflictSignal();
+    }
+    wakeup.notify();
+    return result;
+  }
+
+  /**
+   * Reads, checks If-Match and the transition, runs `attempt`; re-reads when the compare-and-set lost a race.
+   * `attempt` sees the stored resource with its secrets opened (so plan, PATCH's kept secrets and the
+   * "did anything change" comparison work on values, not on ciphertexts); the secrets that do not open
+   * are left out and carried to the commit as they were stored.
+   */
+  async function withRetries(
+    urn: string,
+    request: UserRequest,
+    options: RequestOptions,
+    attempt: (
+      current: Resource,
+      module: RegisteredModule,
+      carried: readonly UnreadableSecret[],
+    ) => Promise<Accepted>,
+  ): Promise<Accepted> {
+    parseUrn(urn);
+    return retryOnConflict(urn, async () => {
+      const stored = await store.findResource(urn);
+      if (!stored) throw new NotFoundError(`resource ${urn} does not exist`, { urn });
+      const { resource: current, unreadable } = registry.secrets.open(stored);
+      checkIfMatch(current, options.ifMatch);
+      if (!(request === 'delete' && current.state.action === 'delete'))
+        assertTransition(request, current.state.status, urn);
+      return attempt(current, registry.get(current.kind), unreadable);
+    });
+  }
+
+  /** The footprint counted in the accept transaction (the store refuses what would go past a quota). */
+  function quotaOf(module: RegisteredModule, resource: Resource): AcceptedChange['quota'] {
+    return { footprint: footprintOf(module, resource), limits: quotas.limits };
+  }
+
+  return { create, update, execute, remove, retry };
+}
+
+export type ResourceCommands = ReturnType<typeof createResourceCommands>;
+
+/** Internal: the compare-and-set lost to a concurrent write. */
+class ConflictSignal extends Error {}
+
+/** Runs `once` again while its compare-and-set loses to concurrent writes, at most MAX_CONFLICT_RETRIES more times. */
+async function retryOnConflict<T>(urn: string, once: () => Promise<T>): Promise<T> {
+  for (let i = 0; ; i += 1) {
+    try {
+      return await once();
+    } catch (err) {
+      if (!(err instanceof ConflictSignal)) throw err;
+      if (i >= MAX_CONFLICT_RETRIES) throw conflictError(urn);
+    }
+  }
+}
+
+function conflictError(urn: string): InvalidStateError {
+  return new InvalidStateError(`resource ${urn} is changing under concurrent requests; try again`, {
+    urn,
+  });
+}
+
+export function expectedOf(resource: Resource) {
+  return {
+    version: resource.version,
+    status: resource.state.status,
+    operationId: resource.state.operation_id,
+  };
+}
+
+function checkIfMatch(current: Resource, ifMatch: RequestOptions['ifMatch']): void {
+  if (ifMatch === undefined || ifMatch === '*' || ifMatch === current.version) return;
+  throw new PreconditionFailedError(
+    `resource ${current.urn} is at version ${current.version}, not ${ifMatch}`,
+    {
+      urn: current.urn,
+      version: current.version,
+    },
+  );
+}

@@ -1,0 +1,242 @@
+import { isTerminalError, type SyncResult } from '../../sdk/index.js';
+import { describeError } from '../errors.js';
+import type { Resource } from '../model.js';
+import type { LeaseRef, SyncWriteBack } from '../ports.js';
+import { eventFor } from '../requests/documents.js';
+import { SYNC_TRANSITIONS } from '../requests/transitions.js';
+
+export interface OutcomeOptions {
+  maxAttempts: number;
+  backoff: BackoffOptions;
+  /** How long a resource waiting on a dependency sleeps before it looks again (it is also woken when the dependency completes). */
+  dependencyPollMs: number;
+  /** The kind's drift re-sync interval, if it has one. */
+  resyncIntervalMs?: number;
+}
+
+/** What the sync loop learned from one call, before it is written. */
+export type SyncObservation =
+  | { type: 'result'; result: SyncResult }
+  | { type: 'failure'; error: unknown }
+  | { type: 'waiting'; on: string[] };
+
+/**
+ * The sync outcome policy: what one sync call returned or threw, with the lease's claimed
+ * status and the resource's state, decides the outcome and the write-back. Pure, so every
+ * row is a unit test (test/unit/decide-write-back.test.ts); handle-outcome.ts logs and counts
+ * each outcome in one `switch`.
+ *
+ * | claimed   | the call                           | outcome   | status    | attempts  | next sync          |
+ * | --------- | ---------------------------------- | --------- | --------- | --------- | ------------------ |
+ * | PENDING   | dependencies not COMPLETED         | waiting   | PENDING   | unchanged | + dependencyPollMs |
+ * | PENDING   | returned PENDING                   | step      | PENDING   | 0         | + requeueAfterMs   |
+ * | PENDING   | returned COMPLETED, action delete  | deleted   | (row gone)| 0         | none               |
+ * | PENDING   | returned COMPLETED                 | completed | COMPLETED | 0         | resync interval    |
+ * | PENDING   | threw, attempts left               | retry     | PENDING   | + 1       | backoff            |
+ * | PENDING   | threw TerminalError or last attempt| failed    | ERROR     | + 1       | none               |
+ * | COMPLETED | dependencies not COMPLETED         | resync    | COMPLETED | unchanged | + dependencyPollMs |
+ * | COMPLETED | threw                              | resync    | COMPLETED | + 1       | backoff            |
+ * | COMPLETED | returned PENDING                   | resync    | COMPLETED | 0         | + requeueAfterMs   |
+ * | COMPLETED | returned COMPLETED                 | resync    | COMPLETED | 0         | resync interval    |
+ */
+export function decideWriteBack(
+  resource: Resource,
+  lease: LeaseRef,
+  observation: SyncObservation,
+  options: OutcomeOptions,
+  nowMs: number,
+  random: () => number = Math.random,
+): SyncWriteBack {
+  const base = {
+    ...lease,
+    output: undefined,
+    waitingOn: null,
+    countsAttempt: true,
+    wakeDependents: false,
+    events: [],
+  };
+  const from = resource.state.status;
+  const operationId = resource.state.operation_id;
+  if (lease.claimedStatus === 'COMPLETED')
+    return decideResync(resource, base, observation, options, nowMs, random);
+  if (observation.type === 'waiting') {
+    return {
+      ...base,
+      outcome: 'waiting',
+      status: SYNC_TRANSITIONS.waiting as 'PENDING',
+      attempts: resource.state.sync.attempts,
+      lastError: resource.state.sync.last_error,
+      nextSyncAtMs: nowMs + options.dependencyPollMs,
+      waitingOn: observation.on,
+      countsAttempt: false,
+    };
+  }
+  if (observation.type === 'result') {
+    const { result } = observation;
+    const data = result.data === undefined ? undefined : { value: result.data };
+    if (result.status === 'PENDING') {
+      return {
+        ...base,
+        outcome: 'step',
+        status: 'PENDING',
+        output: result.output,
+        data,
+        attempts: 0,
+        lastError: null,
+        nextSyncAtMs: nowMs + (result.requeueAfterMs ?? 0),
+      };
+    }
+    if (resource.state.action === 'delete') {
+      return {
+        ...base,
+        outcome: 'deleted',
+        status: 'COMPLETED',
+        attempts: 0,
+        lastError: null,
+        nextSyncAtMs: null,
+        operation: { status: 'succeeded', error: null },
+        events: [
+          eventFor(resource, 'operation.succeeded', operationId, { action: 'delete' }),
+          eventFor(resource, 'resource.deleted', operationId, {}),
+        ],
+      };
+    }
+    return {
+      ...base,
+      outcome: 'completed',
+      status: SYNC_TRANSITIONS.completed as 'COMPLETED',
+      output: result.output,
+      data,
+      observedVersion: resource.version,
+      attempts: 0,
+      lastError: null,
+      nextSyncAtMs: nextResyncAt(options, nowMs, random),
+      operation: { status: 'succeeded', error: null },
+      wakeDependents: true,
+      events: [
+        eventFor(resource, 'resource.status_changed', operationId, {
+          from,
+          to: 'COMPLETED',
+          action: resource.state.action,
+        }),
+        eventFor(resource, 'operation.succeeded', operationId, { action: resource.state.action }),
+      ],
+    };
+  }
+  const message = describeError(observation.error);
+  const failures = resource.state.sync.attempts + 1;
+  const terminal = isTerminalError(observation.error);
+  if (terminal || failures >= options.maxAttempts) {
+    const lastError = terminal
+      ? message
+      : `${message} (gave up after ${failures} attempt${failures === 1 ? '' : 's'})`;
+    return {
+      ...base,
+      outcome: 'failed',
+      status: SYNC_TRANSITIONS.failed as 'ERROR',
+      attempts: failures,
+      lastError,
+      nextSyncAtMs: null,
+      operation: { status: 'failed', error: lastError },
+      events: [
+        eventFor(resource, 'resource.status_changed', operationId, {
+          from,
+          to: 'ERROR',
+          action: resource.state.action,
+          error: lastError,
+        }),
+        eventFor(resource, 'operation.failed', operationId, {
+          action: resource.state.action,
+          error: lastError,
+        }),
+      ],
+    };
+  }
+  return {
+    ...base,
+    outcome: 'retry',
+    status: 'PENDING',
+    attempts: failures,
+    lastError: message,
+    nextSyncAtMs: nowMs + backoffDelayMs(failures, options.backoff, random),
+  };
+}
+
+/**
+ * A drift re-sync of a COMPLETED resource (its kind has `resyncIntervalMs`): it
+ * refreshes output and data, and never changes the status or the finished
+ * operation. A failure is recorded in `last_error` and retried with backoff; the
+ * next re-sync after a success comes one (jittered) interval later.
+ */
+function decideResync(
+  resource: Resource,
+  base: Omit<SyncWriteBack, 'outcome' | 'status' | 'attempts' | 'lastError' | 'nextSyncAtMs'>,
+  observation: SyncObservation,
+  options: OutcomeOptions,
+  nowMs: number,
+  random: () => number,
+): SyncWriteBack {
+  const resync = {
+    ...base,
+    outcome: 'resync' as const,
+    status: 'COMPLETED' as const,
+    countsAttempt: false,
+  };
+  if (observation.type === 'waiting') {
+    return {
+      ...resync,
+      attempts: resource.state.sync.attempts,
+      lastError: resource.state.sync.last_error,
+      nextSyncAtMs: nowMs + options.dependencyPollMs,
+    };
+  }
+  if (observation.type === 'failure') {
+    const failures = resource.state.sync.attempts + 1;
+    return {
+      ...resync,
+      attempts: failures,
+      lastError: describeError(observation.error),
+      nextSyncAtMs: nowMs + backoffDelayMs(failures, options.backoff, random),
+    };
+  }
+  const { result } = observation;
+  const data = result.data === undefined ? undefined : { value: result.data };
+  const nextSyncAtMs =
+    result.status === 'PENDING'
+      ? nowMs + (result.requeueAfterMs ?? 0)
+      : nextResyncAt(options, nowMs, random);
+  return { ...resync, output: result.output, data, attempts: 0, lastError: null, nextSyncAtMs };
+}
+
+/** One interval ±10 %, so resources created together do not re-sync together forever. */
+function nextResyncAt(options: OutcomeOptions, nowMs: number, random: () => number): number | null {
+  return options.resyncIntervalMs
+    ? nowMs + Math.round(options.resyncIntervalMs * (0.9 + 0.2 * random()))
+    : null;
+}
+
+export interface BackoffOptions {
+  /** First delay after a failure. @default 1000 */
+  baseMs: number;
+  /** Growth per further failure. @default 2 */
+  factor: number;
+  /** Upper bound of a delay. @default 300000 */
+  maxMs: number;
+}
+
+/**
+ * Exponential backoff with "equal jitter": half the delay is fixed, half random,
+ * so retries of many resources that failed together spread out but never come
+ * back sooner than half the nominal delay.
+ */
+export function backoffDelayMs(
+  failures: number,
+  options: BackoffOptions,
+  random: () => number = Math.random,
+): number {
+  const nominal = Math.min(
+    options.maxMs,
+    options.baseMs * options.factor ** Math.max(0, failures - 1),
+  );
+  return Math.round(nominal / 2 + (nominal / 2) * random());
+}

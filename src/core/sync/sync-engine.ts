@@ -1,0 +1,374 @@
+import PQueue from 'p-queue';
+
+import { describeError } from '../errors.js';
+import type { CoreLogger } from '../logging.js';
+import type { Resource } from '../model.js';
+import type { Registry } from '../modules/registry.js';
+import type { ClaimedWork, LeaseRef, Store } from '../ports.js';
+import type { Wakeup } from '../wakeup.js';
+import {
+  createAloneWindow,
+  createClaimWindow,
+  createProjectSlots,
+  launchOrder,
+  projectSlotCap,
+  shareMayBind,
+} from './claim-policy.js';
+import {
+  backoffDelayMs,
+  type BackoffOptions,
+  decideWriteBack,
+  type SyncObservation,
+} from './decide-write-back.js';
+import { handleOutcome, type SyncEnd } from './handle-outcome.js';
+import { createHeldLeases, type HeldLease } from './held-leases.js';
+import { runModule } from './run-module.js';
+import { NO_SYNC_OBSERVER, type SyncObserver } from './sync-observer.js';
+import { createWriteBackBatcher } from './write-back-batcher.js';
+
+export interface SyncEngineOptions {
+  /** Identifies this worker's leases. */
+  owner: string;
+  /** Syncs running at once. @default 8 */
+  concurrency: number;
+  /** How long a claim holds a resource without a heartbeat. @default 15000 */
+  leaseMs: number;
+  /** The backstop poll when no wake-up arrives. @default 1000 */
+  pollIntervalMs: number;
+  /** A sync call that takes longer is aborted and counts as a failure. @default 60000 */
+  syncTimeoutMs: number;
+  /** Failures in a row before ERROR. @default 5 */
+  maxAttempts: number;
+  backoff: BackoffOptions;
+  /** Re-check of a dependency that is not COMPLETED (completion also wakes waiters). @default 5000 */
+  dependencyPollMs: number;
+  /** How long in-flight syncs may finish on shutdown before they are aborted. @default 10000 */
+  shutdownGraceMs: number;
+  /** Largest output + data a sync may return, as UTF-8 bytes of JSON. @default 1048576 */
+  maxStateBytes: number;
+  /** The share of the slots one project may hold while another has work due (claim-policy.ts). @default 0.5 */
+  projectSlotShare: number;
+}
+
+export interface SyncEngineDeps {
+  store: Store;
+  registry: Registry;
+  wakeup: Wakeup;
+  clock: () => Date;
+  logger: CoreLogger;
+  options: SyncEngineOptions;
+  random?: () => number;
+  /** Metrics. @default none */
+  observer?: SyncObserver;
+}
+
+/**
+ * How long after a fair claim found one project alone claims take the fast statement (claim-policy.ts,
+ * createAloneWindow): the longest extra wait of another project's work that arrives unannounced.
+ */
+const ALONE_RECHECK_MS = 250;
+
+class ShutdownAbort extends Error {
+  override readonly name = 'ShutdownAbort';
+}
+
+/**
+ * The sync loop (docs/design.md §6): claim due resources with a fenced lease, run their
+ * module's `sync` in p-queue slots, write outcomes back in batches.
+ */
+export function createSyncEngine({
+  store,
+  registry,
+  wakeup,
+  clock,
+  logger,
+  options,
+  random = Math.random,
+  observer = NO_SYNC_OBSERVER,
+}: SyncEngineDeps) {
+  const log = logger.child({ component: 'sync-engine', worker: options.owner });
+  const queue = new PQueue({ concurrency: options.concurrency });
+  /** Every lease this worker holds: claimed and waiting for a slot, syncing, or writing back. */
+  const held = createHeldLeases({ store, clock, leaseMs: options.leaseMs, log });
+  const batcher = createWriteBackBatcher(store, () => clock().getTime());
+  const claimWindow = createClaimWindow({ concurrency: options.concurrency });
+  /** Syncs running or waiting for a slot, per project: a project at its share gets more only when nothing else is due. */
+  const projectSlots = createProjectSlots(
+    projectSlotCap(options.concurrency, options.projectSlotShare),
+  );
+  const aloneWindow = createAloneWindow(Math.min(ALONE_RECHECK_MS, options.pollIntervalMs));
+  let running = false;
+  let loopDone: Promise<void> = Promise.resolve();
+  let wakeLoop: (() => void) | undefined;
+  let woken = false;
+  let timerAt = Infinity;
+  let timer: NodeJS.Timeout | undefined;
+  let heartbeat: NodeJS.Timeout | undefined;
+  let unsubscribe: (() => void) | undefined;
+  let dbFailures = 0;
+  let endPause: (() => void) | undefined;
+
+  function signal(): void {
+    woken = true;
+    wakeLoop?.();
+  }
+
+  /** Wake the loop when a resource this worker wrote back becomes due. */
+  function wakeAt(atMs: number): void {
+    if (!running || atMs >= timerAt) return;
+    clearTimeout(timer);
+    timerAt = atMs;
+    timer = setTimeout(
+      () => {
+        timerAt = Infinity;
+        signal();
+      },
+      Math.max(0, atMs - clock().getTime()),
+    );
+    timer.unref();
+  }
+
+  async function claim(limit: number): Promise<ClaimedWork[]> {
+    try {
+      const nowMs = clock().getTime();
+      const shares = projectSlots.shares(limit, options.concurrency - queue.pending - queue.size);
+      // The fair claim only where it can pick differently from the oldest rows (the fast claim).
+      const { fair, mark } = aloneWindow.check(nowMs);
+      const fairClaim = fair && shareMayBind(shares, limit);
+      const batch = await store.claimDue({
+        owner: options.owner,
+        limit,
+        nowMs,
+        leaseMs: options.leaseMs,
+        shares: fairClaim ? shares : undefined,
+      });
+      if (fairClaim) aloneWindow.claimed(batch.alone, nowMs, mark);
+      const claimed = batch.work;
+      dbFailures = 0;
+      if (claimed.length)
+        observer.claimed(claimed.map((work) => Math.max(0, nowMs - work.dueAtMs)));
+      return claimed;
+    } catch (err) {
+      dbFailures += 1;
+      const delayMs = backoffDelayMs(dbFailures, { baseMs: 100, factor: 2, maxMs: 10_000 }, random);
+      log.warn('claim failed; backing off', { error: describeError(err), delayMs });
+      await pauseUnlessWoken(delayMs);
+      return [];
+    }
+  }
+
+  /**
+   * The back-off after a failed claim. New work announced from outside (an accepted
+   * request, or the LISTEN connection coming back after an outage) and stop() end it
+   * early; this worker's own slots finishing do not, so an outage is not hammered.
+   */
+  function pauseUnlessWoken(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done(): void {
+        clearTimeout(timer);
+        if (endPause === done) endPause = undefined;
+        resolve();
+      }
+      endPause = done;
+    });
+  }
+
+  function externalWake(): void {
+    aloneWindow.woken(); // the new work may be another project's
+    endPause?.();
+    signal();
+  }
+
+  async function loop(): Promise<void> {
+    while (running) {
+      woken = false;
+      const free = claimWindow.claimable(queue.pending + queue.size, held.size());
+      if (free > 0) {
+        const claimed = await claim(free);
+        for (const { item, priority } of inLaunchOrder(claimed)) void launch(item, priority);
+        if (claimed.length === free && claimed.length > 0) continue;
+      }
+      if (!woken && running) {
+        await new Promise<void>((resolve) => {
+          const poll = setTimeout(resolve, options.pollIntervalMs);
+          wakeLoop = () => {
+            clearTimeout(poll);
+            resolve();
+          };
+        });
+        wakeLoop = undefined;
+      }
+    }
+  }
+
+  function inLaunchOrder(claimed: readonly ClaimedWork[]) {
+    return launchOrder(claimed, (work) => work.resource.project, projectSlots.shares());
+  }
+
+  /** `priority` 1: within its project's share, so it takes the next free slot before work over a share. */
+  function launch(work: ClaimedWork, priority = 1): Promise<void> {
+    const claimedStatus = work.resource.state.status === 'COMPLETED' ? 'COMPLETED' : 'PENDING';
+    const lease: LeaseRef = {
+      urn: work.resource.urn,
+      leaseToken: work.leaseToken,
+      operationId: work.resource.state.operation_id,
+      claimedStatus,
+    };
+    return held.hold(lease, (entry) => runOne(work.resource, entry, priority)).finally(signal);
+  }
+
+  /** `entry` is read, not copied: the heartbeat moves its lease end on. */
+  async function runOne(resource: Resource, entry: HeldLease, priority: number): Promise<void> {
+    const { lease, controller } = entry;
+    const syncLog = log.child({
+      urn: resource.urn,
+      operationId: lease.operationId,
+      action: resource.state.action,
+    });
+    const handle = (end: SyncEnd) => handleOutcome(syncLog, observer, resource.kind, end);
+    projectSlots.take(resource.project);
+    const step = await queue
+      .add(
+        async () => {
+          const startedMs = clock().getTime();
+          // This process was frozen between claim and call: the claim may belong to another worker by now.
+          if (startedMs >= entry.leaseEndsMs) return undefined;
+          const observation = await run(resource, controller, syncLog);
+          claimWindow.record(clock().getTime() - startedMs);
+          return { startedMs, observation };
+        },
+        { priority },
+      )
+      .finally(() => projectSlots.give(resource.project));
+    signal(); // the slot is free: claim more while this write-back is in flight
+    if (!step) return handle({ outcome: 'lapsed', durationMs: 0 });
+    const { startedMs, observation } = step;
+    const elapsedMs = () => clock().getTime() - startedMs;
+    if (controller.signal.reason instanceof ShutdownAbort) {
+      handle({ outcome: 'aborted', durationMs: elapsedMs() });
+      await store.releaseLeases([lease], clock().getTime());
+      return;
+    }
+    const module = registry.find(resource.kind);
+    const writeBack = decideWriteBack(
+      resource,
+      lease,
+      observation,
+      {
+        maxAttempts: options.maxAttempts,
+        backoff: options.backoff,
+        dependencyPollMs: options.dependencyPollMs,
+        resyncIntervalMs: module?.definition.resyncIntervalMs,
+      },
+      clock().getTime(),
+      random,
+    );
+    // The resource's next step is due at once: keep its slot from a project over its share until the write-back lands.
+    const returning =
+      writeBack.nextSyncAtMs !== null && writeBack.nextSyncAtMs <= clock().getTime();
+    if (returning) projectSlots.returning(resource.project);
+    let applied: boolean;
+    try {
+      applied = await batcher.save(writeBack);
+    } catch (error) {
+      return handle({ outcome: 'write_failed', error, durationMs: elapsedMs() });
+    } finally {
+      if (returning) projectSlots.returned(resource.project);
+    }
+    const durationMs = elapsedMs();
+    if (!applied) return handle({ outcome: 'discarded', durationMs });
+    if (writeBack.nextSyncAtMs !== null) wakeAt(writeBack.nextSyncAtMs);
+    handle({ outcome: writeBack.outcome, writeBack, version: resource.version, durationMs });
+  }
+
+  function run(
+    resource: Resource,
+    controller: AbortController,
+    syncLog: CoreLogger,
+  ): Promise<SyncObservation> {
+    return runModule(
+      {
+        store,
+        registry,
+        clock,
+        timeoutMs: options.syncTimeoutMs,
+        maxStateBytes: options.maxStateBytes,
+      },
+      resource,
+      controller,
+      syncLog,
+    );
+  }
+
+  return {
+    start(): void {
+      if (running) return;
+      running = true;
+      unsubscribe = wakeup.subscribe(externalWake);
+      heartbeat = setInterval(
+        () => void held.renew(),
+        Math.max(50, Math.floor(options.leaseMs / 3)),
+      );
+      heartbeat.unref();
+      const resyncKinds = registry
+        .all()
+        .filter((m) => m.definition.resyncIntervalMs)
+        .map((m) => m.definition.kind);
+      // Resources that completed before their kind asked for re-syncs (or before a restart) get a due time now.
+      void store.scheduleResync(resyncKinds, clock().getTime()).then(
+        (count) => count && signal(),
+        (err: unknown) =>
+          log.warn('scheduling drift re-syncs failed', { error: describeError(err) }),
+      );
+      loopDone = loop();
+      log.info('sync worker started', {
+        concurrency: options.concurrency,
+        leaseMs: options.leaseMs,
+      });
+    },
+
+    /** Stops claiming, lets in-flight syncs finish within the grace period, aborts the rest and releases their leases. */
+    async stop(graceMs: number = options.shutdownGraceMs): Promise<void> {
+      running = false;
+      unsubscribe?.();
+      clearTimeout(timer);
+      timerAt = Infinity;
+      endPause?.();
+      wakeLoop?.();
+      await loopDone;
+      // A lease is let go after its write-back or release, so this waits for those too.
+      if (!(await held.settledWithin(graceMs))) {
+        log.warn('aborting syncs still running after the grace period', { count: held.size() });
+        await held.abortAll(new ShutdownAbort('Steward is shutting down'));
+      }
+      clearInterval(heartbeat);
+      await batcher.drain();
+      log.info('sync worker stopped');
+    },
+
+    /** Claims once and runs what it got to the end; for tests that step the loop by hand. */
+    async runOnce(limit: number = options.concurrency): Promise<number> {
+      const claimed = await claim(limit);
+      await Promise.all(inLaunchOrder(claimed).map(({ item, priority }) => launch(item, priority)));
+      await batcher.drain();
+      return claimed.length;
+    },
+
+    /** Runs `runOnce` until nothing is due (bounded), for tests. */
+    async drain(maxRounds = 1000): Promise<number> {
+      let total = 0;
+      for (let i = 0; i < maxRounds; i += 1) {
+        const n = await this.runOnce();
+        if (n === 0) break;
+        total += n;
+      }
+      return total;
+    },
+
+    inFlight: () => held.size(),
+    isRunning: () => running,
+  };
+}
+
+export type SyncEngine = ReturnType<typeof createSyncEngine>;

@@ -1,0 +1,322 @@
+import {
+  decideWriteBack,
+  type OutcomeOptions,
+  type SyncObservation,
+} from '../../src/core/sync/decide-write-back.js';
+import { type Resource, TerminalError } from '../../src/sdk/index.js';
+
+const lease = {
+  urn: 'orn:steward:fake:p:n',
+  leaseToken: 7,
+  operationId: 'op_1',
+  claimedStatus: 'PENDING' as const,
+};
+const options: OutcomeOptions = {
+  maxAttempts: 3,
+  backoff: { baseMs: 100, factor: 2, maxMs: 1000 },
+  dependencyPollMs: 500,
+};
+const now = 1_000_000;
+
+function resource(overrides: { action?: string; attempts?: number } = {}): Resource {
+  return {
+    urn: lease.urn,
+    kind: 'fake',
+    project: 'p',
+    name: 'n',
+    labels: {},
+    version: 4,
+    created_at: '',
+    updated_at: '',
+    created_by: 'a',
+    updated_by: 'a',
+    spec: { configs: {}, dependencies: {} },
+    state: {
+      status: 'PENDING',
+      action: overrides.action ?? 'update',
+      operation_id: 'op_1',
+      output: {},
+      data: null,
+      observed_version: 3,
+      sync: {
+        attempts: overrides.attempts ?? 0,
+        last_error: null,
+        next_sync_at: null,
+        last_synced_at: null,
+      },
+    },
+  };
+}
+
+describe('decideWriteBack', () => {
+  it('a PENDING result is a step: due again after requeueAfterMs, failures reset, no events', () => {
+    const wb = decideWriteBack(
+      resource({ attempts: 2 }),
+      lease,
+      { type: 'result', result: { status: 'PENDING', data: { left: 1 }, requeueAfterMs: 250 } },
+      options,
+      now,
+    );
+    expect(wb).toMatchObject({
+      outcome: 'step',
+      status: 'PENDING',
+      attempts: 0,
+      nextSyncAtMs: now + 250,
+      data: { value: { left: 1 } },
+      events: [],
+    });
+    expect(wb.operation).toBeUndefined();
+  });
+
+  it('COMPLETED ends the operation, records the observed version and wakes dependents', () => {
+    const wb = decideWriteBack(
+      resource(),
+      lease,
+      { type: 'result', result: { status: 'COMPLETED', output: { a: 1 } } },
+      options,
+      now,
+    );
+    expect(wb).toMatchObject({
+      outcome: 'completed',
+      status: 'COMPLETED',
+      observedVersion: 4,
+      nextSyncAtMs: null,
+      wakeDependents: true,
+      operation: { status: 'succeeded' },
+    });
+    expect(wb.events.map((e) => e.type)).toEqual([
+      'resource.status_changed',
+      'operation.succeeded',
+    ]);
+  });
+
+  it('COMPLETED of a kind with resyncIntervalMs schedules a jittered re-sync', () => {
+    const wb = decideWriteBack(
+      resource(),
+      lease,
+      { type: 'result', result: { status: 'COMPLETED' } },
+      { ...options, resyncIntervalMs: 10_000 },
+      now,
+      () => 0.5,
+    );
+    expect(wb.nextSyncAtMs).toBe(now + 10_000);
+  });
+
+  it('COMPLETED of a delete removes the resource', () => {
+    const wb = decideWriteBack(
+      resource({ action: 'delete' }),
+      lease,
+      { type: 'result', result: { status: 'COMPLETED' } },
+      options,
+      now,
+    );
+    expect(wb).toMatchObject({ outcome: 'deleted', operation: { status: 'succeeded' } });
+    expect(wb.events.map((e) => e.type)).toEqual(['operation.succeeded', 'resource.deleted']);
+  });
+
+  it('a failure retries with backoff until max attempts, then goes to ERROR', () => {
+    const first = decideWriteBack(
+      resource(),
+      lease,
+      { type: 'failure', error: new Error('boom') },
+      options,
+      now,
+      () => 0,
+    );
+    expect(first).toMatchObject({
+      outcome: 'retry',
+      status: 'PENDING',
+      attempts: 1,
+      lastError: 'boom',
+      nextSyncAtMs: now + 50,
+    });
+    const second = decideWriteBack(
+      resource({ attempts: 1 }),
+      lease,
+      { type: 'failure', error: new Error('boom') },
+      options,
+      now,
+      () => 1,
+    );
+    expect(second).toMatchObject({ outcome: 'retry', attempts: 2, nextSyncAtMs: now + 200 });
+    const last = decideWriteBack(
+      resource({ attempts: 2 }),
+      lease,
+      { type: 'failure', error: new Error('boom') },
+      options,
+      now,
+    );
+    expect(last).toMatchObject({
+      outcome: 'failed',
+      status: 'ERROR',
+      attempts: 3,
+      lastError: 'boom (gave up after 3 attempts)',
+      operation: { status: 'failed' },
+    });
+  });
+
+  it('a TerminalError goes to ERROR at once', () => {
+    const wb = decideWriteBack(
+      resource(),
+      lease,
+      { type: 'failure', error: new TerminalError('bad credentials') },
+      options,
+      now,
+    );
+    expect(wb).toMatchObject({
+      outcome: 'failed',
+      status: 'ERROR',
+      lastError: 'bad credentials',
+      attempts: 1,
+    });
+  });
+
+  it('a wait on dependencies spends no attempt and does not count as a sync call', () => {
+    const wb = decideWriteBack(
+      resource({ attempts: 1 }),
+      lease,
+      { type: 'waiting', on: ['db'] },
+      options,
+      now,
+    );
+    expect(wb).toMatchObject({
+      outcome: 'waiting',
+      status: 'PENDING',
+      attempts: 1,
+      waitingOn: ['db'],
+      nextSyncAtMs: now + 500,
+      countsAttempt: false,
+    });
+  });
+
+  it('describes what is thrown, even when it is not an Error, and bounds its length', () => {
+    expect(
+      decideWriteBack(resource(), lease, { type: 'failure', error: { weird: true } }, options, now)
+        .lastError,
+    ).toBe('non-error thrown: {"weird":true}');
+    expect(
+      decideWriteBack(
+        resource(),
+        lease,
+        { type: 'failure', error: new Error('x'.repeat(5000)) },
+        options,
+        now,
+      ).lastError!.length,
+    ).toBeLessThan(2100);
+  });
+
+  it('a drift re-sync of a COMPLETED resource never changes the status or the finished operation', () => {
+    const completed = {
+      ...resource(),
+      state: { ...resource().state, status: 'COMPLETED' as const },
+    };
+    const resyncLease = { ...lease, claimedStatus: 'COMPLETED' as const };
+    const ok = decideWriteBack(
+      completed,
+      resyncLease,
+      { type: 'result', result: { status: 'COMPLETED', output: { x: 1 } } },
+      { ...options, resyncIntervalMs: 1000 },
+      now,
+      () => 0.5,
+    );
+    expect(ok).toMatchObject({
+      outcome: 'resync',
+      status: 'COMPLETED',
+      output: { x: 1 },
+      nextSyncAtMs: now + 1000,
+      countsAttempt: false,
+      events: [],
+    });
+    expect(ok.operation).toBeUndefined();
+    const failed = decideWriteBack(
+      completed,
+      resyncLease,
+      { type: 'failure', error: new TerminalError('gone') },
+      { ...options, resyncIntervalMs: 1000 },
+      now,
+      () => 0,
+    );
+    expect(failed).toMatchObject({
+      outcome: 'resync',
+      status: 'COMPLETED',
+      attempts: 1,
+      lastError: 'gone',
+      nextSyncAtMs: now + 50,
+    });
+    expect(failed.operation).toBeUndefined();
+  });
+});
+
+/**
+ * The decision table of decide-write-back.ts, row by row: claimed status, action, failures
+ * so far and what the call did → outcome and write-back. A changed row fails here. `random`
+ * is fixed at 0.5, so the backoff after failure n is 3/4 of `baseMs × factor^(n-1)` (capped
+ * at `maxMs`) and a re-sync is due after exactly its interval.
+ */
+describe('the sync outcome table', () => {
+  const CALLS: Record<string, SyncObservation> = {
+    waits: { type: 'waiting', on: ['db'] },
+    'returns PENDING': { type: 'result', result: { status: 'PENDING', requeueAfterMs: 40 } },
+    'returns COMPLETED': { type: 'result', result: { status: 'COMPLETED', output: { a: 1 } } },
+    throws: { type: 'failure', error: new Error('boom') },
+    'throws TerminalError': { type: 'failure', error: new TerminalError('no') },
+  };
+  const resyncMs = 10_000;
+  const succeeded = ['resource.status_changed', 'operation.succeeded'];
+  const failed = ['resource.status_changed', 'operation.failed'];
+  const deleted = ['operation.succeeded', 'resource.deleted'];
+  // claimed, action, failures, call → outcome, status, attempts, lastError, next sync (ms from now), operation, events, countsAttempt, wakeDependents
+  // prettier-ignore
+  const ROWS: Array<[string, string, number, string, string, string, number, string | null, number | null, string | undefined, string[], boolean, boolean]> = [
+    ['PENDING',   'update', 1, 'waits',                'waiting',   'PENDING',   1, null,  500,      undefined,   [],        false, false],
+    ['PENDING',   'update', 1, 'returns PENDING',      'step',      'PENDING',   0, null,  40,       undefined,   [],        true,  false],
+    ['PENDING',   'delete', 1, 'returns COMPLETED',    'deleted',   'COMPLETED', 0, null,  null,     'succeeded', deleted,   true,  false],
+    ['PENDING',   'update', 1, 'returns COMPLETED',    'completed', 'COMPLETED', 0, null,  resyncMs, 'succeeded', succeeded, true,  true],
+    ['PENDING',   'update', 0, 'throws',               'retry',     'PENDING',   1, 'boom', 75,      undefined,   [],        true,  false],
+    ['PENDING',   'update', 1, 'throws',               'retry',     'PENDING',   2, 'boom', 150,     undefined,   [],        true,  false],
+    ['PENDING',   'update', 2, 'throws',               'failed',    'ERROR',     3, 'boom (gave up after 3 attempts)', null, 'failed', failed, true, false],
+    ['PENDING',   'create', 0, 'throws TerminalError', 'failed',    'ERROR',     1, 'no',  null,     'failed',    failed,    true,  false],
+    ['COMPLETED', 'update', 1, 'waits',                'resync',    'COMPLETED', 1, null,  500,      undefined,   [],        false, false],
+    ['COMPLETED', 'update', 4, 'throws',               'resync',    'COMPLETED', 5, 'boom', 750,     undefined,   [],        false, false],
+    ['COMPLETED', 'update', 0, 'throws TerminalError', 'resync',    'COMPLETED', 1, 'no',  75,       undefined,   [],        false, false],
+    ['COMPLETED', 'update', 1, 'returns PENDING',      'resync',    'COMPLETED', 0, null,  40,       undefined,   [],        false, false],
+    ['COMPLETED', 'update', 1, 'returns COMPLETED',    'resync',    'COMPLETED', 0, null,  resyncMs, undefined,   [],        false, false],
+  ];
+
+  it.each(ROWS)(
+    'claimed %s, %s, %i failures so far, the call %s: %s',
+    (claimed, action, failures, call, ...expected) => {
+      const wb = decideWriteBack(
+        resource({ action, attempts: failures }),
+        { ...lease, claimedStatus: claimed as 'PENDING' | 'COMPLETED' },
+        CALLS[call]!,
+        { ...options, resyncIntervalMs: resyncMs },
+        now,
+        () => 0.5,
+      );
+      const [outcome, status, attempts, lastError, inMs, operation, events, counts, wakes] =
+        expected;
+      expect([
+        wb.outcome,
+        wb.status,
+        wb.attempts,
+        wb.lastError,
+        wb.nextSyncAtMs,
+        wb.operation?.status,
+        wb.events.map((event) => event.type),
+        wb.countsAttempt,
+        wb.wakeDependents,
+      ]).toEqual([
+        outcome,
+        status,
+        attempts,
+        lastError,
+        inMs === null ? null : now + inMs,
+        operation,
+        events,
+        counts,
+        wakes,
+      ]);
+    },
+  );
+});
