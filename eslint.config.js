@@ -102,7 +102,7 @@ export default tseslint.config(
     'the API reaches storage only through core, metrics only through its observer',
   ),
   layer(
-    ['modules/**/*.ts'],
+    ['modules/**/*.ts', 'examples/**/*.ts'],
     ['**/src/core/**', '**/src/api/**', '**/src/store/**', '**/src/config*', '**/src/steward*'],
     'modules import the SDK only',
   ),
