@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -55,6 +55,17 @@ describe('the example modules keep the module contract', () => {
     expectPassed(report);
     expect(existsSync(join(root, 'demo', 'alice.txt'))).toBe(false);
   });
+});
+
+it("docs/modules.md's excerpt of the greeting module matches the file", () => {
+  const docs = readFileSync(join(REPO, 'docs/modules.md'), 'utf8');
+  const excerpt = /Its shape:\n\n```ts\n([\s\S]*?)```/.exec(docs)?.[1];
+  // Layout and trailing commas are Prettier's business; every line without an ellipsis is in the file.
+  const squeeze = (text: string) => text.replace(/[\s,]/g, '');
+  const source = squeeze(readFileSync(join(REPO, 'examples/greeting-module/index.ts'), 'utf8'));
+  const lines = (excerpt ?? '').split('\n').filter((line) => line.trim() && !line.includes('…'));
+  expect(lines.length).toBeGreaterThan(5);
+  expect(lines.filter((line) => !source.includes(squeeze(line)))).toEqual([]);
 });
 
 describe('greeting plan', () => {
