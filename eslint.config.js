@@ -163,7 +163,7 @@ export default tseslint.config(
     'token commands edit the tokens file (api/auth) and nothing else of Steward',
   ),
   layer(
-    ['modules/**/*.ts'],
+    ['modules/**/*.ts', 'examples/**/*.ts'],
     ['**/src/**', '!**/src/sdk', '!**/src/sdk/**', '../../*', '!../../src'],
     'modules import the SDK only (their own folder, node builtins and npm packages aside)',
   ),

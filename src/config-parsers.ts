@@ -1,5 +1,5 @@
+import { envEntryProblem } from '../modules/child-process/env-allow-list.js';
 import { targetEntryProblem } from '../modules/postgres-server/targets.js';
-import { envEntryProblem } from '../modules/process/env-allow-list.js';
 import { parseSecretKey } from './core/secrets/secret-box.js';
 
 /** The value parsers of src/config.ts, one per kind of setting. */

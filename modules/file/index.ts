@@ -1,7 +1,13 @@
 import { defineModule, type ModuleDefinition } from '../../src/sdk/index.js';
 import { fileClaimKey } from './paths.js';
-import { planFile } from './plan.js';
-import { chmodParamsSchema, configSchema, outputSchema } from './schema.js';
+import { type FileData, planFile } from './plan.js';
+import {
+  chmodParamsSchema,
+  configSchema,
+  type FileConfigs,
+  type FileOutput,
+  outputSchema,
+} from './schema.js';
 import { syncFile } from './sync.js';
 
 export interface FileModuleOptions {
@@ -11,7 +17,7 @@ export interface FileModuleOptions {
 
 /** `file`: a file in its project's directory under the operator's root, with its content and mode. */
 export function createFileModule({ root }: FileModuleOptions): ModuleDefinition {
-  return defineModule({
+  return defineModule<FileConfigs, FileOutput, FileData>({
     kind: 'file',
     description:
       "A file in its project's directory under the configured file root (STEWARD_FILE_ROOT/<project>): content and mode. Steps: write, chmod.",
@@ -27,7 +33,7 @@ export function createFileModule({ root }: FileModuleOptions): ModuleDefinition 
       chmod: { description: 'Change the mode.', paramsSchema: chmodParamsSchema },
     },
     // One resource per file: a second create or move onto a held path is 409.
-    claimKey: ({ project, configs }) => fileClaimKey(project, String(configs.path)),
+    claimKey: ({ project, configs }) => fileClaimKey(project, configs.path),
     plan: planFile,
     sync: (input, ctx) => syncFile(root, input, ctx),
   });

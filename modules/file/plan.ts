@@ -7,6 +7,7 @@ import {
   ValidationError,
 } from '../../src/sdk/index.js';
 import { isConfinedPath } from './paths.js';
+import type { FileConfigs, FileOutput } from './schema.js';
 
 /** The steps `sync` carries out, in order. */
 export type FileStep = 'remove_previous' | 'write' | 'chmod' | 'touch' | 'remove';
@@ -25,8 +26,13 @@ export interface FileData {
 }
 
 /** Pure: decides the steps from the action and the change of configs. */
-export function planFile({ action, params, current, desired }: PlanInput): PlanResult {
-  const path = String(desired.spec.configs.path);
+export function planFile({
+  action,
+  params,
+  current,
+  desired,
+}: PlanInput<FileConfigs, FileOutput, FileData>): PlanResult<FileConfigs, FileOutput, FileData> {
+  const path = desired.spec.configs.path;
   if (!isConfinedPath(path))
     throw new ValidationError(`path "${path}" must be relative and stay inside the file root`, {
       path,
@@ -64,10 +70,10 @@ export function planFile({ action, params, current, desired }: PlanInput): PlanR
  * The file `current` holds. A resource written before `written` existed (an older
  * Steward) holds its path once it has completed (its output has a checksum).
  */
-function heldPath(current: Resource | null): string | undefined {
+function heldPath(current: Resource<FileConfigs, FileOutput, FileData> | null): string | undefined {
   if (!current) return undefined;
-  const data = (current.state.data ?? {}) as Partial<FileData>;
+  const data: Partial<FileData> = current.state.data ?? {};
   if (typeof data.written === 'string') return data.written;
   if ('written' in data || typeof current.state.output.sha256 !== 'string') return undefined;
-  return String(current.spec.configs.path);
+  return current.spec.configs.path;
 }

@@ -1,5 +1,17 @@
 import type { JSONSchema } from '../../src/sdk/index.js';
 
+/** `spec.configs` of a file, as `configSchema` below accepts them (defaults filled in). */
+export type FileConfigs = { path: string; content?: string; mode?: string };
+
+/** `state.output` of a file, as `outputSchema` below describes it. */
+export type FileOutput = {
+  path: string;
+  size: number;
+  sha256: string;
+  mode: string;
+  mtime: string;
+};
+
 /** `spec.configs` of a file. The path is relative to the operator's STEWARD_FILE_ROOT. */
 export const configSchema: JSONSchema = {
   type: 'object',

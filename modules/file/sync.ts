@@ -4,10 +4,9 @@ import type { SyncContext, SyncInput, SyncResult } from '../../src/sdk/index.js'
 import { contentChecksum, inProjectDirectory, modeOf } from './disk.js';
 import { resolveInRoot } from './paths.js';
 import type { FileData, FileStep } from './plan.js';
+import type { FileConfigs, FileOutput } from './schema.js';
 import { refuseSymlinks } from './symlinks.js';
 import { matchesWhatWeWrite, notOurs, writeFile } from './write.js';
-
-type FileConfigs = { path: string; content?: string; mode?: string };
 
 /**
  * Does the first pending step and reports the rest: one step a call, each
@@ -17,12 +16,12 @@ type FileConfigs = { path: string; content?: string; mode?: string };
  */
 export async function syncFile(
   root: string,
-  { resource }: SyncInput,
+  { resource }: SyncInput<FileConfigs, FileOutput, FileData>,
   ctx: SyncContext,
-): Promise<SyncResult> {
-  const data = (resource.state.data ?? { pending: [] }) as FileData;
+): Promise<SyncResult<FileOutput, FileData>> {
+  const data = resource.state.data ?? { pending: [] };
   const [step, ...rest] = data.pending;
-  const configs = resource.spec.configs as FileConfigs;
+  const configs = resource.spec.configs;
   return inProjectDirectory(root, resource.project, async (dir) => {
     const target = resolveInRoot(dir, configs.path);
     let now = data;
@@ -100,7 +99,7 @@ async function exists(target: string): Promise<boolean> {
 }
 
 /** The checksum is of the content Steward wrote, so a mode without read permission does not break the sync. */
-async function describe(target: string, configs: FileConfigs) {
+async function describe(target: string, configs: FileConfigs): Promise<FileOutput> {
   const info = await stat(target);
   return {
     path: configs.path,

@@ -1,9 +1,16 @@
 import { defineModule, type ModuleDefinition } from '../../src/sdk/index.js';
-import { resolveLocalProgram } from '../process/local-program.js';
-import { SECRET_ENV_BINDINGS } from '../process/schema.js';
+import { SECRET_ENV_BINDINGS } from '../child-process/command-schema.js';
+import { resolveLocalProgram } from '../child-process/local-program.js';
 import { jobLogs } from './logs.js';
 import { planJob } from './plan.js';
-import { configSchema, outputSchema } from './schema.js';
+import { WRAPPER_PATH } from './runner.js';
+import {
+  configSchema,
+  type JobConfigs,
+  type JobData,
+  type JobOutput,
+  outputSchema,
+} from './schema.js';
 import { syncJob } from './sync.js';
 
 export interface JobModuleOptions {
@@ -30,6 +37,8 @@ export interface JobModuleOptions {
   baseEnv?: Record<string, string>;
   /** The node that runs the wrapper. @default process.execPath */
   nodePath?: string;
+  /** The wrapper program node runs. @default job-wrapper.mjs beside this module */
+  wrapperPath?: string;
 }
 
 /** `job`: a local command run to completion, with a time limit; its end is recorded even across a Steward restart. */
@@ -38,10 +47,11 @@ export function createJobModule(options: JobModuleOptions): ModuleDefinition {
     ...resolveLocalProgram(options),
     pollMs: options.pollMs ?? 100,
     nodePath: options.nodePath ?? process.execPath,
+    wrapperPath: options.wrapperPath ?? WRAPPER_PATH,
   });
   const { allowList, envAllowList, runDir } = deps;
   const logPollMs = options.logPollMs ?? 200;
-  return defineModule({
+  return defineModule<JobConfigs, JobOutput, JobData>({
     kind: 'job',
     description:
       'A local command run to completion (no shell) within timeout_ms: PENDING while it runs, COMPLETED on exit 0, ERROR otherwise; the command must be on STEWARD_ALLOWED_COMMANDS.',

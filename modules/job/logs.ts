@@ -1,8 +1,7 @@
 import type { LogChunk, LogContext, SyncInput } from '../../src/sdk/index.js';
-import { FileCursor, type LogLine } from '../process/log-files.js';
-import { pause } from '../process/logs.js';
-import { isSameProcess } from '../process/proc-info.js';
-import { resourceDir } from '../process/run-dir.js';
+import { FileCursor, type LogLine, pause } from '../child-process/log-files.js';
+import { isSameProcess } from '../child-process/proc-info.js';
+import { resourceDir } from '../child-process/run-dir.js';
 import { readExit, readRun, runFiles } from './run-records.js';
 
 /**

@@ -1,6 +1,7 @@
 import { type PlanInput, type PlanResult, ValidationError } from '../../src/sdk/index.js';
-import { assertAllowed } from '../process/allow-list.js';
-import { assertAllowedEnv, type EnvAllowEntry } from '../process/env-allow-list.js';
+import type { EnvAllowEntry } from '../child-process/env-allow-list.js';
+import { assertLaunchAllowed } from '../child-process/launch.js';
+import type { JobConfigs, JobData, JobOutput } from './schema.js';
 
 /**
  * Pure. Every action but delete runs the command (once more); a run is known
@@ -10,12 +11,9 @@ import { assertAllowedEnv, type EnvAllowEntry } from '../process/env-allow-list.
 export function planJob(
   allowList: readonly string[],
   envAllowList: readonly EnvAllowEntry[],
-  { action, desired }: PlanInput,
-): PlanResult {
-  if (action !== 'delete') {
-    assertAllowed(String(desired.spec.configs.command), allowList);
-    assertAllowedEnv(desired.spec.configs, envAllowList);
-  }
+  { action, desired }: PlanInput<JobConfigs, JobOutput, JobData>,
+): PlanResult<JobConfigs, JobOutput, JobData> {
+  if (action !== 'delete') assertLaunchAllowed(desired.spec.configs, { allowList, envAllowList });
   switch (action) {
     case 'create':
     case 'update':

@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 
-import type { ProcessIdentity } from '../process/proc-info.js';
-import { readJsonFile } from '../process/run-dir.js';
+import type { ProcessIdentity } from '../child-process/proc-info.js';
+import { readJsonFile } from '../child-process/run-dir.js';
+import type { JobOutput } from './schema.js';
 
 /** The files of a job's run directory (`<runDir>/job.<project>.<name>/`). */
 export function runFiles(dir: string) {
@@ -12,7 +13,6 @@ export function runFiles(dir: string) {
     exit: join(dir, 'exit.json'),
     /** NDJSON lines {ts, stream, line}; `job.log.1` is the rotated one. */
     log: join(dir, 'job.log'),
-    wrapper: join(dir, 'wrapper.cjs'),
     /** The wrapper's own output (empty unless the wrapper itself failed). */
     wrapperLog: join(dir, 'wrapper.log'),
     spec: (runId: string) => join(dir, `spec-${runId}.json`),
@@ -62,7 +62,7 @@ export function failureMessage(exit: ExitRecord, timeoutMs: number): string {
 }
 
 /** `state.output` of a run. */
-export function runOutput(run: RunRecord, exit?: ExitRecord) {
+export function runOutput(run: RunRecord, exit?: ExitRecord): JobOutput {
   return {
     run_id: run.run_id,
     pid: run.pid,

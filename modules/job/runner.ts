@@ -1,14 +1,20 @@
-import { mkdir, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
 
-import { TerminalError } from '../../src/sdk/index.js';
-import { resolveCommand } from '../process/allow-list.js';
-import { childEnv } from '../process/child-env.js';
-import { type EnvAllowEntry, refuseUnallowedEnv } from '../process/env-allow-list.js';
-import { stopProcessGroup } from '../process/proc-info.js';
-import { writeJsonAtomic } from '../process/run-dir.js';
-import { spawnDetached } from '../process/spawn-detached.js';
+import { childEnv } from '../child-process/child-env.js';
+import type { EnvAllowEntry } from '../child-process/env-allow-list.js';
+import { assertWorkingDirectory, resolveLaunchCommand } from '../child-process/launch.js';
+import { stopProcessGroup } from '../child-process/proc-info.js';
+import { writeJsonAtomic } from '../child-process/run-dir.js';
+import { spawnDetached } from '../child-process/spawn-detached.js';
 import { type ExitRecord, readExit, runFiles, type RunRecord } from './run-records.js';
-import { WRAPPER_SOURCE } from './wrapper-script.js';
+import type { JobConfigs } from './schema.js';
+
+/**
+ * job-wrapper.mjs beside this file: in the sources (tests run them) and in dist/, where the
+ * build copies it, since it is plain JavaScript that node runs as it is.
+ */
+export const WRAPPER_PATH = fileURLToPath(new URL('./job-wrapper.mjs', import.meta.url));
 
 export interface JobRunnerDeps {
   allowList: readonly string[];
@@ -19,15 +25,26 @@ export interface JobRunnerDeps {
   baseEnv: Record<string, string>;
   /** The node that runs the wrapper. @default process.execPath */
   nodePath: string;
+  /** The wrapper program. @default WRAPPER_PATH */
+  wrapperPath: string;
 }
 
-export interface JobConfigs {
+/** The spec file the wrapper reads (and deletes): everything it needs, resolved. */
+export interface WrapperSpec {
+  run_id: string;
+  /** The executable, an absolute path. */
   command: string;
-  args?: string[];
-  env?: Record<string, string>;
-  secret_env?: Record<string, string>;
-  cwd?: string;
-  timeout_ms?: number;
+  args: string[];
+  /** The command's whole environment (childEnv). */
+  env: Record<string, string>;
+  cwd: string;
+  timeout_ms: number;
+  stop_grace_ms: number;
+  log_path: string;
+  log_max_bytes: number;
+  exit_path: string;
+  /** How many of the last stderr lines the exit record keeps. */
+  tail_lines: number;
 }
 
 const STDERR_TAIL_LINES = 20;
@@ -44,20 +61,12 @@ export async function startRun(
   runId: string,
   configs: JobConfigs,
 ): Promise<RunRecord> {
-  const executable = await resolveCommand(configs.command, deps.allowList, deps.searchPath);
-  refuseUnallowedEnv(configs as unknown as Record<string, unknown>, deps.envAllowList);
+  const executable = await resolveLaunchCommand(configs, deps);
   const cwd = configs.cwd ?? dir;
   await mkdir(dir, { recursive: true, mode: 0o700 });
-  if (
-    !(await stat(cwd).then(
-      (info) => info.isDirectory(),
-      () => false,
-    ))
-  )
-    throw new TerminalError(`cwd ${cwd} is not a directory`);
+  await assertWorkingDirectory(cwd);
   const files = runFiles(dir);
   await rm(files.exit, { force: true });
-  await writeFile(files.wrapper, WRAPPER_SOURCE, { mode: 0o600 });
   await writeJsonAtomic(files.spec(runId), {
     run_id: runId,
     command: executable,
@@ -70,10 +79,10 @@ export async function startRun(
     log_max_bytes: deps.logFileMaxBytes,
     exit_path: files.exit,
     tail_lines: STDERR_TAIL_LINES,
-  });
+  } satisfies WrapperSpec);
   const identity = await spawnDetached({
     executable: deps.nodePath,
-    args: [files.wrapper, files.spec(runId)],
+    args: [deps.wrapperPath, files.spec(runId)],
     env: {},
     cwd: dir,
     logPath: files.wrapperLog,

@@ -1,5 +1,26 @@
 import type { JSONSchema } from '../../src/sdk/index.js';
-import { commandProperties } from '../process/schema.js';
+import { type CommandConfigs, commandProperties } from '../child-process/command-schema.js';
+
+/** `spec.configs` of a job, as `configSchema` below accepts them. */
+export type JobConfigs = CommandConfigs & { timeout_ms?: number };
+
+/** `state.output` of a job: its current or last run, as `outputSchema` below describes it. */
+export type JobOutput = {
+  run_id: string;
+  pid: number;
+  exit_code: number | null;
+  signal: string | null;
+  timed_out: boolean;
+  started_at: string;
+  finished_at: string | null;
+  duration_ms: number | null;
+};
+
+/** `state.data` of a job. */
+export interface JobData {
+  /** The run whose failed output is already published; the next sync fails the operation. */
+  reported?: string;
+}
 
 /** `spec.configs` of a job: the command (as for `process`) and its time limit. */
 export const configSchema: JSONSchema = {

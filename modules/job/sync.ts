@@ -6,10 +6,11 @@ import {
   type SyncResult,
   TerminalError,
 } from '../../src/sdk/index.js';
-import { hasProcfs, isSameProcess } from '../process/proc-info.js';
-import { resourceDir } from '../process/run-dir.js';
+import { hasProcfs, isSameProcess } from '../child-process/proc-info.js';
+import { resourceDir } from '../child-process/run-dir.js';
 import { failureMessage, readExit, readRun, runOutput, succeeded } from './run-records.js';
-import { type JobConfigs, type JobRunnerDeps, startRun, stopRun } from './runner.js';
+import { type JobRunnerDeps, startRun, stopRun } from './runner.js';
+import type { JobConfigs, JobData, JobOutput } from './schema.js';
 
 export interface JobSyncDeps extends JobRunnerDeps {
   runDir: string;
@@ -20,11 +21,6 @@ export interface JobSyncDeps extends JobRunnerDeps {
 /** Steward stops a run itself when the wrapper's own timeout has not ended it this long after timeout_ms. */
 const BACKSTOP_MS = 5000;
 
-interface JobData {
-  /** The run whose failed output is already published; the next sync fails the operation. */
-  reported?: string;
-}
-
 /**
  * A run belongs to the operation that started it (`state.operation_id`): a new
  * create, update, rerun or retry starts a new run (stopping a leftover one);
@@ -34,11 +30,11 @@ interface JobData {
  */
 export async function syncJob(
   deps: JobSyncDeps,
-  { resource }: SyncInput,
+  { resource }: SyncInput<JobConfigs, JobOutput, JobData>,
   ctx: SyncContext,
-): Promise<SyncResult> {
+): Promise<SyncResult<JobOutput, JobData>> {
   const dir = resourceDir(deps.runDir, resource);
-  const configs = resource.spec.configs as unknown as JobConfigs;
+  const configs = resource.spec.configs;
   const runId = resource.state.operation_id;
   const run = await readRun(dir);
   if (resource.state.action === 'delete') {
@@ -59,8 +55,8 @@ export async function syncJob(
   if (exit?.run_id === runId) {
     const output = runOutput(run, exit);
     if (succeeded(exit)) return { status: 'COMPLETED', output, data: {} };
-    if ((resource.state.data as JobData | null)?.reported !== runId)
-      return { status: 'PENDING', output, data: { reported: runId } satisfies JobData };
+    if (resource.state.data?.reported !== runId)
+      return { status: 'PENDING', output, data: { reported: runId } };
     throw new TerminalError(failureMessage(exit, configs.timeout_ms ?? 0));
   }
   if (isSameProcess(run)) {

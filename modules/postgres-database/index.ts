@@ -3,8 +3,13 @@ import { randomBytes } from 'node:crypto';
 import { defineModule, type ModuleDefinition } from '../../src/sdk/index.js';
 import { connectPostgres, type PostgresConnect } from '../postgres-server/connection.js';
 import { createTargetPolicy, guardTargets, type HostLookup } from '../postgres-server/targets.js';
-import { planDatabase } from './plan.js';
-import { configSchema, outputSchema, rotatePasswordParamsSchema } from './schema.js';
+import { type DatabaseConfigs, type DatabaseData, planDatabase } from './plan.js';
+import {
+  configSchema,
+  type DatabaseOutput,
+  outputSchema,
+  rotatePasswordParamsSchema,
+} from './schema.js';
 import { syncDatabase } from './sync.js';
 
 export interface PostgresDatabaseModuleOptions {
@@ -26,7 +31,7 @@ export function createPostgresDatabaseModule({
   lookup,
 }: PostgresDatabaseModuleOptions = {}): ModuleDefinition {
   const guarded = guardTargets(createTargetPolicy(targets, lookup), connect);
-  return defineModule({
+  return defineModule<DatabaseConfigs, DatabaseOutput, DatabaseData>({
     kind: 'postgres_database',
     description:
       'A database on a postgres_server, owned by a LOGIN role with a generated password, with extensions and a connection limit. ' +

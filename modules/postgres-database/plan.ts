@@ -4,6 +4,7 @@ import {
   type Resource,
   ValidationError,
 } from '../../src/sdk/index.js';
+import type { DatabaseOutput } from './schema.js';
 
 /** The steps `sync` carries out, in order, one per call. */
 export type DatabaseStep =
@@ -32,19 +33,30 @@ export interface DatabaseConfigs {
   deletion_policy: 'delete' | 'orphan';
 }
 
+type DatabaseResource = Resource<DatabaseConfigs, DatabaseOutput, DatabaseData>;
+
 /**
  * Pure: decides the steps from the action and the change of configs. Passwords are
  * never decided here (no randomness in plan): the role steps generate them in sync.
  */
-export function planDatabase({ action, current, desired, dependencies }: PlanInput): PlanResult {
-  const configs = desired.spec.configs as unknown as DatabaseConfigs;
+export function planDatabase({
+  action,
+  current,
+  desired,
+  dependencies,
+}: PlanInput<DatabaseConfigs, DatabaseOutput, DatabaseData>): PlanResult<
+  DatabaseConfigs,
+  DatabaseOutput,
+  DatabaseData
+> {
+  const configs = desired.spec.configs;
   if (action !== 'delete') refuseReserved(configs, dependencies.server?.output.admin_user);
   switch (action) {
     case 'create':
       return {
         data: {
           pending: ['create_role', 'ensure_database', 'ensure_extensions'],
-        } satisfies DatabaseData,
+        },
       };
     case 'update':
       return { data: planUpdate(current, desired) };
@@ -56,13 +68,13 @@ export function planDatabase({ action, current, desired, dependencies }: PlanInp
             current?.state.observed_version === null
               ? ['set_password', 'ensure_database', 'ensure_extensions']
               : ['set_password'],
-        } satisfies DatabaseData,
+        },
       };
     case 'delete':
       return {
         data: {
           pending: configs.deletion_policy === 'orphan' ? [] : ['drop_database', 'drop_role'],
-        } satisfies DatabaseData,
+        },
       };
     default:
       throw new ValidationError(`postgres_database has no action "${action}"`);
@@ -98,9 +110,9 @@ function refuseReserved({ database, owner }: DatabaseConfigs, adminUser: unknown
  * and the old role is dropped (unless the policy is orphan). Extensions still waiting
  * to be dropped by an update that did not finish are dropped too.
  */
-function planUpdate(current: Resource | null, desired: Resource): DatabaseData {
-  const after = desired.spec.configs as unknown as DatabaseConfigs;
-  const before = current?.spec.configs as unknown as DatabaseConfigs | undefined;
+function planUpdate(current: DatabaseResource | null, desired: DatabaseResource): DatabaseData {
+  const after = desired.spec.configs;
+  const before = current?.spec.configs;
   if (before && before.database !== after.database) {
     throw new ValidationError(
       `database cannot be renamed (from "${before.database}" to "${after.database}"); create a new resource`,
@@ -118,7 +130,7 @@ function planUpdate(current: Resource | null, desired: Resource): DatabaseData {
       { from: serverBefore, to: serverAfter },
     );
   }
-  const unfinished = (current?.state.data ?? {}) as Partial<DatabaseData>;
+  const unfinished: Partial<DatabaseData> = current?.state.data ?? {};
   const ownerChanged = before !== undefined && before.owner !== after.owner;
   const needsRole =
     ownerChanged || (current !== null && typeof current.state.output.password !== 'string');

@@ -1,4 +1,5 @@
 import type { JSONSchema } from '../../src/sdk/index.js';
+import type { SslMode } from '../postgres-server/connection.js';
 
 /** A lower-case SQL identifier: no quoting tricks can get through. Reserved names are refused by plan. */
 const IDENTIFIER = '^[a-z_][a-z0-9_]{0,62}$';
@@ -43,6 +44,16 @@ export const configSchema: JSONSchema = {
       description: 'delete drops the database and the role; orphan leaves both on the server.',
     },
   },
+};
+
+/** `state.output` of a database, as `outputSchema` below describes it. */
+export type DatabaseOutput = {
+  host: string;
+  port: number;
+  database: string;
+  user: string;
+  password?: string;
+  sslmode: SslMode;
 };
 
 /** How dependents connect; `password` is a secret (it reaches dependents, never the API). */

@@ -12,6 +12,7 @@ import {
   withSession,
 } from '../postgres-server/connection.js';
 import type { DatabaseConfigs, DatabaseData, DatabaseStep } from './plan.js';
+import type { DatabaseOutput } from './schema.js';
 import {
   dropDatabase,
   dropOwned,
@@ -45,11 +46,11 @@ interface Server {
  */
 export async function syncDatabase(
   deps: DatabaseSyncDeps,
-  { resource, dependencies }: SyncInput,
+  { resource, dependencies }: SyncInput<DatabaseConfigs, DatabaseOutput, DatabaseData>,
   ctx: SyncContext,
-): Promise<SyncResult> {
-  const configs = resource.spec.configs as unknown as DatabaseConfigs;
-  const data = (resource.state.data ?? { pending: [] }) as DatabaseData;
+): Promise<SyncResult<DatabaseOutput, DatabaseData>> {
+  const configs = resource.spec.configs;
+  const data = resource.state.data ?? { pending: [] };
   const [step, ...rest] = data.pending ?? [];
   const deleting = resource.state.action === 'delete';
   const server = serverOf(dependencies.server);
@@ -184,7 +185,7 @@ function describe(
   server: Server,
   configs: DatabaseConfigs,
   password: string | undefined,
-): Record<string, unknown> {
+): DatabaseOutput {
   return {
     host: server.host,
     port: server.port,

@@ -1,7 +1,13 @@
 import { defineModule, type ModuleDefinition } from '../../src/sdk/index.js';
 import { connectPostgres, type PostgresConnect } from './connection.js';
-import { planServer } from './plan.js';
-import { ADMIN_PASSWORD_BINDINGS, configSchema, outputSchema } from './schema.js';
+import { planServer, type ServerData } from './plan.js';
+import {
+  ADMIN_PASSWORD_BINDINGS,
+  configSchema,
+  outputSchema,
+  type ServerConfigs,
+  type ServerOutput,
+} from './schema.js';
 import { syncServer } from './sync.js';
 import { createTargetPolicy, guardTargets, type HostLookup } from './targets.js';
 
@@ -22,7 +28,7 @@ export function createPostgresServerModule({
 }: PostgresServerModuleOptions = {}): ModuleDefinition {
   const policy = createTargetPolicy(targets, lookup);
   const guarded = guardTargets(policy, connect);
-  return defineModule({
+  return defineModule<ServerConfigs, ServerOutput, ServerData>({
     kind: 'postgres_server',
     description:
       'A connection to an existing PostgreSQL server (10 or later) as an administrator. Sync connects and reads the version; delete leaves the server alone.',

@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 
 import { type PlanInput, type PlanResult, ValidationError } from '../../src/sdk/index.js';
-import { ADMIN_PASSWORD_BINDINGS } from './schema.js';
+import { ADMIN_PASSWORD_BINDINGS, type ServerConfigs, type ServerOutput } from './schema.js';
 import type { TargetPolicy } from './targets.js';
 
 /** The one step of create and update: connect and read the version. Delete has none. */
@@ -19,9 +19,9 @@ export interface ServerData {
  */
 export function planServer(
   policy: Pick<TargetPolicy, 'refusal'>,
-  { action, current, desired }: PlanInput,
-): PlanResult {
-  const host = String(desired.spec.configs.host);
+  { action, current, desired }: PlanInput<ServerConfigs, ServerOutput, ServerData>,
+): PlanResult<ServerConfigs, ServerOutput, ServerData> {
+  const host = desired.spec.configs.host;
   const refused = action === 'delete' ? undefined : policy.refusal(host);
   if (refused)
     throw new ValidationError(refused, {
@@ -29,7 +29,7 @@ export function planServer(
     });
   switch (action) {
     case 'create':
-      return { data: { pending: ['connect'] } satisfies ServerData };
+      return { data: { pending: ['connect'] } };
     case 'update': {
       const configs = desired.spec.configs;
       const stored = current?.spec.configs.admin_password;
@@ -52,11 +52,11 @@ export function planServer(
       }
       return {
         ...(keep ? { configs: { ...configs, admin_password: stored } } : {}),
-        data: { pending: ['connect'] } satisfies ServerData,
+        data: { pending: ['connect'] },
       };
     }
     case 'delete':
-      return { data: { pending: [] } satisfies ServerData };
+      return { data: { pending: [] } };
     default:
       throw new ValidationError(`postgres_server has no action "${action}"`);
   }

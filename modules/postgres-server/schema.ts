@@ -1,4 +1,25 @@
 import type { JSONSchema } from '../../src/sdk/index.js';
+import type { SslMode } from './connection.js';
+
+/** `spec.configs` of a postgres_server, as `configSchema` below accepts them (defaults filled in). */
+export type ServerConfigs = {
+  host: string;
+  port: number;
+  admin_user: string;
+  admin_password?: string;
+  sslmode: SslMode;
+};
+
+/** `state.output` of a postgres_server, as `outputSchema` below describes it. */
+export type ServerOutput = {
+  host: string;
+  port: number;
+  version: string;
+  version_num: number;
+  admin_user: string;
+  admin_password?: string;
+  sslmode: SslMode;
+};
 
 /** `spec.configs` of a postgres_server: how to reach an existing server as an administrator. */
 export const configSchema: JSONSchema = {
@@ -42,7 +63,7 @@ export const configSchema: JSONSchema = {
 
 /** admin_password is sent to this server as this user only: a PATCH that changes one of these must send it again. */
 export const ADMIN_PASSWORD_BINDINGS = Object.freeze({
-  admin_password: Object.freeze(['host', 'port', 'admin_user', 'sslmode']),
+  admin_password: Object.freeze(['host', 'port', 'admin_user', 'sslmode'] as const),
 });
 
 /** What dependents (postgres_database) connect with; `admin_password` is a secret. */

@@ -1,13 +1,7 @@
 import type { SyncContext, SyncInput, SyncResult } from '../../src/sdk/index.js';
-import { type PostgresConnect, type SslMode, withSession } from './connection.js';
-
-interface ServerConfigs {
-  host: string;
-  port: number;
-  admin_user: string;
-  admin_password?: string;
-  sslmode: SslMode;
-}
+import { type PostgresConnect, withSession } from './connection.js';
+import type { ServerData } from './plan.js';
+import type { ServerConfigs, ServerOutput } from './schema.js';
 
 /**
  * Create and update connect as the administrator and read the version: refused
@@ -16,11 +10,11 @@ interface ServerConfigs {
  */
 export async function syncServer(
   connect: PostgresConnect,
-  { resource }: SyncInput,
+  { resource }: SyncInput<ServerConfigs, ServerOutput, ServerData>,
   ctx: SyncContext,
-): Promise<SyncResult> {
+): Promise<SyncResult<ServerOutput, ServerData>> {
   if (resource.state.action === 'delete') return { status: 'COMPLETED', data: { pending: [] } };
-  const configs = resource.spec.configs as unknown as ServerConfigs;
+  const configs = resource.spec.configs;
   const target = {
     host: configs.host,
     port: configs.port,

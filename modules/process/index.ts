@@ -1,8 +1,15 @@
 import { defineModule, type ModuleDefinition } from '../../src/sdk/index.js';
-import { resolveLocalProgram } from './local-program.js';
+import { SECRET_ENV_BINDINGS } from '../child-process/command-schema.js';
+import { resolveLocalProgram } from '../child-process/local-program.js';
 import { processLogs } from './logs.js';
-import { planProcess } from './plan.js';
-import { configSchema, outputSchema, scaleParamsSchema, SECRET_ENV_BINDINGS } from './schema.js';
+import { planProcess, type ProcessData } from './plan.js';
+import {
+  configSchema,
+  outputSchema,
+  type ProcessConfigs,
+  type ProcessOutput,
+  scaleParamsSchema,
+} from './schema.js';
 import { ExitLedger } from './supervisor.js';
 import { syncProcess } from './sync.js';
 
@@ -35,7 +42,7 @@ export function createProcessModule(options: ProcessModuleOptions): ModuleDefini
   const deps = Object.freeze({ ...resolveLocalProgram(options), exits: new ExitLedger() });
   const { allowList, envAllowList, runDir } = deps;
   const logPollMs = options.logPollMs ?? 200;
-  return defineModule({
+  return defineModule<ProcessConfigs, ProcessOutput, ProcessData>({
     kind: 'process',
     description:
       'A long-running local program (no shell), kept at `replicas` copies and restarted by its restart policy; the command must be on STEWARD_ALLOWED_COMMANDS.',
@@ -65,9 +72,7 @@ export function createProcessModule(options: ProcessModuleOptions): ModuleDefini
       },
     },
     // Replicas that run: none while stopped (the start action counts them again).
-    usage: ({ configs }) => ({
-      processes: configs.stopped === true ? 0 : Number(configs.replicas ?? 1),
-    }),
+    usage: ({ configs }) => ({ processes: configs.stopped === true ? 0 : (configs.replicas ?? 1) }),
     plan: (input) => planProcess(allowList, envAllowList, input),
     sync: (input, ctx) => syncProcess(deps, input, ctx),
     logs: (input, ctx) => processLogs(runDir, logPollMs, input, ctx),

@@ -1,20 +1,9 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 
 import type { LogChunk, LogContext, SyncInput } from '../../src/sdk/index.js';
-import { FileCursor, type LogLine } from './log-files.js';
-import { resourceDir } from './run-dir.js';
-
-/** Waits `ms`; false when the reader went away first. */
-export async function pause(ms: number, signal: AbortSignal): Promise<boolean> {
-  try {
-    await sleep(ms, undefined, { signal });
-    return true;
-  } catch {
-    return false;
-  }
-}
+import { FileCursor, type LogLine, pause } from '../child-process/log-files.js';
+import { resourceDir } from '../child-process/run-dir.js';
 
 /**
  * The replicas' output, replica by replica (`stream` is `replica-<index>`), from

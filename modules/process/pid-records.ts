@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 
-import type { ProcessIdentity } from './proc-info.js';
-import { readJsonFile, writeJsonAtomic } from './run-dir.js';
+import type { ProcessIdentity } from '../child-process/proc-info.js';
+import { readJsonFile, writeJsonAtomic } from '../child-process/run-dir.js';
 
 /** How a replica ended, as far as Steward knows (both null: it ended while another Steward process ran it). */
 export interface ReplicaExit {

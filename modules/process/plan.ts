@@ -4,8 +4,9 @@ import {
   type Resource,
   ValidationError,
 } from '../../src/sdk/index.js';
-import { assertAllowed } from './allow-list.js';
-import { assertAllowedEnv, type EnvAllowEntry } from './env-allow-list.js';
+import type { EnvAllowEntry } from '../child-process/env-allow-list.js';
+import { assertLaunchAllowed } from '../child-process/launch.js';
+import type { ProcessConfigs, ProcessOutput } from './schema.js';
 
 /** Steps before the replicas are brought to the desired count (`converge`, always last and implicit). */
 export type ProcessStep = 'stop_all' | 'forget_exited';
@@ -13,6 +14,9 @@ export type ProcessStep = 'stop_all' | 'forget_exited';
 export interface ProcessData {
   pending: ProcessStep[];
 }
+
+type ProcessPlanInput = PlanInput<ProcessConfigs, ProcessOutput, ProcessData>;
+type ProcessPlanResult = PlanResult<ProcessConfigs, ProcessOutput, ProcessData>;
 
 /** What must match for a running replica to be kept on update: the program and how it is started. */
 const LAUNCH_FIELDS = ['command', 'args', 'env', 'secret_env', 'cwd'] as const;
@@ -26,17 +30,13 @@ const LAUNCH_FIELDS = ['command', 'args', 'env', 'secret_env', 'cwd'] as const;
 export function planProcess(
   allowList: readonly string[],
   envAllowList: readonly EnvAllowEntry[],
-  { action, params, current, desired }: PlanInput,
-): PlanResult {
+  { action, params, current, desired }: ProcessPlanInput,
+): ProcessPlanResult {
   const configs = desired.spec.configs;
-  const plan = (pending: ProcessStep[], newConfigs?: Record<string, unknown>): PlanResult =>
-    newConfigs
-      ? { configs: newConfigs, data: { pending } satisfies ProcessData }
-      : { data: { pending } satisfies ProcessData };
-  if (action !== 'delete' && action !== 'stop') {
-    assertAllowed(String(configs.command), allowList);
-    assertAllowedEnv(configs, envAllowList);
-  }
+  const plan = (pending: ProcessStep[], newConfigs?: ProcessConfigs): ProcessPlanResult =>
+    newConfigs ? { configs: newConfigs, data: { pending } } : { data: { pending } };
+  if (action !== 'delete' && action !== 'stop')
+    assertLaunchAllowed(configs, { allowList, envAllowList });
   switch (action) {
     case 'create':
       return plan([]);
@@ -58,7 +58,7 @@ export function planProcess(
   }
 }
 
-function launchChanged(current: Resource | null, configs: Record<string, unknown>): boolean {
+function launchChanged(current: Resource<ProcessConfigs> | null, configs: ProcessConfigs): boolean {
   if (!current) return true;
   return LAUNCH_FIELDS.some(
     (field) => canonical(current.spec.configs[field]) !== canonical(configs[field]),

@@ -1,60 +1,36 @@
 import type { JSONSchema } from '../../src/sdk/index.js';
+import { type CommandConfigs, commandProperties } from '../child-process/command-schema.js';
+import type { RestartPolicy } from './supervisor.js';
 
-const NO_NUL = '^[^\\u0000]*$';
-const ENV_NAME = '^[A-Za-z_][A-Za-z0-9_]*$';
 export const MAX_REPLICAS = 256;
 
-/** The command part of the configs, shared with the `job` module. */
-export const commandProperties: Record<string, JSONSchema> = {
-  command: {
-    type: 'string',
-    minLength: 1,
-    maxLength: 4096,
-    pattern: NO_NUL,
-    description:
-      'The executable: an absolute path, or a bare name looked up on PATH. It must be on STEWARD_ALLOWED_COMMANDS. Never run through a shell.',
-  },
-  args: {
-    type: 'array',
-    maxItems: 1024,
-    items: { type: 'string', maxLength: 65536, pattern: NO_NUL },
-    default: [],
-    description:
-      'Arguments, passed as they are (no shell: quotes, ";", "$(...)" mean nothing special).',
-  },
-  env: {
-    type: 'object',
-    propertyNames: { pattern: ENV_NAME, maxLength: 256 },
-    additionalProperties: { type: 'string', maxLength: 65536, pattern: NO_NUL },
-    default: {},
-    description:
-      'Environment variables, added to the PATH inherited from Steward (nothing else is inherited). Only names STEWARD_ALLOWED_ENV allows for the command are accepted.',
-  },
-  secret_env: {
-    type: 'object',
-    writeOnly: true,
-    propertyNames: { pattern: ENV_NAME, maxLength: 256 },
-    additionalProperties: { type: 'string', maxLength: 65536, pattern: NO_NUL },
-    description:
-      'Secret environment variables (override env; the same names are allowed). Stored and handed to the program, never returned. A PATCH that leaves it out keeps the stored value, unless it changes command, args, cwd or env: then it must send secret_env again.',
-  },
-  cwd: {
-    type: 'string',
-    minLength: 1,
-    maxLength: 4096,
-    pattern: '^/[^\\u0000]*$',
-    description:
-      "Absolute working directory; default: the resource's directory under STEWARD_RUN_DIR.",
-  },
+/** `spec.configs` of a process, as `configSchema` below accepts them. */
+export type ProcessConfigs = CommandConfigs & {
+  replicas?: number;
+  restart?: RestartPolicy;
+  stopped?: boolean;
 };
 
-/**
- * secret_env goes to the program that command, args, cwd and env make up: a PATCH that
- * changes any of them must send secret_env again (shared with the `job` module).
- */
-export const SECRET_ENV_BINDINGS = Object.freeze({
-  secret_env: Object.freeze(['command', 'args', 'cwd', 'env']),
-});
+/** One replica in `state.output.replicas`. */
+export type ReplicaOutput = {
+  index: number;
+  pid: number;
+  started_at: string;
+  status: 'running' | 'exited';
+  exit_code?: number | null;
+  signal?: string | null;
+  exited_at?: string;
+};
+
+/** `state.output` of a process, as `outputSchema` below describes it. */
+export type ProcessOutput = {
+  command: string;
+  desired: number;
+  running: number;
+  restarts: number;
+  replicas: ReplicaOutput[];
+  run_dir: string;
+};
 
 /** `spec.configs` of a process. */
 export const configSchema: JSONSchema = {

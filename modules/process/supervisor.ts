@@ -1,6 +1,6 @@
 import type { Logger } from '../../src/sdk/index.js';
+import { isSameProcess, type ProcessIdentity } from '../child-process/proc-info.js';
 import type { ReplicaExit, ReplicaRecord, ReplicaRecords } from './pid-records.js';
-import { isSameProcess, type ProcessIdentity } from './proc-info.js';
 
 export type RestartPolicy = 'always' | 'on-failure' | 'never';
 

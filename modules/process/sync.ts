@@ -1,4 +1,4 @@
-import { mkdir, rm, stat } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import {
@@ -8,10 +8,13 @@ import {
   type SyncResult,
   TerminalError,
 } from '../../src/sdk/index.js';
-import { resolveCommand } from './allow-list.js';
-import { childEnv } from './child-env.js';
-import { type EnvAllowEntry, refuseUnallowedEnv } from './env-allow-list.js';
-import { rotateByCopy } from './log-files.js';
+import { childEnv } from '../child-process/child-env.js';
+import type { EnvAllowEntry } from '../child-process/env-allow-list.js';
+import { resolveLaunch } from '../child-process/launch.js';
+import { rotateByCopy } from '../child-process/log-files.js';
+import { hasProcfs, stopProcessGroup } from '../child-process/proc-info.js';
+import { resourceDir } from '../child-process/run-dir.js';
+import { spawnDetached } from '../child-process/spawn-detached.js';
 import {
   loadRecords,
   type ReplicaRecord,
@@ -19,10 +22,8 @@ import {
   saveRecords,
 } from './pid-records.js';
 import type { ProcessData } from './plan.js';
-import { hasProcfs, stopProcessGroup } from './proc-info.js';
-import { resourceDir } from './run-dir.js';
-import { spawnDetached } from './spawn-detached.js';
-import { converge, type ExitLedger, type RestartPolicy } from './supervisor.js';
+import type { ProcessConfigs, ProcessOutput } from './schema.js';
+import { converge, type ExitLedger } from './supervisor.js';
 
 export interface ProcessSyncDeps {
   allowList: readonly string[];
@@ -35,17 +36,6 @@ export interface ProcessSyncDeps {
   exits: ExitLedger;
 }
 
-export interface ProcessConfigs {
-  command: string;
-  args?: string[];
-  env?: Record<string, string>;
-  secret_env?: Record<string, string>;
-  cwd?: string;
-  replicas?: number;
-  restart?: RestartPolicy;
-  stopped?: boolean;
-}
-
 /** The log file of one replica (stdout and stderr together, as the program wrote them). */
 export const replicaLog = (dir: string, index: number) => join(dir, `replica-${index}.log`);
 
@@ -56,12 +46,12 @@ export const replicaLog = (dir: string, index: number) => join(dir, `replica-${i
  */
 export async function syncProcess(
   deps: ProcessSyncDeps,
-  { resource }: SyncInput,
+  { resource }: SyncInput<ProcessConfigs, ProcessOutput, ProcessData>,
   ctx: SyncContext,
-): Promise<SyncResult> {
+): Promise<SyncResult<ProcessOutput, ProcessData>> {
   const dir = resourceDir(deps.runDir, resource);
-  const configs = resource.spec.configs as unknown as ProcessConfigs;
-  const pending = ((resource.state.data ?? {}) as Partial<ProcessData>).pending ?? [];
+  const configs = resource.spec.configs;
+  const pending = resource.state.data?.pending ?? [];
   const [step, ...rest] = pending;
   await mkdir(dir, { recursive: true, mode: 0o700 });
   let records = await loadRecords(dir);
@@ -76,12 +66,12 @@ export async function syncProcess(
     if (step === 'forget_exited')
       records = { ...records, replicas: records.replicas.filter((record) => !record.exited) };
     await saveRecords(dir, records);
-    return { status: 'PENDING', data: { pending: rest } satisfies ProcessData };
+    return { status: 'PENDING', data: { pending: rest } };
   }
   if (resource.state.action === 'delete') {
     await stopAll(records, stop);
     await rm(dir, { recursive: true, force: true });
-    return { status: 'COMPLETED', data: { pending: [] } satisfies ProcessData };
+    return { status: 'COMPLETED', data: { pending: [] } };
   }
 
   // Without /proc no process can be told from another; delete still works (nothing can have been started).
@@ -100,7 +90,8 @@ export async function syncProcess(
     stop,
     save: (next) => saveRecords(dir, executable ? { ...next, executable } : next),
     start: async (index) => {
-      executable ??= await launchable(deps, configs, dir);
+      // Resolved only when a replica must start, so stopping never depends on the allow-list or PATH.
+      executable ??= (await resolveLaunch(configs, deps, dir)).executable;
       return spawnDetached({
         executable,
         args: configs.args ?? [],
@@ -115,7 +106,7 @@ export async function syncProcess(
     await rotateByCopy(replicaLog(dir, record.index), deps.logFileMaxBytes);
   return {
     status: 'COMPLETED',
-    data: { pending: [] } satisfies ProcessData,
+    data: { pending: [] },
     output: describe(resource, records, executable, desired, dir),
   };
 }
@@ -128,32 +119,15 @@ async function stopAll(
   return [];
 }
 
-/** Resolved only when a replica must start, so stopping never depends on the allow-list or PATH. */
-async function launchable(
-  deps: ProcessSyncDeps,
-  configs: ProcessConfigs,
-  dir: string,
-): Promise<string> {
-  const executable = await resolveCommand(configs.command, deps.allowList, deps.searchPath);
-  refuseUnallowedEnv(configs as unknown as Record<string, unknown>, deps.envAllowList);
-  const cwd = configs.cwd ?? dir;
-  const isDirectory = await stat(cwd).then(
-    (info) => info.isDirectory(),
-    () => false,
-  );
-  if (!isDirectory) throw new TerminalError(`cwd ${cwd} is not a directory`);
-  return executable;
-}
-
 function describe(
-  resource: Resource,
+  resource: Resource<ProcessConfigs>,
   records: ReplicaRecords,
   executable: string | undefined,
   desired: number,
   dir: string,
-) {
+): ProcessOutput {
   return {
-    command: executable ?? records.executable ?? String(resource.spec.configs.command),
+    command: executable ?? records.executable ?? resource.spec.configs.command,
     desired,
     running: records.replicas.filter((record) => !record.exited).length,
     restarts: records.restarts,

@@ -12,12 +12,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+import { inheritedEnv } from '../../modules/child-process/child-env.js';
 import { createFileModule } from '../../modules/file/index.js';
 import { loadHttpModules } from '../../modules/http/index.js';
 import { createJobModule } from '../../modules/job/index.js';
 import { createPostgresDatabaseModule } from '../../modules/postgres-database/index.js';
 import { createPostgresServerModule } from '../../modules/postgres-server/index.js';
-import { inheritedEnv } from '../../modules/process/child-env.js';
 import { createProcessModule } from '../../modules/process/index.js';
 import {
   type ContractReport,

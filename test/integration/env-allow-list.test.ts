@@ -10,7 +10,7 @@ import {
 import { tmpdir } from 'node:os';
 import { delimiter, isAbsolute, join } from 'node:path';
 
-import { INHERITED_VARIABLES } from '../../modules/process/child-env.js';
+import { INHERITED_VARIABLES } from '../../modules/child-process/child-env.js';
 import type { Config } from '../../src/config.js';
 import type { LogChunk } from '../../src/sdk/index.js';
 import { expectError } from '../helpers/fake-steward.js';

@@ -2,7 +2,7 @@ import { appendFileSync, mkdtempSync, renameSync, rmSync, statSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { FileCursor, rotateByCopy } from '../../modules/process/log-files.js';
+import { FileCursor, rotateByCopy } from '../../modules/child-process/log-files.js';
 
 /** The log reader shared by the process and job modules: tail across the rotated file, and following through both rotations. */
 describe('FileCursor', () => {

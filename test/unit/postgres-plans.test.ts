@@ -64,7 +64,12 @@ function resource(
   };
 }
 
-const input = (action: string, current: Resource | null, desired: Resource): PlanInput =>
+// Built loosely as the core builds it; each module's plan takes its own typed input.
+const input = (
+  action: string,
+  current: Resource | null,
+  desired: Resource,
+): PlanInput<any, any, any> =>
   deepFreeze({ action, params: {}, current, desired, dependencies: server, now: new Date(0) });
 /** A database as stored after its create completed: its output holds the password. */
 const db = (

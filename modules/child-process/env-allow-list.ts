@@ -1,4 +1,5 @@
 import { TerminalError, ValidationError } from '../../src/sdk/index.js';
+import type { CommandConfigs } from './command-schema.js';
 
 const VARIABLE = 'STEWARD_ALLOWED_ENV';
 const NAME_OR_PREFIX = /^[A-Za-z_][A-Za-z0-9_]*\*?$/;
@@ -43,6 +44,9 @@ export function parseEnvAllowList(entries: readonly string[]): readonly EnvAllow
   );
 }
 
+/** What the environment checks read of the configs. */
+type EnvConfigs = Pick<CommandConfigs, 'command' | 'env' | 'secret_env'>;
+
 /** Names are compared exactly, letter case included, as the kernel and every program compare them. */
 function isAllowed(name: string, command: string, allowList: readonly EnvAllowEntry[]): boolean {
   return allowList.some(
@@ -55,7 +59,7 @@ function isAllowed(name: string, command: string, allowList: readonly EnvAllowEn
 /** The `env` and `secret_env` names not allowed for `command`, each once, in the order given. */
 function notAllowed(
   command: string,
-  configs: Record<string, unknown>,
+  configs: EnvConfigs,
   allowList: readonly EnvAllowEntry[],
 ): string[] {
   const names = (['env', 'secret_env'] as const).flatMap((field) => {
@@ -67,7 +71,7 @@ function notAllowed(
 
 /** Why the configs' environment may not be used, or undefined. Pure (plan calls it); names only, never values. */
 function envRefusal(
-  configs: Record<string, unknown>,
+  configs: EnvConfigs,
   allowList: readonly EnvAllowEntry[],
 ): { message: string; names: string[] } | undefined {
   const command = String(configs.command);
@@ -82,10 +86,7 @@ function envRefusal(
 }
 
 /** For plan: 400, nothing stored. */
-export function assertAllowedEnv(
-  configs: Record<string, unknown>,
-  allowList: readonly EnvAllowEntry[],
-): void {
+export function assertAllowedEnv(configs: EnvConfigs, allowList: readonly EnvAllowEntry[]): void {
   const refused = envRefusal(configs, allowList);
   if (refused)
     throw new ValidationError(refused.message, {
@@ -95,10 +96,7 @@ export function assertAllowedEnv(
 }
 
 /** For sync (a resource stored before the setting changed): do not start it, do not retry. */
-export function refuseUnallowedEnv(
-  configs: Record<string, unknown>,
-  allowList: readonly EnvAllowEntry[],
-): void {
+export function refuseUnallowedEnv(configs: EnvConfigs, allowList: readonly EnvAllowEntry[]): void {
   const refused = envRefusal(configs, allowList);
   if (refused) throw new TerminalError(refused.message);
 }

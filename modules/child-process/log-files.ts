@@ -1,4 +1,5 @@
 import { copyFile, type FileHandle, open, stat, truncate } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /** One line of a log file and the file's modification time when it was read. */
 export interface LogLine {
@@ -8,6 +9,16 @@ export interface LogLine {
 
 const CHUNK_BYTES = 64 * 1024;
 const NEWLINE = 0x0a;
+
+/** Waits `ms` between two polls of a followed log; false when the reader went away first. */
+export async function pause(ms: number, signal: AbortSignal): Promise<boolean> {
+  try {
+    await sleep(ms, undefined, { signal });
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /** The one rotated file kept beside a log file. */
 export const rotatedPath = (path: string): string => `${path}.1`;
