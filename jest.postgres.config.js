@@ -1,43 +1,37 @@
-// The second pass of `npm test`: the suites that exercise the store, against PostgreSQL
-// (STEWARD_TEST_STORE=postgres makes the harness create a database on a throwaway cluster).
+// The second pass of `npm test`: every suite that opens its store through describeEachDialect
+// (test/helpers/dialects.ts), or has a block on PostgreSQL only, on PostgreSQL (STEWARD_TEST_STORE=postgres makes the loop run its
+// PostgreSQL block, on a throwaway cluster per test file). Found by reading the test files, so a
+// new store suite cannot be left out; suites on one database only are listed in dialects.ts.
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
 import base from './jest.config.js';
 
-const STORE_SUITES = [
-  'seed-scenario',
-  'transitions',
-  'sync-failures',
-  'dependencies',
-  'preconditions',
-  'bad-input',
-  'listing',
-  'workers',
-  'secrets',
-  'secrets-at-rest',
-  'secrets-at-rest-search',
-  'drift-resync',
-  'lease-renewal',
-  'logs-endpoint',
-  'events',
-  'metrics',
-  'access-control',
-  'leaks',
-  'secret-binding',
-  'postgres-targets',
-  'resource-claims',
-  'file-confinement',
-  'quotas',
-  'http-hardening',
-  'fair-claims',
-  'deleted-history',
-];
+const ROOT = dirname(fileURLToPath(import.meta.url));
+const LOOP = /\bdescribeEachDialect\(|\bdescribeOneDialect\(\s*'postgres'/;
 
-// The reliability suites (test/reliability) that also run on PostgreSQL.
-const RELIABILITY_SUITES = ['database-faults', 'fuzz-api', 'crash-loop'];
+function testFiles(dir) {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return entry.name === 'node_modules' ? [] : testFiles(path);
+    return entry.name.endsWith('.test.ts') ? [path] : [];
+  });
+}
+
+export const storeSuites = ['test', 'modules', 'examples']
+  .flatMap((dir) => {
+    try {
+      return testFiles(join(ROOT, dir));
+    } catch {
+      return []; // no such folder
+    }
+  })
+  .filter((path) => LOOP.test(readFileSync(path, 'utf8')))
+  .map((path) => relative(ROOT, path))
+  .sort();
 
 export default {
   ...base,
-  testMatch: [
-    ...STORE_SUITES.map((name) => `<rootDir>/test/integration/${name}.test.ts`),
-    ...RELIABILITY_SUITES.map((name) => `<rootDir>/test/reliability/${name}/${name}.test.ts`),
-  ],
+  testMatch: storeSuites.map((path) => `<rootDir>/${path}`),
 };

@@ -16,7 +16,7 @@ export interface CeilingResult {
 
 /**
  * The floor under Steward's sync loop: the same claim / write-back statements
- * (those of src/store/sync-writes.ts for a one-step create that completes; the
+ * (those of src/store/sqlite/sqlite-claim.ts and write-back.ts for a one-step create that completes; the
  * claim in one UPDATE … RETURNING where Steward first SELECTs the due rows for a
  * metric), prepared once and run synchronously on better-sqlite3, with no kysely,
  * no module call and no JavaScript between them. Same schema (Steward's

@@ -159,7 +159,7 @@ export function writeMarkdown(file: string, r: BenchResults): void {
       `  until none is due: one \`BEGIN IMMEDIATE\` claiming ${ceiling.batch} rows (\`UPDATE … RETURNING\` setting the lease columns and the`,
       '  fencing token, operations to `running`, one `operation.started` event insert), then one transaction writing back each row',
       '  (resource update fenced by `lease_token`, operation update, the wake-dependents update) and one insert of the events.',
-      '  These are the statements of `src/store/sync-writes.ts` (which claims in two: a SELECT of the due rows, for its queue-wait',
+      '  These are the statements of `src/store/sqlite/sqlite-claim.ts` and `src/store/write-back.ts` (which claims in two: a SELECT of the due rows, for its queue-wait',
       '  metric, then the UPDATE), prepared once, with no kysely, no module call and no engine around them.',
       `  ${ceiling.rows.toLocaleString('en-US')} rows in ${ms(ceiling.elapsedMs)}. **Steward / ceiling** is reconciles/s over ceiling rows/s.`,
     );

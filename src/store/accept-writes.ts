@@ -10,7 +10,6 @@ import type {
   ExpectedState,
 } from '../core/ports.js';
 import { RollbackConflict, type StoreDriver } from './driver.js';
-import { appendEvents } from './events.js';
 import { countFootprint, pruneRevisions, QuotaRollback } from './quota-writes.js';
 import { claimColumn, operationToRow, resourceToRow, revisionToRow } from './rows.js';
 import type { Database } from './schema.js';
@@ -105,7 +104,7 @@ export function createAcceptWrites(driver: StoreDriver) {
           if (change.keepRevisions) await pruneRevisions(trx, resource.urn, change.keepRevisions);
         }
         await driver.notifyWork(trx);
-        await appendEvents(driver, trx, change.events, change.operation.created_at);
+        await driver.appendEvents(trx, change.events, change.operation.created_at);
         return 'committed';
       });
     } catch (err) {
@@ -144,7 +143,7 @@ export function createAcceptWrites(driver: StoreDriver) {
         .where('id', '=', cancel.operationId)
         .where('status', 'in', ['queued', 'running'])
         .execute();
-      await appendEvents(driver, trx, cancel.events, cancel.nowIso);
+      await driver.appendEvents(trx, cancel.events, cancel.nowIso);
       return 'committed';
     });
   }

@@ -4,9 +4,9 @@ import type { StoreDriver } from './driver.js';
 import { createEventQueries } from './event-queries.js';
 import { createHistoryQueries } from './history-queries.js';
 import { migrateToLatest } from './migrations.js';
-import { openPostgres } from './postgres-driver.js';
+import { openPostgres } from './postgres/postgres-driver.js';
 import { createReadQueries } from './read-queries.js';
-import { openSqlite } from './sqlite-driver.js';
+import { openSqlite } from './sqlite/sqlite-driver.js';
 import { createSyncWrites } from './sync-writes.js';
 import { createValueRewrites } from './value-rewrites.js';
 
@@ -26,7 +26,7 @@ export async function createStore(options: StoreOptions): Promise<Store> {
     ? openPostgres({ url: options.db, poolSize: options.poolSize ?? 10 })
     : openSqlite({ file: options.db, busyTimeoutMs: options.busyTimeoutMs });
   try {
-    if (options.migrate !== false) await migrateToLatest(driver.db, driver.dialect);
+    if (options.migrate !== false) await migrateToLatest(driver.db, driver.schema);
   } catch (err) {
     await driver.close();
     throw new Error(`cannot use database ${redactUrl(options.db)}: ${(err as Error).message}`);

@@ -1,14 +1,18 @@
-import type { Kysely } from 'kysely';
+import type { ColumnDefinitionBuilder, Kysely, RawBuilder } from 'kysely';
 
+import type { EventInput } from '../core/model.js';
+import type { ClaimBatch, ClaimRequest, SyncWriteBack } from '../core/ports.js';
 import type { Database } from './schema.js';
 
 /**
- * What differs between SQLite and PostgreSQL, kept here so the queries in this
- * folder are written once.
+ * One database behind the store: the connection, and every statement that differs between
+ * SQLite (sqlite/) and PostgreSQL (postgres/). The queries in this folder are written once,
+ * against this interface; none of them asks which database it runs on.
  */
 export interface StoreDriver {
-  dialect: 'sqlite' | 'postgres';
   db: Kysely<Database>;
+  /** What the migrations write differently on this database. */
+  schema: SchemaDialect;
   /** Runs `fn` in a write transaction (SQLite: BEGIN IMMEDIATE, so two processes never deadlock on upgrade). */
   writeTransaction<T>(fn: (trx: Kysely<Database>) => Promise<T>): Promise<T>;
   /** Announces new due work to every process (PostgreSQL NOTIFY, delivered on commit); a no-op on SQLite. */
@@ -16,20 +20,52 @@ export interface StoreDriver {
   /** Calls `listener` when another process announces work; resolves to a function that stops listening. */
   listenForWork(listener: () => void): Promise<() => Promise<void>>;
   /**
-   * PostgreSQL only: runs a statement under a name, so the server parses and plans it once per
-   * connection rather than on every call (the sync loop's hot statements, postgres-claim.ts and
-   * postgres-sync-writes.ts). PostgreSQL may still plan each call for its values (a custom plan).
+   * Appends events in the caller's transaction, in order, in one statement. Ids MUST become
+   * visible in id order (a watcher resumes "after id N"): SQLite has one writer at a time, so
+   * its ids commit in order; PostgreSQL takes an advisory lock (postgres/postgres-events.ts).
+   * Callers do this last, just before commit (after any NOTIFY).
    */
-  namedQuery?<R>(name: string, text: string, values: readonly unknown[]): Promise<R[]>;
+  appendEvents(
+    trx: Kysely<Database>,
+    events: readonly EventInput[],
+    createdAt: string,
+  ): Promise<void>;
+  /**
+   * `query` locking the rows it reads until commit (PostgreSQL FOR UPDATE). SQLite returns it
+   * unchanged: its BEGIN IMMEDIATE already holds the write lock on the whole database.
+   */
+  lockForUpdate<Q extends { forUpdate(): Q }>(query: Q): Q;
+  /**
+   * Claims up to `request.limit` due rows for `request.owner`: a lease, a new fencing token, a due
+   * time equal to the lease's end (so a lapsed lease is due again); their queued operations start
+   * and `operation.started` is logged. Fair across projects when `request.shares` is given
+   * (core/sync/claim-policy.ts).
+   */
+  claimDue(request: ClaimRequest): Promise<ClaimBatch>;
+  /**
+   * Writes back a batch of sync outcomes, each fenced by its lease token, operation and claimed
+   * status; a write-back that fails the fence only gives its lease back. Resources waiting on a
+   * completed one become due. Which ones applied, in the order given.
+   */
+  saveSyncResults(results: readonly SyncWriteBack[], nowMs: number): Promise<boolean[]>;
   /** Turns a driver error into the StewardError core understands, or returns it unchanged. */
   translateError(err: unknown): unknown;
   close(): Promise<void>;
 }
 
-/** `driver.namedQuery`, which only the PostgreSQL driver has. */
-export function namedQuery(driver: StoreDriver): NonNullable<StoreDriver['namedQuery']> {
-  if (!driver.namedQuery) throw new Error('named statements need the PostgreSQL driver');
-  return driver.namedQuery.bind(driver);
+/** The column types and SQL expressions the migrations (migrations.ts) take from the driver. */
+export interface SchemaDialect {
+  /** Epoch-millisecond and lease-token columns (64-bit). */
+  epochMs: 'integer' | 'bigint';
+  /** The type of an auto-incrementing id column, and how it is made the primary key. */
+  serialId: {
+    type: 'integer' | 'bigserial';
+    primaryKey(column: ColumnDefinitionBuilder): ColumnDefinitionBuilder;
+  };
+  /** The bytes a text column holds (0004's backfill of `spec_bytes`). */
+  byteLength(column: string): RawBuilder<number>;
+  /** The processes a `process` resource's configs declare: 0 when stopped, else its replicas (default 1). */
+  replicas: RawBuilder<number>;
 }
 
 /** Thrown inside a write transaction to roll it back and report a lost compare-and-set. */

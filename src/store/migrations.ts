@@ -7,15 +7,15 @@ import {
   sql,
 } from 'kysely';
 
+import type { SchemaDialect } from './driver.js';
 import type { Database } from './schema.js';
 
 /**
- * In-code migrations, one set for SQLite and PostgreSQL. Names sort in the order
- * they run; a migration, once released, never changes.
+ * In-code migrations, one set for SQLite and PostgreSQL (what differs comes from the
+ * driver's `schema`). Names sort in the order they run; a migration, once released, never changes.
  */
-export function migrations(dialect: 'sqlite' | 'postgres'): Record<string, Migration> {
-  const serial = dialect === 'sqlite' ? 'integer' : 'bigserial';
-  const ms = dialect === 'sqlite' ? 'integer' : 'bigint';
+export function migrations(dialect: SchemaDialect): Record<string, Migration> {
+  const { epochMs: ms, serialId } = dialect;
   return {
     '0001_initial': {
       async up(db: Kysely<unknown>) {
@@ -96,9 +96,7 @@ export function migrations(dialect: 'sqlite' | 'postgres'): Record<string, Migra
 
         await db.schema
           .createTable('revisions')
-          .addColumn('id', serial, (c) =>
-            dialect === 'sqlite' ? c.primaryKey().autoIncrement() : c.primaryKey(),
-          )
+          .addColumn('id', serialId.type, (c) => serialId.primaryKey(c))
           .addColumn('urn', 'text', (c) => c.notNull())
           .addColumn('version', 'integer', (c) => c.notNull())
           .addColumn('action', 'text', (c) => c.notNull())
@@ -144,9 +142,7 @@ export function migrations(dialect: 'sqlite' | 'postgres'): Record<string, Migra
 
         await db.schema
           .createTable('events')
-          .addColumn('id', serial, (c) =>
-            dialect === 'sqlite' ? c.primaryKey().autoIncrement() : c.primaryKey(),
-          )
+          .addColumn('id', serialId.type, (c) => serialId.primaryKey(c))
           .addColumn('type', 'text', (c) => c.notNull())
           .addColumn('urn', 'text', (c) => c.notNull())
           .addColumn('kind', 'text', (c) => c.notNull())
@@ -199,14 +195,7 @@ export function migrations(dialect: 'sqlite' | 'postgres'): Record<string, Migra
           .execute();
         // Existing rows: their stored spec's bytes (secrets as stored), and the processes the built-in
         // kinds declare (core/requests/quotas.ts counts the same from then on; other kinds count at their next change).
-        const bytes =
-          dialect === 'sqlite'
-            ? (column: string) => sql`length(cast(${sql.ref(column)} as blob))`
-            : (column: string) => sql`octet_length(${sql.ref(column)})`;
-        const replicas =
-          dialect === 'sqlite'
-            ? sql`case when json_extract(configs, '$.stopped') then 0 else coalesce(json_extract(configs, '$.replicas'), 1) end`
-            : sql`case when (configs::jsonb->>'stopped')::boolean then 0 else coalesce((configs::jsonb->>'replicas')::int, 1) end`;
+        const { byteLength: bytes, replicas } = dialect;
         await sql`update resources set spec_bytes = ${bytes('configs')} + ${bytes('dependencies')} + ${bytes('labels')},
           processes = case kind when 'process' then ${replicas} when 'job' then 1 else 0 end`.execute(
           db,
@@ -244,10 +233,7 @@ export function migrations(dialect: 'sqlite' | 'postgres'): Record<string, Migra
  * kysely serialises them with an advisory lock; on SQLite the loser's migration
  * transaction fails and rolls back, so it looks again (and finds the work done).
  */
-export async function migrateToLatest(
-  db: Kysely<Database>,
-  dialect: 'sqlite' | 'postgres',
-): Promise<void> {
+export async function migrateToLatest(db: Kysely<Database>, dialect: SchemaDialect): Promise<void> {
   const known = migrations(dialect);
   await refuseNewerDatabase(db, Object.keys(known));
   const provider: MigrationProvider = { getMigrations: () => Promise.resolve(known) };

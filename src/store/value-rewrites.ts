@@ -5,22 +5,23 @@ import type { StoreDriver } from './driver.js';
 /**
  * Rewrites of configs and output in place, for maintenance (re-sealing secrets):
  * a compare-and-set on the values themselves, since a sync may write a new output
- * at any time without moving the version. PostgreSQL locks the rows it compares;
- * SQLite's BEGIN IMMEDIATE already holds the write lock.
+ * at any time without moving the version, under a lock on the rows it compares
+ * (StoreDriver.lockForUpdate).
  */
 export function createValueRewrites(driver: StoreDriver) {
   async function replaceConfigsAndOutput(changes: readonly ValuesRewrite[]): Promise<boolean[]> {
     if (changes.length === 0) return [];
     return driver.writeTransaction(async (trx) => {
-      let query = trx
-        .selectFrom('resources')
-        .select(['urn', 'configs', 'output'])
-        .where(
-          'urn',
-          'in',
-          changes.map((change) => change.urn),
-        );
-      if (driver.dialect === 'postgres') query = query.forUpdate();
+      const query = driver.lockForUpdate(
+        trx
+          .selectFrom('resources')
+          .select(['urn', 'configs', 'output'])
+          .where(
+            'urn',
+            'in',
+            changes.map((change) => change.urn),
+          ),
+      );
       const stored = new Map((await query.execute()).map((row) => [row.urn, row]));
       const applied: boolean[] = [];
       for (const change of changes) {

@@ -1,6 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
+import { storeDialect } from './dialects.js';
+
 const CLI = fileURLToPath(new URL('../../dist/src/cli.js', import.meta.url));
 
 export interface ChildSteward {
@@ -20,6 +22,7 @@ export function spawnSteward(
   env: Record<string, string>,
   args: string[] = ['serve'],
 ): Promise<ChildSteward> {
+  storeDialect(); // the child opens a store: inside a dialect block
   const proc = spawn(process.execPath, [CLI, ...args], {
     env: {
       PATH: process.env.PATH ?? '',

@@ -7,6 +7,7 @@ import { type Config, loadConfig } from '../../src/config.js';
 import { silentLogger } from '../../src/core/logging.js';
 import { createLogger } from '../../src/logger.js';
 import { createSteward, type Steward, type StewardOverrides } from '../../src/steward.js';
+import { storeDialect } from './dialects.js';
 import { testDatabase } from './test-database.js';
 
 export interface Harness {
@@ -39,7 +40,7 @@ export function testConfig(dir: string, overrides: Partial<Config> = {}): Readon
   });
 }
 
-/** A real Steward on a temporary SQLite file, listening on a free loopback port. */
+/** A real Steward on the enclosing dialect block's store (testDatabase), listening on a free loopback port. */
 export async function startSteward(
   options: {
     config?: Partial<Config>;
@@ -48,6 +49,7 @@ export async function startSteward(
     dir?: string;
   } = {},
 ): Promise<Harness> {
+  storeDialect(); // inside a dialect block, even with its own config.db
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'steward-test-'));
   const logs: string[] = [];
   const logger = options.captureLogs
@@ -61,10 +63,11 @@ export async function startSteward(
         }),
       )
     : silentLogger;
-  const steward = await createSteward(
-    testConfig(dir, { db: await testDatabase(dir), ...options.config }),
-    { logger, ...options.overrides },
-  );
+  const db = options.config?.db ?? (await testDatabase(dir));
+  const steward = await createSteward(testConfig(dir, { ...options.config, db }), {
+    logger,
+    ...options.overrides,
+  });
   const { port } = await steward.start();
   const url = `http://127.0.0.1:${port}`;
   return {

@@ -3,19 +3,28 @@ import { join } from 'node:path';
 
 import pg from 'pg';
 
+import { storeDialect } from './dialects.js';
 import { startPostgres, type TestPostgres } from './postgres.js';
 
-/**
- * The store the suites run against: a SQLite file in the test's directory, or,
- * with STEWARD_TEST_STORE=postgres (the second pass of `npm test`), a fresh
- * database on one throwaway PostgreSQL cluster per test file.
- */
-export const TEST_STORE = process.env.STEWARD_TEST_STORE === 'postgres' ? 'postgres' : 'sqlite';
-
 let cluster: Promise<TestPostgres> | undefined;
+/** The PostgreSQL database of each test directory, so a Steward restarted on a directory finds its data (as in its SQLite file). */
+const databases = new Map<string, Promise<string>>();
 
+/**
+ * The store of the enclosing dialect block (test/helpers/dialects.ts) for a test directory: a
+ * SQLite file in it, or a fresh database on this test file's throwaway PostgreSQL cluster.
+ */
 export async function testDatabase(dir: string): Promise<string> {
-  if (TEST_STORE === 'sqlite') return join(dir, 'steward.db');
+  if (storeDialect() === 'sqlite') return join(dir, 'steward.db');
+  let database = databases.get(dir);
+  if (!database) {
+    database = createDatabase();
+    databases.set(dir, database);
+  }
+  return database;
+}
+
+async function createDatabase(): Promise<string> {
   cluster ??= startPostgres();
   const server = await cluster;
   const name = `steward_${randomBytes(6).toString('hex')}`;
@@ -33,5 +42,6 @@ export async function testDatabase(dir: string): Promise<string> {
 export async function stopTestDatabases(): Promise<void> {
   const running = cluster;
   cluster = undefined;
+  databases.clear();
   if (running) await (await running).stop();
 }

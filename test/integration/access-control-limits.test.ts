@@ -7,6 +7,7 @@ import { generateToken, hashToken, writeTokensFile } from '../../src/api/auth/to
 import { silentLogger } from '../../src/core/logging.js';
 import { defineModule } from '../../src/sdk/index.js';
 import { createSteward } from '../../src/steward.js';
+import { describeEachDialect } from '../helpers/dialects.js';
 import { type Harness, startSteward, testConfig, waitFor } from '../helpers/harness.js';
 import { watch } from '../helpers/sse.js';
 
@@ -51,7 +52,7 @@ function tokensFileIn(
 const get = (url: string, token?: string) =>
   fetch(url, { headers: token ? { authorization: `Bearer ${token}` } : {} });
 
-describe('the per-token rate limit', () => {
+describeEachDialect('the per-token rate limit', () => {
   let h: Harness;
   let dir: string;
   let nowMs = Date.parse('2030-01-01T00:00:00Z');
@@ -150,7 +151,7 @@ describe('the per-token rate limit', () => {
   });
 });
 
-describe('the audit log', () => {
+describeEachDialect('the audit log', () => {
   it('records an accepted change even when the client left before the answer', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'steward-audit-'));
     let entered!: () => void;
@@ -225,7 +226,7 @@ describe('the audit log', () => {
   });
 });
 
-describe('open mode', () => {
+describeEachDialect('open mode', () => {
   it('is not rate limited, and warns at start that Steward is open, louder when it listens beyond this machine', async () => {
     const h = await startSteward({
       captureLogs: true,
@@ -295,7 +296,7 @@ describe('open mode', () => {
   });
 });
 
-describe('the tokens file', () => {
+describeEachDialect('the tokens file', () => {
   let dir: string;
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'steward-tokens-'));

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 
 import { generateToken, hashToken, writeTokensFile } from '../../src/api/auth/tokens-file.js';
 import { defineModule, type LogChunk, TerminalError } from '../../src/sdk/index.js';
+import { describeEachDialect } from '../helpers/dialects.js';
 import { type Harness, startSteward, waitFor } from '../helpers/harness.js';
 import { type SseEvent, watch } from '../helpers/sse.js';
 
@@ -85,7 +86,7 @@ interface Answer {
   body: any;
 }
 
-describe('access control: tokens, roles and projects', () => {
+describeEachDialect('access control: tokens, roles and projects', () => {
   let h: Harness;
   let dir: string;
   let tokensFile: string;

@@ -1,3 +1,4 @@
+import { describeEachDialect } from '../helpers/dialects.js';
 import { expectError, type FakeSteward, startFakeSteward, urnOf } from '../helpers/fake-steward.js';
 import { call, type JsonResponse } from '../helpers/harness.js';
 
@@ -6,7 +7,7 @@ import { call, type JsonResponse } from '../helpers/harness.js';
  * 500) and changes nothing: the resources, their operations and revisions are the
  * same before and after.
  */
-describe('bad input', () => {
+describeEachDialect('bad input', () => {
   let s: FakeSteward;
   const existing = urnOf('existing');
   beforeAll(async () => {

@@ -1,4 +1,5 @@
 import type { Config } from '../../src/config.js';
+import { describeEachDialect } from '../helpers/dialects.js';
 import { createFakeModule } from '../helpers/fake-module.js';
 import { call, type Harness, startSteward } from '../helpers/harness.js';
 import { openRawDatabase, type RawDatabase } from '../helpers/raw-database.js';
@@ -12,7 +13,7 @@ import { openRawDatabase, type RawDatabase } from '../helpers/raw-database.js';
 const fake = createFakeModule({ kind: 'fake' });
 const urnOf = (name: string) => `orn:steward:fake:p:${name}`;
 
-describe('history of deleted resources', () => {
+describeEachDialect('history of deleted resources', () => {
   let h: Harness | undefined;
   let raw: RawDatabase | undefined;
 

@@ -1,3 +1,4 @@
+import { describeEachDialect } from '../helpers/dialects.js';
 import {
   createGate,
   expectError,
@@ -14,7 +15,7 @@ import { call } from '../helpers/harness.js';
  * to a minute, so only the wake-up can make it due), and blocks the dependency's
  * delete; a dependency of the wrong kind, another project or a missing URN is a 400.
  */
-describe('dependencies', () => {
+describeEachDialect('dependencies', () => {
   let s: FakeSteward;
   const db = urnOf('db');
   const app = urnOf('app', 'fake_app');

@@ -1,8 +1,9 @@
+import { describeEachDialect } from '../helpers/dialects.js';
 import { createFakeModule } from '../helpers/fake-module.js';
 import { call, type Harness, startSteward, waitFor, waitForStatus } from '../helpers/harness.js';
 
 /** Kinds with resyncIntervalMs are synced again while COMPLETED, to repair drift; others cost nothing. */
-describe('drift re-sync', () => {
+describeEachDialect('drift re-sync', () => {
   let h: Harness;
   const drifting = createFakeModule({ kind: 'drifting', resyncIntervalMs: 40 });
   const steady = createFakeModule({ kind: 'steady' });

@@ -2,6 +2,7 @@ import { rmSync } from 'node:fs';
 
 import type { Config } from '../../src/config.js';
 import { createEventFeed } from '../../src/core/events/event-feed.js';
+import { describeEachDialect } from '../helpers/dialects.js';
 import { createFakeModule } from '../helpers/fake-module.js';
 import { expectError } from '../helpers/fake-steward.js';
 import { call, type Harness, startSteward } from '../helpers/harness.js';
@@ -60,7 +61,7 @@ async function readThrough(stream: SseStream, untilId: number): Promise<SseEvent
 
 const ids = (events: SseEvent[]) => events.map((e) => Number(e.id));
 
-describe('GET /events', () => {
+describeEachDialect('GET /events', () => {
   let h: Harness;
   beforeAll(async () => {
     h = await start();
@@ -215,7 +216,7 @@ describe('GET /events', () => {
   });
 });
 
-describe('GET /events resumes exactly across disconnects and a restart', () => {
+describeEachDialect('GET /events resumes exactly across disconnects and a restart', () => {
   it('a client that disconnects and resumes sees every event once, in order', async () => {
     let h = await start();
     const dir = h.dir;
@@ -288,7 +289,7 @@ describe('GET /events resumes exactly across disconnects and a restart', () => {
   });
 });
 
-describe('GET /events heartbeats and retention', () => {
+describeEachDialect('GET /events heartbeats and retention', () => {
   let h: Harness;
   beforeAll(async () => {
     h = await start({ config: { eventsHeartbeatMs: 30, eventRetention: 4 } });
@@ -332,7 +333,7 @@ describe('GET /events heartbeats and retention', () => {
   });
 });
 
-describe('a watch that pruning overtakes', () => {
+describeEachDialect('a watch that pruning overtakes', () => {
   it('ends with ExpiredError instead of skipping events', async () => {
     const h = await start({ config: { eventRetention: 2 } });
     try {

@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { spawnSteward } from '../helpers/child-steward.js';
+import { describeEachDialect } from '../helpers/dialects.js';
 import { call, waitForStatus } from '../helpers/harness.js';
+import { testDatabase } from '../helpers/test-database.js';
 
 /**
  * A user writes a module in a folder of their own — plain CommonJS, no Steward
@@ -28,7 +30,7 @@ module.exports = {
 };
 `;
 
-describe('a user module from STEWARD_MODULE_PATHS', () => {
+describeEachDialect('a user module from STEWARD_MODULE_PATHS', () => {
   let dir: string;
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'steward-user-modules-'));
@@ -47,7 +49,7 @@ describe('a user module from STEWARD_MODULE_PATHS', () => {
     const out = join(dir, 'out');
     mkdirSync(out);
     const steward = await spawnSteward({
-      STEWARD_DB: join(dir, 'steward.db'),
+      STEWARD_DB: await testDatabase(dir),
       STEWARD_MODULE_PATHS: parent,
       OUT_DIR: out,
     });
@@ -110,8 +112,9 @@ describe('a user module from STEWARD_MODULE_PATHS', () => {
     ],
   ])('stops start-up naming the folder: %s', async (_name, source, message) => {
     const parent = writeModule('broken', source);
+    const db = await testDatabase(dir);
     const failure = spawnSteward({
-      STEWARD_DB: join(dir, 'steward.db'),
+      STEWARD_DB: db,
       STEWARD_MODULE_PATHS: parent,
     });
     await expect(failure).rejects.toThrow(/exited with 1/);
@@ -121,13 +124,14 @@ describe('a user module from STEWARD_MODULE_PATHS', () => {
   });
 
   it('stops start-up when STEWARD_MODULE_PATHS names a missing directory, or a setting is invalid', async () => {
+    const db = await testDatabase(dir);
     const missing = spawnSteward({
-      STEWARD_DB: join(dir, 'steward.db'),
+      STEWARD_DB: db,
       STEWARD_MODULE_PATHS: join(dir, 'nope'),
     });
     await expect(missing).rejects.toThrow(/names a directory that does not exist/);
     const invalid = spawnSteward({
-      STEWARD_DB: join(dir, 'steward.db'),
+      STEWARD_DB: db,
       STEWARD_WORKER_CONCURRENCY: 'lots',
       STEWARD_LOG_LEVEL: 'loud',
     });

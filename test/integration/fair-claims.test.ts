@@ -1,5 +1,6 @@
 import { createServer, type Server, type Socket } from 'node:net';
 
+import { describeEachDialect } from '../helpers/dialects.js';
 import { createFakeModule } from '../helpers/fake-module.js';
 import { type Harness, startSteward, waitFor } from '../helpers/harness.js';
 
@@ -11,7 +12,7 @@ import { type Harness, startSteward, waitFor } from '../helpers/harness.js';
  * most its share of the slots while another project has work due, and still every slot
  * when it is alone.
  */
-describe('fair claims across projects', () => {
+describeEachDialect('fair claims across projects', () => {
   let h: Harness | undefined;
   let silent: { server: Server; sockets: Set<Socket>; port: number } | undefined;
   afterEach(async () => {

@@ -17,9 +17,9 @@ import { join } from 'node:path';
 import { generateToken, hashToken, writeTokensFile } from '../../src/api/auth/tokens-file.js';
 import { silentLogger } from '../../src/core/logging.js';
 import type { Resource } from '../../src/sdk/index.js';
+import { describeEachDialect } from '../helpers/dialects.js';
 import { expectError } from '../helpers/fake-steward.js';
 import { call, type Harness, type JsonResponse, startSteward } from '../helpers/harness.js';
-import { TEST_STORE } from '../helpers/test-database.js';
 
 /**
  * The file module between projects and against files it did not write (issue 11).
@@ -38,7 +38,7 @@ const TOKENS = {
 type Caller = keyof typeof TOKENS;
 const PAST = new Date('2020-01-02T03:04:05.000Z');
 
-describe(`file confinement per project (${TEST_STORE})`, () => {
+describeEachDialect('file confinement per project', () => {
   let h: Harness;
   let dir: string;
   let root: string;

@@ -1,5 +1,6 @@
 import { connect, type Socket } from 'node:net';
 
+import { describeEachDialect } from '../helpers/dialects.js';
 import { expectError, type FakeSteward, startFakeSteward, urnOf } from '../helpers/fake-steward.js';
 import { call } from '../helpers/harness.js';
 
@@ -29,7 +30,7 @@ const bodyOf = (answer: string) =>
     error: { code: string; message: string };
   };
 
-describe('idle and slow connections', () => {
+describeEachDialect('idle and slow connections', () => {
   const CAP = 5;
   let s: FakeSteward;
   let open = 0;
@@ -91,7 +92,7 @@ describe('idle and slow connections', () => {
   });
 });
 
-describe('request heads, bodies and filters', () => {
+describeEachDialect('request heads, bodies and filters', () => {
   let s: FakeSteward;
   const existing = urnOf('existing');
   beforeAll(async () => {
@@ -207,7 +208,7 @@ describe('request heads, bodies and filters', () => {
   );
 });
 
-describe('list pages bounded by bytes', () => {
+describeEachDialect('list pages bounded by bytes', () => {
   const MAX_PAGE_BYTES = 64 * 1024;
   let s: FakeSteward;
   const sizes = Array.from({ length: 40 }, (_, i) => 1024 + ((i * 7919) % 20) * 1024); // 1 to 20 KiB, shuffled

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { freePort } from '../../bench/free-port.js';
 import type { Config } from '../../src/config.js';
 import type { PlanInput } from '../../src/sdk/index.js';
+import { describeEachDialect } from '../helpers/dialects.js';
 import { call, type Harness, startSteward, waitFor, waitForStatus } from '../helpers/harness.js';
 import { type Endpoint, isRunning, spawnEndpoint } from '../helpers/http-endpoint.js';
 
@@ -25,7 +26,7 @@ async function stopAndCheckGone(endpoint: Endpoint | undefined): Promise<void> {
   expect(isRunning(endpoint.proc.pid)).toBe(false);
 }
 
-describe('an http module served by the Python example (kind kv_entry)', () => {
+describeEachDialect('an http module served by the Python example (kind kv_entry)', () => {
   let dir: string;
   let python: Endpoint;
   let h: Harness;
@@ -193,7 +194,7 @@ describe('an http module served by the Python example (kind kv_entry)', () => {
   });
 });
 
-describe('http module failures (the Node double, kind remote_double)', () => {
+describeEachDialect('http module failures (the Node double, kind remote_double)', () => {
   let double: Endpoint;
   let h: Harness | undefined;
   const urnOf = (name: string) => `orn:steward:remote_double:p:${name}`;

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import type { Role } from '../../src/api/auth/caller.js';
 import { generateToken, hashToken, writeTokensFile } from '../../src/api/auth/tokens-file.js';
 import type { LogChunk } from '../../src/sdk/index.js';
+import { describeEachDialect } from '../helpers/dialects.js';
 import { type Harness, startSteward, waitFor } from '../helpers/harness.js';
 import { killAllWith } from '../helpers/local-processes.js';
 import { openEvents, type SseStream, watch } from '../helpers/sse.js';
@@ -35,7 +36,7 @@ const TOKENS = Object.fromEntries(
 ) as Record<TokenName, string>;
 const auth = (name: TokenName) => ({ authorization: `Bearer ${TOKENS[name]}` });
 
-describe('leaks closed (issue 11)', () => {
+describeEachDialect('leaks closed (issue 11)', () => {
   let h: Harness;
   let dir: string;
 

@@ -1,5 +1,6 @@
 import type { LeaseRef, Store } from '../../src/core/ports.js';
 import { decideWriteBack } from '../../src/core/sync/decide-write-back.js';
+import { describeEachDialect } from '../helpers/dialects.js';
 import { createFakeModule } from '../helpers/fake-module.js';
 import { call, type Harness, startSteward } from '../helpers/harness.js';
 
@@ -17,7 +18,7 @@ const LEASE_MS = 60_000;
  * out), and the two, locking the same rows in different orders, could deadlock on
  * PostgreSQL (the write-back batch then failed and its steps ran again).
  */
-describe('lease renewal against write-backs', () => {
+describeEachDialect('lease renewal against write-backs', () => {
   let h: Harness;
   afterEach(() => h.close());
 

@@ -4,11 +4,13 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { type ChildSteward, spawnSteward } from '../helpers/child-steward.js';
+import { describeEachDialect } from '../helpers/dialects.js';
 import { call, startSteward, waitFor } from '../helpers/harness.js';
+import { testDatabase } from '../helpers/test-database.js';
 
 const FIXTURE_MODULES = fileURLToPath(new URL('../fixtures/modules', import.meta.url));
 
-describe('health, readiness and shutdown', () => {
+describeEachDialect('health, readiness and shutdown', () => {
   let dir: string;
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'steward-life-'));
@@ -53,7 +55,7 @@ describe('health, readiness and shutdown', () => {
     'on %s aborts syncs past the grace period, releases their leases and exits 0',
     async (signal) => {
       const env = {
-        STEWARD_DB: join(dir, 'steward.db'),
+        STEWARD_DB: await testDatabase(dir),
         STEWARD_MODULE_PATHS: FIXTURE_MODULES,
         LEDGER_FILE: join(dir, 'ledger.txt'),
         STEWARD_SHUTDOWN_GRACE_MS: '200',

@@ -2,13 +2,13 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 
-import BetterSqlite3 from 'better-sqlite3';
-
 import { loadConfig } from '../../src/config.js';
 import { KIND_PATTERN, NAME_PATTERN } from '../../src/core/names.js';
 import { FIXED_LIMITS, resolveLimits } from '../../src/core/requests/limits.js';
+import { describeEachDialect } from '../helpers/dialects.js';
 import { expectError, type FakeSteward, startFakeSteward, urnOf } from '../helpers/fake-steward.js';
 import { call, type JsonResponse } from '../helpers/harness.js';
+import { openRawDatabase } from '../helpers/raw-database.js';
 
 /**
  * Every limit on what a caller can make Steward store (issue 7): at the limit the
@@ -24,7 +24,7 @@ const SETTINGS = {
   maxAttempts: 1,
 };
 
-describe('limits', () => {
+describeEachDialect('limits', () => {
   let s: FakeSteward;
   const existing = urnOf('existing');
   beforeAll(async () => {
@@ -34,28 +34,26 @@ describe('limits', () => {
   });
   afterAll(() => s.close());
 
-  /** Every row of every table, read from the SQLite file beside Steward's own connection. */
-  const database = () => {
-    const db = new BetterSqlite3(s.h.steward.config.db, { readonly: true, fileMustExist: true });
+  /** Every row of every table, read beside Steward's own connection. */
+  const database = async () => {
+    const raw = await openRawDatabase(s.h.steward.config.db);
     try {
-      const tables = db
-        .prepare("select name from sqlite_master where type = 'table' order by name")
-        .all() as Array<{ name: string }>;
+      const tables = await raw.tables();
       return Object.fromEntries(
-        tables.map(({ name }) => [name, db.prepare(`select * from "${name}"`).all()]),
+        await Promise.all(tables.map(async (name) => [name, await raw.rows(name)] as const)),
       );
     } finally {
-      db.close();
+      await raw.close();
     }
   };
   /** Sends the request and asserts it changed nothing in the database. */
   const refused = async (send: () => Promise<JsonResponse>) => {
-    const before = database();
+    const before = await database();
     expect(Object.keys(before)).toEqual(
       expect.arrayContaining(['resources', 'operations', 'revisions', 'events', 'resource_labels']),
     );
     const res = await send();
-    expect(database()).toEqual(before);
+    expect(await database()).toEqual(before);
     return res;
   };
   const expectLimit = (
@@ -384,7 +382,7 @@ describe('limits', () => {
         'sync of kind fake returned an invalid SyncResult: output and data are 2049 bytes of JSON, more than the 2048 allowed (STEWARD_MAX_STATE_BYTES) (gave up after 1 attempt)',
       );
       expect(resource.state.output).not.toHaveProperty('blob');
-      const stored = JSON.stringify(database());
+      const stored = JSON.stringify(await database());
       expect(stored).toContain('a'.repeat(2033));
       expect(stored).not.toContain('a'.repeat(2034));
     });

@@ -1,8 +1,9 @@
+import { describeEachDialect } from '../helpers/dialects.js';
 import { type FakeSteward, startFakeSteward, urnOf } from '../helpers/fake-steward.js';
 import { call } from '../helpers/harness.js';
 
 /** GET /resources (docs/design.md §8): URN order, opaque page tokens, and the project, kind, status and label filters. */
-describe('listing resources', () => {
+describeEachDialect('listing resources', () => {
   let s: FakeSteward;
   // Created out of order, in two projects and two kinds; zeta fails, beta is still PENDING.
   const resources: Array<{

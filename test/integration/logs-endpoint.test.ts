@@ -1,4 +1,5 @@
 import { defineModule, type LogChunk } from '../../src/sdk/index.js';
+import { describeEachDialect } from '../helpers/dialects.js';
 import { call, type Harness, startSteward, waitForStatus } from '../helpers/harness.js';
 
 /** A module with logs: five stored lines, then (when following) one line every 5 ms until the reader leaves. */
@@ -22,7 +23,7 @@ const chatty = defineModule({
   },
 });
 
-describe('GET /resources/{urn}/logs', () => {
+describeEachDialect('GET /resources/{urn}/logs', () => {
   let h: Harness;
   beforeAll(async () => {
     h = await startSteward({

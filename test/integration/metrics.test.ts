@@ -1,3 +1,4 @@
+import { describeEachDialect } from '../helpers/dialects.js';
 import { createGate, type FakeSteward, startFakeSteward, urnOf } from '../helpers/fake-steward.js';
 import { waitFor } from '../helpers/harness.js';
 import { watch } from '../helpers/sse.js';
@@ -47,7 +48,7 @@ async function scrape(
   };
 }
 
-describe('GET /metrics', () => {
+describeEachDialect('GET /metrics', () => {
   let s: FakeSteward;
   beforeAll(async () => {
     s = await startFakeSteward({ config: { maxAttempts: 2 }, kinds: [{ kind: 'other' }] });
@@ -188,7 +189,7 @@ describe('GET /metrics', () => {
   });
 });
 
-describe('GET /metrics with a running worker', () => {
+describeEachDialect('GET /metrics with a running worker', () => {
   it('reports active workers while syncs run, and keeps each Steward in its own registry', async () => {
     const a = await startFakeSteward({ config: { worker: true, workerConcurrency: 3 } });
     const b = await startFakeSteward();

@@ -4,12 +4,13 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { type ChildSteward, spawnSteward } from '../helpers/child-steward.js';
+import { describeOneDialect } from '../helpers/dialects.js';
 import { call, waitFor } from '../helpers/harness.js';
 
 const FIXTURE_MODULES = fileURLToPath(new URL('../fixtures/modules', import.meta.url));
 
 /** Real `steward serve` processes on one SQLite file, with a user module from STEWARD_MODULE_PATHS. */
-describe('several Steward processes on one database file', () => {
+describeOneDialect('sqlite', 'several Steward processes on one database file', () => {
   let dir: string;
   const children: ChildSteward[] = [];
   beforeEach(() => {

@@ -5,6 +5,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 
 import { defineModule } from '../../src/sdk/index.js';
+import { describeEachDialect } from '../helpers/dialects.js';
 import { call, type Harness, startSteward, waitForStatus } from '../helpers/harness.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
@@ -76,7 +77,7 @@ function documentedRoutes(doc: { paths: Record<string, Record<string, unknown>> 
   );
 }
 
-describe('GET /openapi.json', () => {
+describeEachDialect('GET /openapi.json', () => {
   let h: Harness;
   let doc: any;
   beforeAll(async () => {

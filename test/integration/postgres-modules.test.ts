@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import pg from 'pg';
 
 import { defineModule, type ModuleDefinition } from '../../src/sdk/index.js';
+import { describeEachDialect } from '../helpers/dialects.js';
 import { call, type Harness, startSteward, waitFor, waitForStatus } from '../helpers/harness.js';
 import { adminQuery, closedPort, queryAs } from '../helpers/pg-client.js';
 import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
@@ -49,399 +50,411 @@ const probeModule: ModuleDefinition = defineModule({
 let server: TestPostgres;
 let h: Harness;
 
-beforeAll(async () => {
-  server = await startPostgres();
-  h = await startSteward({
-    config: { maxAttempts: 50, backoffBaseMs: 20, backoffMaxMs: 100 },
-    overrides: { extraModules: [{ definition: probeModule, origin: 'test' }] },
+describeEachDialect('the postgres modules', () => {
+  beforeAll(async () => {
+    server = await startPostgres();
+    h = await startSteward({
+      config: { maxAttempts: 50, backoffBaseMs: 20, backoffMaxMs: 100 },
+      overrides: { extraModules: [{ definition: probeModule, origin: 'test' }] },
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    await h?.close();
+    await server?.stop();
   });
-}, 60_000);
 
-afterAll(async () => {
-  await h?.close();
-  await server?.stop();
-});
+  const SERVER_URN = 'orn:steward:postgres_server:data:main';
+  const serverBody = (name: string, configs: Record<string, unknown>) => ({
+    kind: 'postgres_server',
+    project: 'data',
+    name,
+    spec: { configs },
+  });
+  const databaseBody = (name: string, configs: Record<string, unknown>) => ({
+    kind: 'postgres_database',
+    project: 'data',
+    name,
+    spec: { configs, dependencies: { server: SERVER_URN } },
+  });
+  const stored = async (urn: string) => (await h.steward.store.findResource(urn))!;
+  const passwordOf = async (urn: string) => String((await stored(urn)).state.output.password);
 
-const SERVER_URN = 'orn:steward:postgres_server:data:main';
-const serverBody = (name: string, configs: Record<string, unknown>) => ({
-  kind: 'postgres_server',
-  project: 'data',
-  name,
-  spec: { configs },
-});
-const databaseBody = (name: string, configs: Record<string, unknown>) => ({
-  kind: 'postgres_database',
-  project: 'data',
-  name,
-  spec: { configs, dependencies: { server: SERVER_URN } },
-});
-const stored = async (urn: string) => (await h.steward.store.findResource(urn))!;
-const passwordOf = async (urn: string) => String((await stored(urn)).state.output.password);
+  /** Every API answer about `urn` as text, to prove a secret is in none of them. */
+  async function apiText(urn: string): Promise<string> {
+    const answers = await Promise.all([
+      call('GET', `${h.api}/resources/${urn}`),
+      call('GET', `${h.api}/resources?project=data`),
+      call('GET', `${h.api}/resources/${urn}/revisions`),
+      call('GET', `${h.api}/operations?urn=${urn}`),
+    ]);
+    return answers.map((answer) => JSON.stringify(answer.body)).join('\n');
+  }
 
-/** Every API answer about `urn` as text, to prove a secret is in none of them. */
-async function apiText(urn: string): Promise<string> {
-  const answers = await Promise.all([
-    call('GET', `${h.api}/resources/${urn}`),
-    call('GET', `${h.api}/resources?project=data`),
-    call('GET', `${h.api}/resources/${urn}/revisions`),
-    call('GET', `${h.api}/operations?urn=${urn}`),
-  ]);
-  return answers.map((answer) => JSON.stringify(answer.body)).join('\n');
-}
-
-describe('postgres_server', () => {
-  it('connects, publishes host, port and version, and never shows the admin password', async () => {
-    const created = await call(
-      'POST',
-      `${h.api}/resources`,
-      serverBody('main', {
+  describe('postgres_server', () => {
+    it('connects, publishes host, port and version, and never shows the admin password', async () => {
+      const created = await call(
+        'POST',
+        `${h.api}/resources`,
+        serverBody('main', {
+          host: server.host,
+          port: server.port,
+          admin_password: server.adminPassword,
+        }),
+      );
+      expect(created.status).toBe(202);
+      expect(created.body.resource.spec.configs).toEqual({
         host: server.host,
         port: server.port,
-        admin_password: server.adminPassword,
-      }),
-    );
-    expect(created.status).toBe(202);
-    expect(created.body.resource.spec.configs).toEqual({
-      host: server.host,
-      port: server.port,
-      admin_user: 'postgres',
-      sslmode: 'prefer',
-    });
-    const done = await waitForStatus(h.api, SERVER_URN, 'COMPLETED');
-    const [shown] = await adminQuery<{ server_version: string }>(server, 'SHOW server_version');
-    expect(done.state.output).toEqual({
-      host: server.host,
-      port: server.port,
-      version: shown!.server_version,
-      version_num: expect.any(Number),
-      admin_user: 'postgres',
-      sslmode: 'prefer',
-    });
-    expect(done.state.output.version).toMatch(new RegExp(`^${server.version}\\.`));
-    expect(await apiText(SERVER_URN)).not.toContain(server.adminPassword);
-    // The store (and so dependents) has it.
-    expect((await stored(SERVER_URN)).state.output.admin_password).toBe(server.adminPassword);
-  });
-
-  it("goes to ERROR at once with the server's message when the password is wrong", async () => {
-    const urn = 'orn:steward:postgres_server:data:wrong';
-    await call(
-      'POST',
-      `${h.api}/resources`,
-      serverBody('wrong', {
+        admin_user: 'postgres',
+        sslmode: 'prefer',
+      });
+      const done = await waitForStatus(h.api, SERVER_URN, 'COMPLETED');
+      const [shown] = await adminQuery<{ server_version: string }>(server, 'SHOW server_version');
+      expect(done.state.output).toEqual({
         host: server.host,
         port: server.port,
-        admin_password: 'not-the-password',
-        sslmode: 'disable',
-      }),
-    );
-    const failed = await waitForStatus(h.api, urn, 'ERROR');
-    expect(failed.state.sync.attempts).toBe(1);
-    expect(failed.state.sync.last_error).toContain(
-      'password authentication failed for user "postgres"',
-    );
-    expect(failed.state.sync.last_error).toContain('28P01');
-    const op = await call('GET', `${h.api}/operations/${failed.state.operation_id}`);
-    expect(op.body).toMatchObject({ status: 'failed', attempts: 1 });
-    expect(await apiText(urn)).not.toContain('not-the-password');
-    expect((await call('DELETE', `${h.api}/resources/${urn}`)).status).toBe(202);
-    await waitForStatus(h.api, urn, 'GONE');
-  });
-
-  it('retries an unreachable server: PENDING, attempts growing, last_error set', async () => {
-    const urn = 'orn:steward:postgres_server:data:unreachable';
-    await call(
-      'POST',
-      `${h.api}/resources`,
-      serverBody('unreachable', {
-        host: '127.0.0.1',
-        port: await closedPort(),
-        admin_password: 'x',
-      }),
-    );
-    const retrying = await waitFor(async () => {
-      const res = await call('GET', `${h.api}/resources/${urn}`);
-      return res.body.state.sync.attempts >= 3 ? res.body : undefined;
-    }, 'three failed attempts');
-    expect(retrying.state.status).toBe('PENDING');
-    expect(retrying.state.sync.last_error).toContain('ECONNREFUSED');
-    // A delete supersedes the retries; the server module has nothing to tear down.
-    expect((await call('DELETE', `${h.api}/resources/${urn}`)).status).toBe(202);
-    await waitForStatus(h.api, urn, 'GONE');
-  });
-
-  it('sslmode require against a server without TLS is retried; prefer (the default) fell back to plaintext above', async () => {
-    const urn = 'orn:steward:postgres_server:data:tls';
-    await call(
-      'POST',
-      `${h.api}/resources`,
-      serverBody('tls', {
-        host: server.host,
-        port: server.port,
-        admin_password: server.adminPassword,
-        sslmode: 'require',
-      }),
-    );
-    const retrying = await waitFor(async () => {
-      const res = await call('GET', `${h.api}/resources/${urn}`);
-      return res.body.state.sync.attempts >= 2 ? res.body : undefined;
-    }, 'two failed attempts');
-    expect(retrying.state.status).toBe('PENDING');
-    expect(retrying.state.sync.last_error).toContain('The server does not support SSL connections');
-    await call('DELETE', `${h.api}/resources/${urn}`);
-    await waitForStatus(h.api, urn, 'GONE');
-  });
-});
-
-describe('postgres_database', () => {
-  const urn = 'orn:steward:postgres_database:data:app';
-  const configs = {
-    database: 'app',
-    owner: 'app_owner',
-    extensions: ['pgcrypto', 'uuid-ossp'],
-    connection_limit: 5,
-  };
-
-  it('creates the role, the database and the extensions; the password reaches the store, never the API', async () => {
-    const created = await call('POST', `${h.api}/resources`, databaseBody('app', configs));
-    expect(created.status).toBe(202);
-    expect(created.body.resource.state.data).toEqual({
-      pending: ['create_role', 'ensure_database', 'ensure_extensions'],
+        version: shown!.server_version,
+        version_num: expect.any(Number),
+        admin_user: 'postgres',
+        sslmode: 'prefer',
+      });
+      expect(done.state.output.version).toMatch(new RegExp(`^${server.version}\\.`));
+      expect(await apiText(SERVER_URN)).not.toContain(server.adminPassword);
+      // The store (and so dependents) has it.
+      expect((await stored(SERVER_URN)).state.output.admin_password).toBe(server.adminPassword);
     });
-    const done = await waitForStatus(h.api, urn, 'COMPLETED');
-    expect(done.state.output).toEqual({
-      host: server.host,
-      port: server.port,
+
+    it("goes to ERROR at once with the server's message when the password is wrong", async () => {
+      const urn = 'orn:steward:postgres_server:data:wrong';
+      await call(
+        'POST',
+        `${h.api}/resources`,
+        serverBody('wrong', {
+          host: server.host,
+          port: server.port,
+          admin_password: 'not-the-password',
+          sslmode: 'disable',
+        }),
+      );
+      const failed = await waitForStatus(h.api, urn, 'ERROR');
+      expect(failed.state.sync.attempts).toBe(1);
+      expect(failed.state.sync.last_error).toContain(
+        'password authentication failed for user "postgres"',
+      );
+      expect(failed.state.sync.last_error).toContain('28P01');
+      const op = await call('GET', `${h.api}/operations/${failed.state.operation_id}`);
+      expect(op.body).toMatchObject({ status: 'failed', attempts: 1 });
+      expect(await apiText(urn)).not.toContain('not-the-password');
+      expect((await call('DELETE', `${h.api}/resources/${urn}`)).status).toBe(202);
+      await waitForStatus(h.api, urn, 'GONE');
+    });
+
+    it('retries an unreachable server: PENDING, attempts growing, last_error set', async () => {
+      const urn = 'orn:steward:postgres_server:data:unreachable';
+      await call(
+        'POST',
+        `${h.api}/resources`,
+        serverBody('unreachable', {
+          host: '127.0.0.1',
+          port: await closedPort(),
+          admin_password: 'x',
+        }),
+      );
+      const retrying = await waitFor(async () => {
+        const res = await call('GET', `${h.api}/resources/${urn}`);
+        return res.body.state.sync.attempts >= 3 ? res.body : undefined;
+      }, 'three failed attempts');
+      expect(retrying.state.status).toBe('PENDING');
+      expect(retrying.state.sync.last_error).toContain('ECONNREFUSED');
+      // A delete supersedes the retries; the server module has nothing to tear down.
+      expect((await call('DELETE', `${h.api}/resources/${urn}`)).status).toBe(202);
+      await waitForStatus(h.api, urn, 'GONE');
+    });
+
+    it('sslmode require against a server without TLS is retried; prefer (the default) fell back to plaintext above', async () => {
+      const urn = 'orn:steward:postgres_server:data:tls';
+      await call(
+        'POST',
+        `${h.api}/resources`,
+        serverBody('tls', {
+          host: server.host,
+          port: server.port,
+          admin_password: server.adminPassword,
+          sslmode: 'require',
+        }),
+      );
+      const retrying = await waitFor(async () => {
+        const res = await call('GET', `${h.api}/resources/${urn}`);
+        return res.body.state.sync.attempts >= 2 ? res.body : undefined;
+      }, 'two failed attempts');
+      expect(retrying.state.status).toBe('PENDING');
+      expect(retrying.state.sync.last_error).toContain(
+        'The server does not support SSL connections',
+      );
+      await call('DELETE', `${h.api}/resources/${urn}`);
+      await waitForStatus(h.api, urn, 'GONE');
+    });
+  });
+
+  describe('postgres_database', () => {
+    const urn = 'orn:steward:postgres_database:data:app';
+    const configs = {
       database: 'app',
-      user: 'app_owner',
-      sslmode: 'prefer',
-    });
-    expect(done.spec.configs).toEqual({ ...configs, deletion_policy: 'delete' });
+      owner: 'app_owner',
+      extensions: ['pgcrypto', 'uuid-ossp'],
+      connection_limit: 5,
+    };
 
-    const password = await passwordOf(urn);
-    expect(password).toMatch(/^[A-Za-z0-9_-]{32}$/);
-    expect(await apiText(urn)).not.toContain(password);
+    it('creates the role, the database and the extensions; the password reaches the store, never the API', async () => {
+      const created = await call('POST', `${h.api}/resources`, databaseBody('app', configs));
+      expect(created.status).toBe(202);
+      expect(created.body.resource.state.data).toEqual({
+        pending: ['create_role', 'ensure_database', 'ensure_extensions'],
+      });
+      const done = await waitForStatus(h.api, urn, 'COMPLETED');
+      expect(done.state.output).toEqual({
+        host: server.host,
+        port: server.port,
+        database: 'app',
+        user: 'app_owner',
+        sslmode: 'prefer',
+      });
+      expect(done.spec.configs).toEqual({ ...configs, deletion_policy: 'delete' });
 
-    const [db] = await adminQuery(
-      server,
-      'SELECT pg_get_userbyid(datdba) AS owner, datconnlimit FROM pg_database WHERE datname = $1',
-      ['app'],
-    );
-    expect(db).toEqual({ owner: 'app_owner', datconnlimit: 5 });
-    const asOwner = await queryAs(
-      server,
-      { user: 'app_owner', password, database: 'app' },
-      "SELECT encode(digest('x', 'sha256'), 'hex') AS hash, uuid_generate_v4() AS id",
-    );
-    expect(asOwner).toEqual({
-      rows: [{ hash: expect.stringMatching(/^2d711642/), id: expect.any(String) }],
-    });
-    // PUBLIC lost CONNECT: another login role cannot get in.
-    await adminQuery(server, "CREATE ROLE outsider LOGIN PASSWORD 'outsider'");
-    expect(
-      await queryAs(server, { user: 'outsider', password: 'outsider', database: 'app' }),
-    ).toMatchObject({ code: '42501' });
-  });
+      const password = await passwordOf(urn);
+      expect(password).toMatch(/^[A-Za-z0-9_-]{32}$/);
+      expect(await apiText(urn)).not.toContain(password);
 
-  it('updates the connection limit and the extensions, keeping the password', async () => {
-    const password = await passwordOf(urn);
-    const patched = await call('PATCH', `${h.api}/resources/${urn}`, {
-      configs: { ...configs, connection_limit: 10, extensions: ['hstore'] },
-    });
-    expect(patched.status).toBe(202);
-    expect(patched.body.resource.state.data).toEqual({
-      pending: ['ensure_database', 'ensure_extensions'],
-      drop_extensions: ['pgcrypto', 'uuid-ossp'],
-    });
-    await waitForStatus(h.api, urn, 'COMPLETED');
-    expect(
-      await adminQuery(server, 'SELECT datconnlimit FROM pg_database WHERE datname = $1', ['app']),
-    ).toEqual([{ datconnlimit: 10 }]);
-    const extensions = await adminQuery(
-      server,
-      "SELECT extname FROM pg_extension WHERE extname <> 'plpgsql' ORDER BY 1",
-      [],
-      'app',
-    );
-    expect(extensions).toEqual([{ extname: 'hstore' }]);
-    expect(await passwordOf(urn)).toBe(password);
-    expect(await queryAs(server, { user: 'app_owner', password, database: 'app' })).toEqual({
-      rows: [{ user: 'app_owner', database: 'app' }],
-    });
-  });
-
-  it('rotate_password sets a new password: the old one is refused, the new one works', async () => {
-    const before = await passwordOf(urn);
-    const rotated = await call('POST', `${h.api}/resources/${urn}/actions/rotate_password`);
-    expect(rotated.status).toBe(202);
-    expect(rotated.body.resource.version).toBe(2);
-    await waitForStatus(h.api, urn, 'COMPLETED');
-    const after = await passwordOf(urn);
-    expect(after).not.toBe(before);
-    expect(
-      await queryAs(server, { user: 'app_owner', password: before, database: 'app' }),
-    ).toMatchObject({ code: '28P01' });
-    expect(await queryAs(server, { user: 'app_owner', password: after, database: 'app' })).toEqual({
-      rows: [{ user: 'app_owner', database: 'app' }],
-    });
-    expect(await apiText(urn)).not.toContain(after);
-    expect(
-      (await call('POST', `${h.api}/resources/${urn}/actions/rotate_password`, { length: 8 }))
-        .status,
-    ).toBe(400);
-  });
-
-  it('hands the password to dependents through dependencies', async () => {
-    const probe = 'orn:steward:pg_probe:data:probe';
-    const created = await call('POST', `${h.api}/resources`, {
-      kind: 'pg_probe',
-      project: 'data',
-      name: 'probe',
-      spec: { configs: {}, dependencies: { db: urn } },
-    });
-    expect(created.status).toBe(202);
-    const done = await waitForStatus(h.api, probe, 'COMPLETED');
-    expect(done.state.output).toEqual({ user: 'app_owner', database: 'app' });
-    expect((await call('DELETE', `${h.api}/resources/${urn}`)).status).toBe(409);
-    await call('DELETE', `${h.api}/resources/${probe}`);
-    await waitForStatus(h.api, probe, 'GONE');
-  });
-
-  it('changes the owner: a new role and password, objects handed over, the old role dropped', async () => {
-    const old = await passwordOf(urn);
-    await queryAs(
-      server,
-      { user: 'app_owner', password: old, database: 'app' },
-      'CREATE TABLE notes (body text)',
-    );
-    const patched = await call('PATCH', `${h.api}/resources/${urn}`, {
-      configs: { ...configs, owner: 'app_owner2', extensions: ['hstore'] },
-    });
-    expect(patched.body.resource.state.data).toEqual({
-      pending: [
-        'create_role',
-        'ensure_database',
-        'ensure_extensions',
-        'reassign_owned',
-        'drop_previous_role',
-      ],
-      previous_owner: 'app_owner',
-    });
-    const done = await waitForStatus(h.api, urn, 'COMPLETED');
-    expect(done.state.output.user).toBe('app_owner2');
-    const password = await passwordOf(urn);
-    expect(password).not.toBe(old);
-    expect(
-      await adminQuery(
+      const [db] = await adminQuery(
         server,
-        "SELECT tableowner FROM pg_tables WHERE tablename = 'notes'",
+        'SELECT pg_get_userbyid(datdba) AS owner, datconnlimit FROM pg_database WHERE datname = $1',
+        ['app'],
+      );
+      expect(db).toEqual({ owner: 'app_owner', datconnlimit: 5 });
+      const asOwner = await queryAs(
+        server,
+        { user: 'app_owner', password, database: 'app' },
+        "SELECT encode(digest('x', 'sha256'), 'hex') AS hash, uuid_generate_v4() AS id",
+      );
+      expect(asOwner).toEqual({
+        rows: [{ hash: expect.stringMatching(/^2d711642/), id: expect.any(String) }],
+      });
+      // PUBLIC lost CONNECT: another login role cannot get in.
+      await adminQuery(server, "CREATE ROLE outsider LOGIN PASSWORD 'outsider'");
+      expect(
+        await queryAs(server, { user: 'outsider', password: 'outsider', database: 'app' }),
+      ).toMatchObject({ code: '42501' });
+    });
+
+    it('updates the connection limit and the extensions, keeping the password', async () => {
+      const password = await passwordOf(urn);
+      const patched = await call('PATCH', `${h.api}/resources/${urn}`, {
+        configs: { ...configs, connection_limit: 10, extensions: ['hstore'] },
+      });
+      expect(patched.status).toBe(202);
+      expect(patched.body.resource.state.data).toEqual({
+        pending: ['ensure_database', 'ensure_extensions'],
+        drop_extensions: ['pgcrypto', 'uuid-ossp'],
+      });
+      await waitForStatus(h.api, urn, 'COMPLETED');
+      expect(
+        await adminQuery(server, 'SELECT datconnlimit FROM pg_database WHERE datname = $1', [
+          'app',
+        ]),
+      ).toEqual([{ datconnlimit: 10 }]);
+      const extensions = await adminQuery(
+        server,
+        "SELECT extname FROM pg_extension WHERE extname <> 'plpgsql' ORDER BY 1",
         [],
         'app',
-      ),
-    ).toEqual([{ tableowner: 'app_owner2' }]);
-    expect(
-      await adminQuery(server, 'SELECT rolname FROM pg_roles WHERE rolname LIKE $1 ORDER BY 1', [
-        'app_owner%',
-      ]),
-    ).toEqual([{ rolname: 'app_owner2' }]);
-    expect(
+      );
+      expect(extensions).toEqual([{ extname: 'hstore' }]);
+      expect(await passwordOf(urn)).toBe(password);
+      expect(await queryAs(server, { user: 'app_owner', password, database: 'app' })).toEqual({
+        rows: [{ user: 'app_owner', database: 'app' }],
+      });
+    });
+
+    it('rotate_password sets a new password: the old one is refused, the new one works', async () => {
+      const before = await passwordOf(urn);
+      const rotated = await call('POST', `${h.api}/resources/${urn}/actions/rotate_password`);
+      expect(rotated.status).toBe(202);
+      expect(rotated.body.resource.version).toBe(2);
+      await waitForStatus(h.api, urn, 'COMPLETED');
+      const after = await passwordOf(urn);
+      expect(after).not.toBe(before);
+      expect(
+        await queryAs(server, { user: 'app_owner', password: before, database: 'app' }),
+      ).toMatchObject({ code: '28P01' });
+      expect(
+        await queryAs(server, { user: 'app_owner', password: after, database: 'app' }),
+      ).toEqual({
+        rows: [{ user: 'app_owner', database: 'app' }],
+      });
+      expect(await apiText(urn)).not.toContain(after);
+      expect(
+        (await call('POST', `${h.api}/resources/${urn}/actions/rotate_password`, { length: 8 }))
+          .status,
+      ).toBe(400);
+    });
+
+    it('hands the password to dependents through dependencies', async () => {
+      const probe = 'orn:steward:pg_probe:data:probe';
+      const created = await call('POST', `${h.api}/resources`, {
+        kind: 'pg_probe',
+        project: 'data',
+        name: 'probe',
+        spec: { configs: {}, dependencies: { db: urn } },
+      });
+      expect(created.status).toBe(202);
+      const done = await waitForStatus(h.api, probe, 'COMPLETED');
+      expect(done.state.output).toEqual({ user: 'app_owner', database: 'app' });
+      expect((await call('DELETE', `${h.api}/resources/${urn}`)).status).toBe(409);
+      await call('DELETE', `${h.api}/resources/${probe}`);
+      await waitForStatus(h.api, probe, 'GONE');
+    });
+
+    it('changes the owner: a new role and password, objects handed over, the old role dropped', async () => {
+      const old = await passwordOf(urn);
       await queryAs(
         server,
-        { user: 'app_owner2', password, database: 'app' },
-        'SELECT count(*)::int AS n FROM notes',
-      ),
-    ).toEqual({ rows: [{ n: 0 }] });
-  });
-
-  it('delete drops the database and the role', async () => {
-    expect((await call('DELETE', `${h.api}/resources/${urn}`)).status).toBe(202);
-    await waitForStatus(h.api, urn, 'GONE');
-    expect(
-      await adminQuery(server, 'SELECT 1 FROM pg_database WHERE datname = $1', ['app']),
-    ).toEqual([]);
-    expect(
-      await adminQuery(server, 'SELECT 1 FROM pg_roles WHERE rolname = $1', ['app_owner2']),
-    ).toEqual([]);
-  });
-
-  it('deletion_policy orphan leaves database and role; creating it again adopts them with a new password', async () => {
-    const kept = 'orn:steward:postgres_database:data:kept';
-    const keptConfigs = { database: 'kept', owner: 'kept_owner', deletion_policy: 'orphan' };
-    await call('POST', `${h.api}/resources`, databaseBody('kept', keptConfigs));
-    await waitForStatus(h.api, kept, 'COMPLETED');
-    const first = await passwordOf(kept);
-    const deleted = await call('DELETE', `${h.api}/resources/${kept}`);
-    expect(deleted.body.resource.state.data).toEqual({ pending: [] });
-    await waitForStatus(h.api, kept, 'GONE');
-    expect(
-      await queryAs(server, { user: 'kept_owner', password: first, database: 'kept' }),
-    ).toEqual({ rows: [{ user: 'kept_owner', database: 'kept' }] });
-
-    await call(
-      'POST',
-      `${h.api}/resources`,
-      databaseBody('kept', { ...keptConfigs, deletion_policy: 'delete' }),
-    );
-    await waitForStatus(h.api, kept, 'COMPLETED');
-    const second = await passwordOf(kept);
-    expect(
-      await queryAs(server, { user: 'kept_owner', password: second, database: 'kept' }),
-    ).toMatchObject({ rows: [{ user: 'kept_owner' }] });
-    expect(
-      await queryAs(server, { user: 'kept_owner', password: first, database: 'kept' }),
-    ).toMatchObject({ code: '28P01' });
-    await call('DELETE', `${h.api}/resources/${kept}`);
-    await waitForStatus(h.api, kept, 'GONE');
-    expect(
-      await adminQuery(server, "SELECT datname FROM pg_database WHERE datname = 'kept'"),
-    ).toEqual([]);
-  });
-
-  it('refuses injected or reserved names with a 400, and nothing runs', async () => {
-    const census = async () => [
-      await adminQuery(server, 'SELECT count(*)::int AS n FROM pg_database'),
-      await adminQuery(server, 'SELECT count(*)::int AS n FROM pg_roles'),
-    ];
-    const before = await census();
-    const refused: Array<[string, Record<string, unknown>]> = [
-      ['evil-db', { database: 'a"; drop table x; --', owner: 'evil' }],
-      ['evil-owner', { database: 'evil', owner: 'x" SUPERUSER; --' }],
-      [
-        'evil-ext',
-        { database: 'evil', owner: 'evil', extensions: ['hstore"; drop database app; --'] },
-      ],
-      ['reserved-db', { database: 'postgres', owner: 'evil' }],
-      ['reserved-role', { database: 'evil', owner: 'pg_monitor' }],
-      ['admin-owner', { database: 'evil', owner: 'postgres' }],
-    ];
-    for (const [name, body] of refused) {
-      const res = await call('POST', `${h.api}/resources`, databaseBody(name, body));
-      expect([name, res.status, res.body.error.code]).toEqual([name, 400, 'invalid_request']);
-      expect(
-        (await call('GET', `${h.api}/resources/orn:steward:postgres_database:data:${name}`)).status,
-      ).toBe(404);
-    }
-    expect(
-      (await call('GET', `${h.api}/operations?urn=orn:steward:postgres_database:data:evil-db`)).body
-        .operations,
-    ).toEqual([]);
-    expect(await census()).toEqual(before);
-  });
-
-  it('accepts the shipped example bodies', async () => {
-    const dir = new URL('../../modules/', import.meta.url);
-    for (const file of [
-      'postgres-server/examples/main.json',
-      'postgres-database/examples/orders.json',
-      'postgres-database/examples/analytics-orphan.json',
-    ]) {
-      const body = JSON.parse(readFileSync(new URL(file, dir), 'utf8')) as Record<string, unknown>;
-      // Renamed so the example server does not collide with this file's data:main, on which the database examples depend.
-      const res = await call('POST', `${h.api}/resources?dry_run=true`, {
-        ...body,
-        name: `example-${String(body.name)}`,
+        { user: 'app_owner', password: old, database: 'app' },
+        'CREATE TABLE notes (body text)',
+      );
+      const patched = await call('PATCH', `${h.api}/resources/${urn}`, {
+        configs: { ...configs, owner: 'app_owner2', extensions: ['hstore'] },
       });
-      expect([file, res.status]).toEqual([file, 200]); // a dry run answers 200
-    }
+      expect(patched.body.resource.state.data).toEqual({
+        pending: [
+          'create_role',
+          'ensure_database',
+          'ensure_extensions',
+          'reassign_owned',
+          'drop_previous_role',
+        ],
+        previous_owner: 'app_owner',
+      });
+      const done = await waitForStatus(h.api, urn, 'COMPLETED');
+      expect(done.state.output.user).toBe('app_owner2');
+      const password = await passwordOf(urn);
+      expect(password).not.toBe(old);
+      expect(
+        await adminQuery(
+          server,
+          "SELECT tableowner FROM pg_tables WHERE tablename = 'notes'",
+          [],
+          'app',
+        ),
+      ).toEqual([{ tableowner: 'app_owner2' }]);
+      expect(
+        await adminQuery(server, 'SELECT rolname FROM pg_roles WHERE rolname LIKE $1 ORDER BY 1', [
+          'app_owner%',
+        ]),
+      ).toEqual([{ rolname: 'app_owner2' }]);
+      expect(
+        await queryAs(
+          server,
+          { user: 'app_owner2', password, database: 'app' },
+          'SELECT count(*)::int AS n FROM notes',
+        ),
+      ).toEqual({ rows: [{ n: 0 }] });
+    });
+
+    it('delete drops the database and the role', async () => {
+      expect((await call('DELETE', `${h.api}/resources/${urn}`)).status).toBe(202);
+      await waitForStatus(h.api, urn, 'GONE');
+      expect(
+        await adminQuery(server, 'SELECT 1 FROM pg_database WHERE datname = $1', ['app']),
+      ).toEqual([]);
+      expect(
+        await adminQuery(server, 'SELECT 1 FROM pg_roles WHERE rolname = $1', ['app_owner2']),
+      ).toEqual([]);
+    });
+
+    it('deletion_policy orphan leaves database and role; creating it again adopts them with a new password', async () => {
+      const kept = 'orn:steward:postgres_database:data:kept';
+      const keptConfigs = { database: 'kept', owner: 'kept_owner', deletion_policy: 'orphan' };
+      await call('POST', `${h.api}/resources`, databaseBody('kept', keptConfigs));
+      await waitForStatus(h.api, kept, 'COMPLETED');
+      const first = await passwordOf(kept);
+      const deleted = await call('DELETE', `${h.api}/resources/${kept}`);
+      expect(deleted.body.resource.state.data).toEqual({ pending: [] });
+      await waitForStatus(h.api, kept, 'GONE');
+      expect(
+        await queryAs(server, { user: 'kept_owner', password: first, database: 'kept' }),
+      ).toEqual({ rows: [{ user: 'kept_owner', database: 'kept' }] });
+
+      await call(
+        'POST',
+        `${h.api}/resources`,
+        databaseBody('kept', { ...keptConfigs, deletion_policy: 'delete' }),
+      );
+      await waitForStatus(h.api, kept, 'COMPLETED');
+      const second = await passwordOf(kept);
+      expect(
+        await queryAs(server, { user: 'kept_owner', password: second, database: 'kept' }),
+      ).toMatchObject({ rows: [{ user: 'kept_owner' }] });
+      expect(
+        await queryAs(server, { user: 'kept_owner', password: first, database: 'kept' }),
+      ).toMatchObject({ code: '28P01' });
+      await call('DELETE', `${h.api}/resources/${kept}`);
+      await waitForStatus(h.api, kept, 'GONE');
+      expect(
+        await adminQuery(server, "SELECT datname FROM pg_database WHERE datname = 'kept'"),
+      ).toEqual([]);
+    });
+
+    it('refuses injected or reserved names with a 400, and nothing runs', async () => {
+      const census = async () => [
+        await adminQuery(server, 'SELECT count(*)::int AS n FROM pg_database'),
+        await adminQuery(server, 'SELECT count(*)::int AS n FROM pg_roles'),
+      ];
+      const before = await census();
+      const refused: Array<[string, Record<string, unknown>]> = [
+        ['evil-db', { database: 'a"; drop table x; --', owner: 'evil' }],
+        ['evil-owner', { database: 'evil', owner: 'x" SUPERUSER; --' }],
+        [
+          'evil-ext',
+          { database: 'evil', owner: 'evil', extensions: ['hstore"; drop database app; --'] },
+        ],
+        ['reserved-db', { database: 'postgres', owner: 'evil' }],
+        ['reserved-role', { database: 'evil', owner: 'pg_monitor' }],
+        ['admin-owner', { database: 'evil', owner: 'postgres' }],
+      ];
+      for (const [name, body] of refused) {
+        const res = await call('POST', `${h.api}/resources`, databaseBody(name, body));
+        expect([name, res.status, res.body.error.code]).toEqual([name, 400, 'invalid_request']);
+        expect(
+          (await call('GET', `${h.api}/resources/orn:steward:postgres_database:data:${name}`))
+            .status,
+        ).toBe(404);
+      }
+      expect(
+        (await call('GET', `${h.api}/operations?urn=orn:steward:postgres_database:data:evil-db`))
+          .body.operations,
+      ).toEqual([]);
+      expect(await census()).toEqual(before);
+    });
+
+    it('accepts the shipped example bodies', async () => {
+      const dir = new URL('../../modules/', import.meta.url);
+      for (const file of [
+        'postgres-server/examples/main.json',
+        'postgres-database/examples/orders.json',
+        'postgres-database/examples/analytics-orphan.json',
+      ]) {
+        const body = JSON.parse(readFileSync(new URL(file, dir), 'utf8')) as Record<
+          string,
+          unknown
+        >;
+        // Renamed so the example server does not collide with this file's data:main, on which the database examples depend.
+        const res = await call('POST', `${h.api}/resources?dry_run=true`, {
+          ...body,
+          name: `example-${String(body.name)}`,
+        });
+        expect([file, res.status]).toEqual([file, 200]); // a dry run answers 200
+      }
+    });
   });
 });

@@ -1,11 +1,12 @@
 import pg from 'pg';
 
+import { describeOneDialect } from '../helpers/dialects.js';
 import { createFakeModule } from '../helpers/fake-module.js';
 import { call, type Harness, startSteward, waitFor, waitForStatus } from '../helpers/harness.js';
 import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
 
 /** What only the PostgreSQL store does: wake-ups across processes, and riding out a database outage. */
-describe('the PostgreSQL store', () => {
+describeOneDialect('postgres', 'the PostgreSQL store', () => {
   let server: TestPostgres;
   const harnesses: Harness[] = [];
   beforeAll(async () => {

@@ -1,8 +1,9 @@
+import { describeEachDialect } from '../helpers/dialects.js';
 import { expectError, type FakeSteward, startFakeSteward, urnOf } from '../helpers/fake-steward.js';
 import { call } from '../helpers/harness.js';
 
 /** ETag / If-Match (docs/design.md §3) and `?dry_run=true` (docs/design.md §8), over real HTTP. */
-describe('preconditions and dry runs', () => {
+describeEachDialect('preconditions and dry runs', () => {
   let s: FakeSteward;
   const urn = urnOf('web');
   beforeEach(async () => {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 
 import type { Config } from '../../src/config.js';
 import { createStore } from '../../src/store/create-store.js';
+import { describeEachDialect } from '../helpers/dialects.js';
 import { call, type Harness, startSteward, waitFor } from '../helpers/harness.js';
 import { killAllWith, processesWith } from '../helpers/local-processes.js';
 import { openRawDatabase, type RawDatabase } from '../helpers/raw-database.js';
@@ -39,7 +40,7 @@ const file = (project: string, name: string, bytes = 10) => ({
   spec: { configs: { path: `${project}-${name}.txt`, content: 'x'.repeat(bytes) } },
 });
 
-describe('quotas', () => {
+describeEachDialect('quotas', () => {
   let dir: string;
   let h: Harness | undefined;
   let raw: RawDatabase | undefined;

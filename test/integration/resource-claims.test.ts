@@ -1,7 +1,7 @@
 import { defineModule } from '../../src/sdk/index.js';
+import { describeEachDialect } from '../helpers/dialects.js';
 import { expectError } from '../helpers/fake-steward.js';
 import { call, type Harness, startSteward } from '../helpers/harness.js';
-import { TEST_STORE } from '../helpers/test-database.js';
 
 /**
  * Claims (ModuleDefinition.claimKey, issue 13, "two resources naming one backend
@@ -50,7 +50,7 @@ const other = defineModule({
   description: 'claimer under another kind',
 });
 
-describe(`claims (${TEST_STORE})`, () => {
+describeEachDialect('claims', () => {
   let h: Harness;
   const urnOf = (project: string, name: string, kind = 'claimer') =>
     `orn:steward:${kind}:${project}:${name}`;

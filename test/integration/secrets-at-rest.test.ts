@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 
 import { generateToken, hashToken, writeTokensFile } from '../../src/api/auth/tokens-file.js';
 import type { Config } from '../../src/config.js';
+import { describeEachDialect } from '../helpers/dialects.js';
 import { call, type Harness, startSteward, waitFor } from '../helpers/harness.js';
 import { everyCell, openRawDatabase, type RawDatabase } from '../helpers/raw-database.js';
 import { testDatabase } from '../helpers/test-database.js';
@@ -81,7 +82,7 @@ function client(h: Harness, token?: string) {
   };
 }
 
-describe('secrets at rest, with STEWARD_SECRET_KEY', () => {
+describeEachDialect('secrets at rest, with STEWARD_SECRET_KEY', () => {
   const KEY = newSecretKey();
   const TOKENS = {
     admin: generateToken(),
@@ -444,7 +445,7 @@ describe('secrets at rest, with STEWARD_SECRET_KEY', () => {
   });
 });
 
-describe('from plaintext to a key, rotation, and a lost key', () => {
+describeEachDialect('from plaintext to a key, rotation, and a lost key', () => {
   const K1 = newSecretKey();
   const K2 = newSecretKey();
   const K3 = newSecretKey();
@@ -689,7 +690,7 @@ describe('from plaintext to a key, rotation, and a lost key', () => {
   });
 });
 
-describe('a bad STEWARD_SECRET_KEY', () => {
+describeEachDialect('a bad STEWARD_SECRET_KEY', () => {
   let dir: string;
   beforeAll(() => (dir = mkdtempSync(join(tmpdir(), 'steward-badkey-'))));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));

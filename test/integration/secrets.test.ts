@@ -1,8 +1,9 @@
+import { describeEachDialect } from '../helpers/dialects.js';
 import { createFakeModule } from '../helpers/fake-module.js';
 import { call, type Harness, startSteward, waitForStatus } from '../helpers/harness.js';
 
 /** writeOnly configs and outputs reach the module and nobody else: no response, revision or log line. */
-describe('secrets', () => {
+describeEachDialect('secrets', () => {
   let h: Harness;
   const fake = createFakeModule();
   beforeAll(async () => {

@@ -1,10 +1,11 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
+import { describeEachDialect } from '../helpers/dialects.js';
 import { call, type Harness, startSteward, waitForStatus } from '../helpers/harness.js';
 
 /** The seed scenario end to end, over real HTTP, with the real worker and the built-in `file` module. */
-describe('seed scenario with the file module', () => {
+describeEachDialect('seed scenario with the file module', () => {
   let h: Harness;
   beforeAll(async () => {
     h = await startSteward();

@@ -1,3 +1,4 @@
+import { describeEachDialect } from '../helpers/dialects.js';
 import type { Behaviour } from '../helpers/fake-module.js';
 import { type FakeSteward, startFakeSteward, urnOf } from '../helpers/fake-steward.js';
 import { call, waitFor } from '../helpers/harness.js';
@@ -8,7 +9,7 @@ import { call, waitFor } from '../helpers/harness.js';
  * with a message that says so, and a bad resource never stops a good one of the
  * same kind. The loop is stepped by hand; failed syncs are due again at once.
  */
-describe('sync failures', () => {
+describeEachDialect('sync failures', () => {
   const maxAttempts = 3;
   let s: FakeSteward;
   beforeEach(async () => {

@@ -1,3 +1,4 @@
+import { describeEachDialect } from '../helpers/dialects.js';
 import {
   createGate,
   expectError,
@@ -12,7 +13,7 @@ import { call } from '../helpers/harness.js';
  * Every row of the transition table of docs/design.md §4, allowed and denied, over real HTTP.
  * The worker is off: each test steps the sync loop by hand.
  */
-describe('the transition table over HTTP', () => {
+describeEachDialect('the transition table over HTTP', () => {
   let s: FakeSteward;
   beforeEach(async () => {
     s = await startFakeSteward();

@@ -3,6 +3,7 @@ import { createRegistry } from '../../src/core/modules/registry.js';
 import { createSyncEngine, type SyncEngine } from '../../src/core/sync/sync-engine.js';
 import { createWakeup } from '../../src/core/wakeup.js';
 import { engineOptionsFrom } from '../../src/engine-options.js';
+import { describeEachDialect } from '../helpers/dialects.js';
 import { createFakeModule, type Ledger } from '../helpers/fake-module.js';
 import { type Harness, startSteward, testConfig, waitFor } from '../helpers/harness.js';
 
@@ -11,7 +12,7 @@ import { type Harness, startSteward, testConfig, waitFor } from '../helpers/harn
  * worker that lost its lease writes nothing. (test/integration/multi-process.test.ts
  * does the same with real processes.)
  */
-describe('workers sharing one database', () => {
+describeEachDialect('workers sharing one database', () => {
   let h: Harness;
   const engines: SyncEngine[] = [];
   afterEach(async () => {

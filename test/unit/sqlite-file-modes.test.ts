@@ -3,9 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { createStore } from '../../src/store/create-store.js';
+import { describeOneDialect } from '../helpers/dialects.js';
 
 /** The database holds every spec: what Steward creates for it is its user's alone, whatever the umask. */
-describe('SQLite file modes', () => {
+describeOneDialect('sqlite', 'SQLite file modes', () => {
   let dir: string;
   let umask: number;
   beforeEach(() => {

@@ -7,9 +7,9 @@ import { fileURLToPath } from 'node:url';
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
 
+import { describeEachDialect, describeOneDialect } from '../../helpers/dialects.js';
 import { expectError } from '../../helpers/fake-steward.js';
 import { call, waitFor, waitForStatus } from '../../helpers/harness.js';
-import { TEST_STORE } from '../../helpers/test-database.js';
 import { fingerprint, runCli } from './cli.js';
 import {
   claimsBackOff,
@@ -34,14 +34,12 @@ import { type FaultPoint, openFaultDb } from './switch.js';
  * cannot take answers 503 with the error JSON and stores nothing; the worker backs
  * off and keeps running; once the fault is gone everything converges.
  */
-const onSqlite = TEST_STORE === 'sqlite' ? describe : describe.skip;
-const onPostgres = TEST_STORE === 'postgres' ? describe : describe.skip;
 
 if (!existsSync(fileURLToPath(new URL('../../../dist/src/cli.js', import.meta.url)))) {
   throw new Error('dist/ is missing: run `npm run -s build` first (npm test does)');
 }
 
-describe(`a statement that fails inside a write transaction (${TEST_STORE})`, () => {
+describeEachDialect('a statement that fails inside a write transaction', () => {
   const ctx = useSteward();
   beforeAll(() => ctx.faults.install());
   afterEach(() => ctx.faults.off());
@@ -139,7 +137,7 @@ describe(`a statement that fails inside a write transaction (${TEST_STORE})`, ()
   });
 });
 
-onSqlite('SQLITE_BUSY past STEWARD_DB_BUSY_TIMEOUT_MS', () => {
+describeOneDialect('sqlite', 'SQLITE_BUSY past STEWARD_DB_BUSY_TIMEOUT_MS', () => {
   const ctx = useSteward({ STEWARD_DB_BUSY_TIMEOUT_MS: '100' });
 
   it('writes answer 503 while another process holds the write lock, reads go on, nothing is stored, the worker backs off; all converges after', async () => {
@@ -174,7 +172,7 @@ onSqlite('SQLITE_BUSY past STEWARD_DB_BUSY_TIMEOUT_MS', () => {
   });
 });
 
-onSqlite('start-up refusals', () => {
+describeOneDialect('sqlite', 'start-up refusals', () => {
   let dir: string;
   let file: string;
   beforeEach(() => {
@@ -259,7 +257,8 @@ onSqlite('start-up refusals', () => {
   });
 });
 
-onPostgres(
+describeOneDialect(
+  'postgres',
   'a PostgreSQL database that turns read-only (a failover to a standby, default_transaction_read_only)',
   () => {
     const ctx = useSteward();

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 
 import { HTTP_STATUS } from '../../../src/api/http-errors.js';
+import { describeEachDialect } from '../../helpers/dialects.js';
 import { soak } from '../../helpers/soak.js';
-import { TEST_STORE } from '../../helpers/test-database.js';
 import { type DatabaseSnapshots, openSnapshots } from './db.js';
 import { type Endpoint, endpointsOf, type RawRequest, type RawResponse, sendRaw } from './http.js';
 import { requestFor } from './requests.js';
@@ -75,7 +75,7 @@ function changedTables(before: string, after: string): string {
     .join(', ');
 }
 
-describe(`fuzzed API input (${TEST_STORE})`, () => {
+describeEachDialect('fuzzed API input', (dialect) => {
   let s: FuzzSteward;
   let snapshots: DatabaseSnapshots;
   let endpoints: Endpoint[];
@@ -147,7 +147,7 @@ describe(`fuzzed API input (${TEST_STORE})`, () => {
       }
       const total = [...sent.values()].reduce((a, b) => a + b, 0);
       console.log(
-        `fuzz-api (${TEST_STORE}, seed ${SEED}): ${total} requests to ${endpoints.length} endpoints: ${[...sent].map(([key, n]) => `${key} ${n}`).join('; ')}; answers: ${[
+        `fuzz-api (${dialect}, seed ${SEED}): ${total} requests to ${endpoints.length} endpoints: ${[...sent].map(([key, n]) => `${key} ${n}`).join('; ')}; answers: ${[
           ...statuses,
         ]
           .sort(([a], [b]) => a - b)
@@ -214,8 +214,8 @@ describe(`fuzzed API input (${TEST_STORE})`, () => {
     [
       'an operation id with NUL (PostgreSQL refused the text: 500)',
       { method: 'GET', path: '/api/v1beta1/operations/%00', headers: {} },
-      TEST_STORE === 'postgres' ? 400 : 404,
-      TEST_STORE === 'postgres' ? /NUL/ : /does not exist/,
+      dialect === 'postgres' ? 400 : 404,
+      dialect === 'postgres' ? /NUL/ : /does not exist/,
     ],
     [
       'a label value with NUL (PostgreSQL refused the text: 500; SQLite stores it)',
@@ -230,8 +230,8 @@ describe(`fuzzed API input (${TEST_STORE})`, () => {
           labels: { team: 'a\u0000b' },
         }),
       },
-      TEST_STORE === 'postgres' ? 400 : 202,
-      TEST_STORE === 'postgres' ? /NUL/ : undefined,
+      dialect === 'postgres' ? 400 : 202,
+      dialect === 'postgres' ? /NUL/ : undefined,
     ],
     [
       'a revisions page_token whose id is 1e300 (PostgreSQL: bigint out of range, 500)',

@@ -2,6 +2,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 
+import { describeOneDialect } from '../../helpers/dialects.js';
 import { call, type JsonResponse, waitFor } from '../../helpers/harness.js';
 import { soak } from '../../helpers/soak.js';
 import { runAutocannon } from './autocannon.js';
@@ -149,7 +150,7 @@ function unconverged(final: Map<string, any>, fileRoot: string): string[] {
   return wrong;
 }
 
-describe('load', () => {
+describeOneDialect('sqlite', 'load', () => {
   let steward: LoadSteward | undefined;
   afterEach(async () => {
     const stopping = steward;

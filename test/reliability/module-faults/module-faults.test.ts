@@ -1,6 +1,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
+import { describeEachDialect } from '../../helpers/dialects.js';
 import type { Behaviour } from '../../helpers/fake-module.js';
 import { type FakeSteward, startFakeSteward, urnOf } from '../../helpers/fake-steward.js';
 import { call, type JsonResponse, waitFor } from '../../helpers/harness.js';
@@ -204,7 +205,7 @@ function heapAndExternal(): number {
   return usage.heapUsed + usage.external;
 }
 
-describe('module faults', () => {
+describeEachDialect('module faults', () => {
   let s: FakeSteward;
   afterEach(() => s.close());
 

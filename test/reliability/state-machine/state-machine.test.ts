@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 
+import { describeEachDialect } from '../../helpers/dialects.js';
 import { soak } from '../../helpers/soak.js';
 import * as cmd from './commands.js';
 import { type Command, counts, LEASE_MS, MAX_ATTEMPTS, rowsSeen } from './commands.js';
@@ -35,7 +36,7 @@ async function runCommands(commands: Iterable<Command>): Promise<void> {
   counts.runs += 1;
 }
 
-describe('the state machine of docs/design.md §4', () => {
+describeEachDialect('the state machine of docs/design.md §4', () => {
   it(
     'agrees with the model after every command',
     async () => {

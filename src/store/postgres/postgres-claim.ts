@@ -1,10 +1,10 @@
 import type { Selectable } from 'kysely';
 
-import type { ClaimBatch, ClaimRequest } from '../core/ports.js';
-import { namedQuery, type StoreDriver } from './driver.js';
-import { EVENT_ORDER_LOCK } from './events.js';
-import { rowToResource } from './rows.js';
-import type { ResourcesTable } from './schema.js';
+import type { ClaimBatch, ClaimRequest } from '../../core/ports.js';
+import { rowToResource } from '../rows.js';
+import type { ResourcesTable } from '../schema.js';
+import type { NamedQuery } from './named-query.js';
+import { EVENT_ORDER_LOCK } from './postgres-events.js';
 
 /**
  * The two PostgreSQL claims, each one named statement (postgres-sync-writes.ts gives the rules on
@@ -53,8 +53,8 @@ const CLAIM = `
 `;
 
 /**
- * The fair claim: up to $5 due rows, fair across projects (claim-policy.ts says how; the SQLite form in
- * sync-writes.ts does the same in steps): $7/$8 the projects this worker holds slots for and how many,
+ * The fair claim: up to $5 due rows, fair across projects (core/sync/claim-policy.ts says how; the SQLite form in
+ * sqlite/sqlite-claim.ts does the same in steps): $7/$8 the projects this worker holds slots for and how many,
  * $9 the slots one project may hold, $10 the slots kept from rows over a share. The head is the oldest
  * $5 due rows. Only when it would give a project more than its share does the statement look at every
  * project: a skip scan of the (project, next_sync_at) index finds the projects with scheduled work (one
@@ -116,7 +116,7 @@ const CLAIM_FAIR = `
 
 /** Claims up to `limit` due rows, starts their queued operations, logs `operation.started`. */
 export async function claimDuePostgres(
-  driver: StoreDriver,
+  namedQuery: NamedQuery,
   { owner, limit, nowMs, leaseMs, shares }: ClaimRequest,
 ): Promise<ClaimBatch> {
   const common = [
@@ -128,9 +128,7 @@ export async function claimDuePostgres(
     EVENT_ORDER_LOCK,
   ];
   const held = Object.entries(shares?.held ?? {});
-  const query = namedQuery(driver)<
-    Selectable<ResourcesTable> & { due_at: number; projects: number }
-  >;
+  const query = namedQuery<Selectable<ResourcesTable> & { due_at: number; projects: number }>;
   const rows = shares
     ? await query('steward_claim_fair', CLAIM_FAIR, [
         ...common,

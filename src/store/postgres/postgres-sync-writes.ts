@@ -1,18 +1,18 @@
-import type { SyncWriteBack } from '../core/ports.js';
-import { namedQuery, type StoreDriver } from './driver.js';
-import { EVENT_ORDER_LOCK } from './events.js';
-import { WORK_CHANNEL } from './postgres-driver.js';
+import type { SyncWriteBack } from '../../core/ports.js';
+import type { NamedQuery } from './named-query.js';
+import { EVENT_ORDER_LOCK } from './postgres-events.js';
+import { WORK_CHANNEL } from './work-channel.js';
 
 /**
  * The sync loop's hot statements on PostgreSQL (the claims are in postgres-claim.ts), each one round trip in its own implicit
  * transaction, each a named statement (parsed once per connection): a claim and a batch write-back cost one statement apiece, not one per row and
- * per table (sync-writes.ts keeps the portable form, used on SQLite, where a statement is a
+ * per table (write-back.ts keeps the portable form, used on SQLite, where a statement is a
  * function call, and here for the rare batches that delete).
  *
  * The claims and the write-back keep the portable form's rules on locks:
  * - Rows of a batch are locked in URN order (the `locked` CTE runs to its end before either
  *   update touches a row), as a heartbeat renewing the same leases locks them.
- * - Row locks first, the event-order advisory lock last (events.ts says why the lock exists):
+ * - Row locks first, the event-order advisory lock last (postgres-events.ts says why the lock exists):
  *   the lock's key is computed from counts over every row-writing CTE, so PostgreSQL has run
  *   them to the end before it asks for the lock, and no transaction waits for a row while it
  *   holds the lock.
@@ -88,13 +88,13 @@ const WRITE_BACK = `
 
 /**
  * Writes a batch of non-delete outcomes (never `claim_key`: a claim changes when a request is
- * accepted, and is freed by the portable path's row delete): each row fenced by its lease token, operation and
+ * accepted, and is freed by the row-by-row form's row delete): each row fenced by its lease token, operation and
  * claimed status; rows that fail the fence only give their lease back. Resources waiting on
  * a completed one become due, except rows of this batch (a row may be written once per
  * statement; such a waiter is re-checked at its dependency poll instead).
  */
 export async function saveSyncResultsPostgres(
-  driver: StoreDriver,
+  namedQuery: NamedQuery,
   results: readonly SyncWriteBack[],
   nowMs: number,
   order: readonly number[],
@@ -119,7 +119,7 @@ export async function saveSyncResultsPostgres(
     op_error: wb.operation?.error ?? null,
     wake: wb.wakeDependents,
   }));
-  // Events in the portable form's order: write-backs in URN order, each one's events in its own order.
+  // Events in the row-by-row form's order: write-backs in URN order, each one's events in its own order.
   const events = order.flatMap((i) =>
     results[i]!.events.map((event) => ({ ...event, data: JSON.stringify(event.data) })),
   );
@@ -127,19 +127,15 @@ export async function saveSyncResultsPostgres(
   // The batch's keys as an array too: PostgreSQL estimates a recordset at 100 rows and would scan
   // the whole table to hash-join it; \`urn = any(array)\` is planned with the real count, by the primary key.
   const urns = results.map((wb) => wb.urn);
-  const rows = await namedQuery(driver)<{ applied: number[] | null }>(
-    'steward_write_back',
-    WRITE_BACK,
-    [
-      JSON.stringify(writes),
-      urns,
-      JSON.stringify(ordered),
-      nowMs,
-      new Date(nowMs).toISOString(),
-      EVENT_ORDER_LOCK,
-      WORK_CHANNEL,
-    ],
-  );
+  const rows = await namedQuery<{ applied: number[] | null }>('steward_write_back', WRITE_BACK, [
+    JSON.stringify(writes),
+    urns,
+    JSON.stringify(ordered),
+    nowMs,
+    new Date(nowMs).toISOString(),
+    EVENT_ORDER_LOCK,
+    WORK_CHANNEL,
+  ]);
   const applied = new Set(rows[0]?.applied ?? []);
   return results.map((_, i) => applied.has(i));
 }

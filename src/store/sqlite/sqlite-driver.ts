@@ -13,10 +13,14 @@ import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, sql, SqliteDialect } from 'kysely';
 
-import { UnavailableError } from '../core/errors.js';
-import type { StoreDriver } from './driver.js';
-import type { Database } from './schema.js';
+import { UnavailableError } from '../../core/errors.js';
+import type { StoreDriver } from '../driver.js';
+import { eventRows } from '../events.js';
+import type { Database } from '../schema.js';
+import { writeBackRowByRow } from '../write-back.js';
 import { startCheckpointer } from './sqlite-checkpointer.js';
+import { claimDueSqlite } from './sqlite-claim.js';
+import { SQLITE_SCHEMA } from './sqlite-schema.js';
 
 /** The WAL file is truncated to this size when it restarts (bench/wal-growth.ts measures why). */
 const WAL_SIZE_LIMIT_BYTES = 64 * 1024 * 1024;
@@ -72,9 +76,9 @@ export function openSqlite({ file, busyTimeoutMs }: SqliteOptions): StoreDriver 
     dialect: new SqliteDialect({ database: withStatementCache(sqlite) }),
   });
   const stopCheckpointer = file === ':memory:' ? async () => undefined : startCheckpointer(file);
-  return {
-    dialect: 'sqlite',
+  const driver: StoreDriver = {
     db,
+    schema: SQLITE_SCHEMA,
     writeTransaction(fn) {
       // kysely's SQLite driver serialises everything through one connection; BEGIN IMMEDIATE
       // takes the write lock up front so another process can only make us wait, never deadlock.
@@ -93,6 +97,13 @@ export function openSqlite({ file, busyTimeoutMs }: SqliteOptions): StoreDriver 
     // One process per file is the common case; several processes on one file fall back to polling.
     notifyWork: () => Promise.resolve(),
     listenForWork: () => Promise.resolve(() => Promise.resolve()),
+    async appendEvents(trx, events, createdAt) {
+      if (events.length > 0)
+        await trx.insertInto('events').values(eventRows(events, createdAt)).execute();
+    },
+    lockForUpdate: (query) => query,
+    claimDue: (request) => claimDueSqlite(driver, request),
+    saveSyncResults: (results, nowMs) => writeBackRowByRow(driver, results, nowMs),
     translateError(err) {
       const code = (err as { code?: unknown } | undefined)?.code;
       if (typeof code === 'string' && UNAVAILABLE.test(code)) {
@@ -110,6 +121,7 @@ export function openSqlite({ file, busyTimeoutMs }: SqliteOptions): StoreDriver 
       await db.destroy();
     },
   };
+  return driver;
 }
 
 /**

@@ -1,9 +1,17 @@
-import { Kysely, PostgresDialect, sql } from 'kysely';
+import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 
-import { InvalidRequestError, UnavailableError } from '../core/errors.js';
-import type { StoreDriver } from './driver.js';
-import type { Database } from './schema.js';
+import { InvalidRequestError, UnavailableError } from '../../core/errors.js';
+import type { StoreDriver } from '../driver.js';
+import { urnOrder } from '../lease-fence.js';
+import type { Database } from '../schema.js';
+import { writeBackRowByRow } from '../write-back.js';
+import { createNamedQuery } from './named-query.js';
+import { claimDuePostgres } from './postgres-claim.js';
+import { appendEventsPostgres } from './postgres-events.js';
+import { POSTGRES_SCHEMA } from './postgres-schema.js';
+import { saveSyncResultsPostgres } from './postgres-sync-writes.js';
+import { listenWithReconnect, notifyWork } from './work-channel.js';
 
 export interface PostgresOptions {
   /** A postgres:// URL. */
@@ -11,9 +19,6 @@ export interface PostgresOptions {
   /** Connections in the pool. @default 10 */
   poolSize: number;
 }
-
-/** The channel on which accepted work is announced to every Steward process. */
-export const WORK_CHANNEL = 'steward_work';
 
 /**
  * SQLSTATE classes and codes, and socket errors, that mean "the database cannot
@@ -45,20 +50,21 @@ export function openPostgres({ url, poolSize }: PostgresOptions): StoreDriver {
   pool.on('error', () => undefined);
   pool.on('connect', (client) => client.on('error', () => undefined));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  return {
-    dialect: 'postgres',
+  const namedQuery = createNamedQuery(pool);
+  const driver: StoreDriver = {
     db,
+    schema: POSTGRES_SCHEMA,
     writeTransaction: (fn) => db.transaction().execute(fn),
-    async namedQuery<R>(name: string, text: string, values: readonly unknown[]) {
-      const result = await pool.query<R & pg.QueryResultRow>({ name, text, values: [...values] });
-      return result.rows;
-    },
-    async notifyWork(trx) {
-      await sql`select pg_notify(${WORK_CHANNEL}, '')`.execute(trx);
-    },
-    async listenForWork(listener) {
-      return listenWithReconnect(url, listener);
-    },
+    notifyWork,
+    listenForWork: (listener) => listenWithReconnect(url, listener),
+    appendEvents: appendEventsPostgres,
+    lockForUpdate: (query) => query.forUpdate(),
+    claimDue: (request) => claimDuePostgres(namedQuery, request),
+    saveSyncResults: (results, nowMs) =>
+      // Deletes (which also free the row's claim key) always take the row-by-row form.
+      results.some((wb) => wb.outcome === 'deleted')
+        ? writeBackRowByRow(driver, results, nowMs)
+        : saveSyncResultsPostgres(namedQuery, results, nowMs, urnOrder(results)),
     translateError(err) {
       const e = err as { code?: unknown; message?: unknown } | undefined;
       const code = typeof e?.code === 'string' ? e.code : '';
@@ -80,48 +86,5 @@ export function openPostgres({ url, poolSize }: PostgresOptions): StoreDriver {
     },
     close: () => db.destroy(),
   };
-}
-
-/**
- * One dedicated connection LISTENing on the work channel, re-established with
- * backoff when the server goes away. Polling stays the backstop for whatever is
- * announced while it is down.
- */
-async function listenWithReconnect(
-  url: string,
-  listener: () => void,
-): Promise<() => Promise<void>> {
-  let closed = false;
-  let client: pg.Client | undefined;
-  let retryTimer: NodeJS.Timeout | undefined;
-  let delayMs = 100;
-  const connect = async (): Promise<void> => {
-    const next = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000 });
-    next.on('notification', listener);
-    next.on('error', () => reconnect());
-    next.on('end', () => reconnect());
-    await next.connect();
-    await next.query(`listen ${WORK_CHANNEL}`);
-    client = next;
-    delayMs = 100;
-    listener(); // work announced while we were not listening is not lost: look now
-  };
-  const reconnect = (): void => {
-    if (closed || retryTimer) return;
-    const old = client;
-    client = undefined;
-    void old?.end().catch(() => undefined);
-    retryTimer = setTimeout(() => {
-      retryTimer = undefined;
-      connect().catch(() => reconnect());
-    }, delayMs);
-    retryTimer.unref();
-    delayMs = Math.min(delayMs * 2, 5000);
-  };
-  await connect();
-  return async () => {
-    closed = true;
-    clearTimeout(retryTimer);
-    await client?.end().catch(() => undefined);
-  };
+  return driver;
 }

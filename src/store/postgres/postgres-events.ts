@@ -1,0 +1,37 @@
+import { type Kysely, sql } from 'kysely';
+
+import type { EventInput } from '../../core/model.js';
+import { eventRows } from '../events.js';
+import type { Database } from '../schema.js';
+
+/** The transaction-scoped PostgreSQL advisory lock that puts event ids in commit order (any constant no one else uses). */
+export const EVENT_ORDER_LOCK = 5_383_711_902_476_101;
+
+/**
+ * Appends events in the caller's transaction, in order, in one statement (StoreDriver.appendEvents).
+ *
+ * A watcher resumes "after id N", so ids must become visible in id order. A
+ * PostgreSQL sequence hands out ids at insert time, not at commit: a transaction
+ * could take id 7, commit after another took and committed 8, and a reader that
+ * saw 8 would never see 7. The advisory lock serialises the insert-to-commit tail
+ * of every event-writing transaction (in every process), so ids commit in order.
+ * Its cost: those tails (the insert and the commit) run one at a time per
+ * database. No row lock is taken after it, so it cannot deadlock.
+ */
+export async function appendEventsPostgres(
+  trx: Kysely<Database>,
+  events: readonly EventInput[],
+  createdAt: string,
+): Promise<void> {
+  if (events.length === 0) return;
+  const rows = eventRows(events, createdAt);
+  // One statement takes the lock and inserts, so the lock is held for the insert and the commit
+  // only, not for a round trip of its own: the rows are joined to the lock, so no id is drawn before it.
+  await sql`
+    insert into events (type, urn, kind, project, operation_id, data, created_at)
+    select e.type, e.urn, e.kind, e.project, e.operation_id, e.data, e.created_at
+    from jsonb_to_recordset(${JSON.stringify(rows.map((row, ord) => ({ ...row, ord })))}::jsonb) as e(ord int, type text, urn text, kind text, project text, operation_id text, data text, created_at text)
+    cross join (select pg_advisory_xact_lock(${EVENT_ORDER_LOCK}::bigint)) as event_lock
+    order by e.ord
+  `.execute(trx);
+}

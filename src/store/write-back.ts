@@ -1,0 +1,125 @@
+import type { Kysely } from 'kysely';
+
+import type { EventInput } from '../core/model.js';
+import type { SyncWriteBack } from '../core/ports.js';
+import type { StoreDriver } from './driver.js';
+import { fenced, release, urnOrder } from './lease-fence.js';
+import { uncountFootprints } from './quota-writes.js';
+import type { Database } from './schema.js';
+
+/**
+ * A batch write-back as kysely statements, one write-back at a time in URN order, in one write
+ * transaction: SQLite's `saveSyncResults` (a statement there is a function call), and
+ * PostgreSQL's for the rare batches that delete (postgres/postgres-sync-writes.ts has the
+ * one-statement form of the rest).
+ */
+export async function writeBackRowByRow(
+  driver: Pick<StoreDriver, 'writeTransaction' | 'notifyWork' | 'appendEvents'>,
+  results: readonly SyncWriteBack[],
+  nowMs: number,
+): Promise<boolean[]> {
+  const nowIso = new Date(nowMs).toISOString();
+  return driver.writeTransaction(async (trx) => {
+    const applied = results.map(() => false);
+    const events: EventInput[] = [];
+    const removed: RemovedRow[] = [];
+    for (const i of urnOrder(results)) {
+      const writeBack = results[i]!;
+      const ok = await applyWriteBack(trx, writeBack, nowMs, nowIso, removed);
+      applied[i] = ok;
+      if (ok) events.push(...writeBack.events);
+      else await release(trx, writeBack, nowMs);
+    }
+    const completed = results
+      .filter((wb, i) => applied[i] && wb.wakeDependents)
+      .map((wb) => wb.urn);
+    await wakeDependents(trx, completed, nowMs);
+    // After every resource row, as an accept locks its resource row before its project's count.
+    await uncountFootprints(trx, removed);
+    // Released leases and woken dependents are work for any process.
+    if (applied.includes(false) || completed.length > 0) await driver.notifyWork(trx);
+    await driver.appendEvents(trx, events, nowIso);
+    return applied;
+  });
+}
+
+type RemovedRow = { project: string; spec_bytes: number; processes: number };
+
+async function applyWriteBack(
+  trx: Kysely<Database>,
+  wb: SyncWriteBack,
+  nowMs: number,
+  nowIso: string,
+  removed: RemovedRow[],
+): Promise<boolean> {
+  if (wb.outcome === 'deleted') {
+    // The row's claim_key goes with it: the backend object is free for another resource once its delete completed.
+    const gone = await fenced(trx.deleteFrom('resources'), wb)
+      .where('operation_id', '=', wb.operationId)
+      .where('status', '=', 'PENDING')
+      .where('action', '=', 'delete')
+      .returning(['project', 'spec_bytes', 'processes'])
+      .executeTakeFirst();
+    if (!gone) return false;
+    removed.push(gone);
+    await trx.deleteFrom('resource_labels').where('urn', '=', wb.urn).execute();
+    await trx.deleteFrom('resource_dependencies').where('urn', '=', wb.urn).execute();
+  } else {
+    const result = await fenced(
+      trx.updateTable('resources').set({
+        status: wb.status,
+        attempts: wb.attempts,
+        last_error: wb.lastError,
+        next_sync_at: wb.nextSyncAtMs,
+        waiting_on: wb.waitingOn ? JSON.stringify(wb.waitingOn) : null,
+        lease_owner: null,
+        lease_expires_at: null,
+        ...(wb.outcome !== 'waiting' ? { last_synced_at: nowIso } : {}),
+        ...(wb.output !== undefined ? { output: JSON.stringify(wb.output) } : {}),
+        ...(wb.data !== undefined ? { data: JSON.stringify(wb.data.value ?? null) } : {}),
+        ...(wb.observedVersion !== undefined ? { observed_version: wb.observedVersion } : {}),
+      }),
+      wb,
+    )
+      .where('operation_id', '=', wb.operationId)
+      .where('status', '=', wb.claimedStatus)
+      .executeTakeFirst();
+    if (Number(result.numUpdatedRows) !== 1) return false;
+  }
+  if (wb.operation || wb.countsAttempt) {
+    await trx
+      .updateTable('operations')
+      .set((eb) => ({
+        ...(wb.countsAttempt ? { attempts: eb('attempts', '+', 1) } : {}),
+        ...(wb.operation
+          ? { status: wb.operation.status, error: wb.operation.error, finished_at: nowIso }
+          : {}),
+      }))
+      .where('id', '=', wb.operationId)
+      .execute();
+  }
+  return true;
+}
+
+/** Resources waiting on any of `completed` become due now: one statement for the whole batch. */
+async function wakeDependents(
+  trx: Kysely<Database>,
+  completed: readonly string[],
+  nowMs: number,
+): Promise<void> {
+  if (completed.length === 0) return;
+  await trx
+    .updateTable('resources')
+    .set({ next_sync_at: nowMs })
+    .where('waiting_on', 'is not', null)
+    .where((eb) => eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<=', nowMs)]))
+    .where(
+      'urn',
+      'in',
+      trx
+        .selectFrom('resource_dependencies')
+        .select('urn')
+        .where('depends_on', 'in', [...completed]),
+    )
+    .execute();
+}

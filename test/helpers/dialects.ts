@@ -1,0 +1,123 @@
+import { relative } from 'node:path';
+
+/**
+ * The store test loop (docs/decisions.md, "One store test loop"). A suite opens a store only
+ * inside `describeEachDialect` (or, when listed below, `describeOneDialect`): the store helpers
+ * (startSteward, startFakeSteward, testDatabase, spawnSteward) take the dialect from the
+ * enclosing block and throw outside one. The PostgreSQL pass of `npm test`
+ * (jest.postgres.config.js) runs every file that calls `describeEachDialect`, so a new store
+ * suite runs on both databases without being added to any list.
+ */
+export type Dialect = 'sqlite' | 'postgres';
+
+/**
+ * The dialects this jest run covers: STEWARD_TEST_STORE, comma-separated (`sqlite,postgres`
+ * runs both in one go). npm test runs `sqlite` in its first pass and `postgres` in its second.
+ * @default sqlite
+ */
+export const DIALECTS: readonly Dialect[] = parseDialects(process.env.STEWARD_TEST_STORE);
+
+/**
+ * Suites, or blocks of a suite (`path › block name`), that open a store on one database only,
+ * and why: the one place a suite may skip PostgreSQL. Paths from the repository root.
+ */
+export const ONE_DIALECT_SUITES: Readonly<Record<string, { dialect: Dialect; reason: string }>> = {
+  'test/unit/sqlite-file-modes.test.ts': {
+    dialect: 'sqlite',
+    reason: 'the modes of the SQLite database file and of its -wal and -shm files',
+  },
+  'test/integration/multi-process.test.ts': {
+    dialect: 'sqlite',
+    reason:
+      'several processes on one SQLite file (WAL, busy timeout); scale-out.test.ts does it on PostgreSQL',
+  },
+  'test/integration/postgres-store.test.ts': {
+    dialect: 'postgres',
+    reason: 'PostgreSQL-only behaviour (URLs, TLS, outages) on clusters it starts itself',
+  },
+  'test/reliability/load/load.test.ts': {
+    dialect: 'sqlite',
+    reason:
+      'load on the default deployment, a SQLite file; PostgreSQL throughput is npm run bench:postgres',
+  },
+  'test/reliability/database-faults/database-faults.test.ts › SQLITE_BUSY past STEWARD_DB_BUSY_TIMEOUT_MS':
+    { dialect: 'sqlite', reason: "SQLite's write lock held by another connection" },
+  'test/reliability/database-faults/database-faults.test.ts › start-up refusals': {
+    dialect: 'sqlite',
+    reason:
+      'database files Steward must refuse to open (not SQLite, read-only, unwritable directory)',
+  },
+  'test/reliability/database-faults/database-faults.test.ts › a PostgreSQL database that turns read-only (a failover to a standby, default_transaction_read_only)':
+    { dialect: 'postgres', reason: 'a server-side read-only switch SQLite has no counterpart of' },
+  'test/integration/scale-out.test.ts': {
+    dialect: 'postgres',
+    reason: 'several processes on one PostgreSQL database, on a cluster it starts itself',
+  },
+};
+
+let current: Dialect | undefined;
+
+/**
+ * `body` once per dialect of this run, each in a describe named for its dialect. Inside it, the
+ * store helpers open that dialect's store.
+ *
+ * @example
+ * describeEachDialect('workers', (dialect) => {
+ *   beforeEach(async () => (h = await startSteward()));
+ * });
+ */
+export function describeEachDialect(name: string, body: (dialect: Dialect) => void): void {
+  for (const dialect of DIALECTS) describeOn(dialect, `${name} (${dialect})`, body);
+}
+
+/**
+ * `body` on `dialect` only, in the run that covers `dialect` (skipped in the others), for a
+ * suite or block listed in ONE_DIALECT_SUITES with its reason.
+ */
+export function describeOneDialect(
+  dialect: Dialect,
+  name: string,
+  body: (dialect: Dialect) => void,
+): void {
+  const suite = relative(process.cwd(), expect.getState().testPath ?? '');
+  const listed = ONE_DIALECT_SUITES[suite] ?? ONE_DIALECT_SUITES[`${suite} › ${name}`];
+  if (listed?.dialect !== dialect) {
+    throw new Error(
+      `${suite} › ${name} runs on ${dialect} only: list it in ONE_DIALECT_SUITES (test/helpers/dialects.ts) with the reason, or use describeEachDialect`,
+    );
+  }
+  if (DIALECTS.includes(dialect)) describeOn(dialect, name, body);
+  else describe.skip(name, () => body(dialect));
+}
+
+/** The dialect of the enclosing describeEachDialect/describeOneDialect block; throws outside one. */
+export function storeDialect(): Dialect {
+  if (!current) {
+    throw new Error(
+      'a suite opens a store only inside describeEachDialect (test/helpers/dialects.ts), so that it runs on both databases',
+    );
+  }
+  return current;
+}
+
+function describeOn(dialect: Dialect, name: string, body: (dialect: Dialect) => void): void {
+  describe(name, () => {
+    // Jest runs a file's blocks one after another: each block's hooks and tests see its dialect.
+    beforeAll(() => {
+      current = dialect;
+    });
+    afterAll(() => {
+      current = undefined;
+    });
+    body(dialect);
+  });
+}
+
+function parseDialects(value: string | undefined): Dialect[] {
+  const names = (value ?? 'sqlite').split(',').map((name) => name.trim());
+  for (const name of names) {
+    if (name !== 'sqlite' && name !== 'postgres')
+      throw new Error(`STEWARD_TEST_STORE: "${name}" is neither sqlite nor postgres`);
+  }
+  return names as Dialect[];
+}
