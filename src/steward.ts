@@ -15,15 +15,15 @@ import { resolveLimits, withRequestLimits } from './core/limits.js';
 import type { CoreLogger } from './core/logging.js';
 import { createLogReader } from './core/logs.js';
 import { loadModulesFromPaths } from './core/module-loader.js';
-import type { Store } from './core/ports.js';
 import { createQueries } from './core/queries.js';
 import { resolveQuotas } from './core/quotas.js';
 import { createRegistry, type Registry } from './core/registry.js';
 import { createResourceCommands } from './core/resource-commands.js';
+import { createResourceSecrets, type ResourceSecrets } from './core/sealed-resources.js';
+import { sealingStore } from './core/sealing-store.js';
 import { createSecretBox } from './core/secret-box.js';
 import { createSecretReads } from './core/secret-reads.js';
 import { createSyncEngine } from './core/sync-engine.js';
-import { createWakeup } from './core/wakeup.js';
 import { engineOptionsFrom } from './engine-options.js';
 import { createLogger } from './logger.js';
 import { createMetrics } from './metrics/create-metrics.js';
@@ -66,23 +66,25 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
     now: () => clock().getTime(),
     logger,
   });
-  const registry = createRegistry(
-    [
-      ...(await builtinModules(config)),
-      ...(await loadModulesFromPaths(config.modulePaths)),
-      ...(overrides.extraModules ?? []),
-    ],
-    { secretBox: createSecretBox(config.secretKey, config.secretKeysPrevious) },
+  const registry = createRegistry([
+    ...(await builtinModules(config)),
+    ...(await loadModulesFromPaths(config.modulePaths)),
+    ...(overrides.extraModules ?? []),
+  ]);
+  const secrets = createResourceSecrets(
+    createSecretBox(config.secretKey, config.secretKeysPrevious),
+    (kind) => registry.find(kind)?.definition,
   );
-  const store: Store = await createStore({
+  const store = await createStore({
     db: config.db,
     busyTimeoutMs: config.dbBusyTimeoutMs,
     poolSize: config.dbPoolSize,
   });
-  const wakeup = createWakeup();
+  // What plans, syncs and secret reads use: secrets opened on the way out, sealed on the way in.
+  const sealed = sealingStore(store, secrets);
   const limits = resolveLimits(config);
   const commands = withRequestLimits(
-    createResourceCommands({ store, registry, wakeup, clock, quotas: resolveQuotas(config) }),
+    createResourceCommands({ store: sealed, registry, clock, quotas: resolveQuotas(config) }),
     limits,
   );
   const queries = createQueries({ store, registry, clock, maxPageBytes: config.maxPageBytes });
@@ -112,9 +114,9 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
     },
   });
   const engine = createSyncEngine({
-    store,
+    store: sealed,
+    signals: store,
     registry,
-    wakeup,
     clock,
     logger,
     random: overrides.random,
@@ -124,11 +126,11 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
   const app = createApp({
     commands,
     queries,
-    secrets: createSecretReads({ store, registry }),
+    secrets: createSecretReads({ store: sealed, registry }),
     registry,
     schemas: loadBodySchemas(),
     logger,
-    openLogs: createLogReader({ store, registry }),
+    openLogs: createLogReader({ store: sealed, registry }),
     serveApi: overrides.serveApi,
     access,
     limits,
@@ -141,13 +143,14 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
   });
   let server: Server | undefined;
   let connections: ReturnType<typeof trackConnections> | undefined;
-  let stopListening: (() => Promise<void>) | undefined;
 
   return {
     config,
     logger,
     registry,
+    /** The store as written (secrets sealed); `secrets` opens and seals them. */
     store,
+    secrets,
     commands,
     queries,
     engine,
@@ -173,8 +176,6 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
       server = listening;
       connections = trackConnections(server);
       if (config.worker) {
-        // Another process's accepted request wakes this worker at once (PostgreSQL LISTEN/NOTIFY; a no-op on SQLite).
-        stopListening = await store.listenForWork(() => wakeup.notify());
         engine.start();
         pruner.start();
         historyPruner.start();
@@ -191,7 +192,7 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
         access: access.mode,
       });
       if (access.mode === 'open' && overrides.serveApi !== false) warnOpen(logger, config.host);
-      reportSecretsAtRest(logger, registry);
+      reportSecretsAtRest(logger, registry, secrets);
       return { port };
     },
     /** Stops taking requests, ends open watches, drains the worker within the grace period, releases leases, closes the database. */
@@ -206,7 +207,6 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
       await historyPruner.stop();
       await engine.stop();
       connections?.closeUnused();
-      await stopListening?.();
       await closing;
       await store.close();
       logger.info('steward stopped');
@@ -217,8 +217,12 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
 export type Steward = Awaited<ReturnType<typeof createSteward>>;
 
 /** Whether writeOnly values are sealed at rest: which key, or a warning when kinds have secrets and there is no key. */
-function reportSecretsAtRest(logger: CoreLogger, registry: Registry): void {
-  const { keyId, previousKeyIds } = registry.secrets;
+function reportSecretsAtRest(
+  logger: CoreLogger,
+  registry: Registry,
+  secrets: ResourceSecrets,
+): void {
+  const { keyId, previousKeyIds } = secrets;
   if (keyId) {
     logger.info('secrets are sealed at rest', { key_id: keyId, previous_key_ids: previousKeyIds });
     return;

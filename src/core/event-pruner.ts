@@ -1,6 +1,6 @@
 import type { CoreLogger } from './logging.js';
 import { createPeriodicTask } from './periodic-task.js';
-import type { Store } from './ports.js';
+import type { Retention } from './ports.js';
 
 export interface EventPrunerOptions {
   /** Newest events kept (STEWARD_EVENT_RETENTION). @default 100000 */
@@ -20,7 +20,7 @@ export function createEventPruner({
   logger,
   options,
 }: {
-  store: Store;
+  store: Pick<Retention, 'pruneEvents'>;
   logger: CoreLogger;
   options: EventPrunerOptions;
 }) {

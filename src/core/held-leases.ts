@@ -1,5 +1,5 @@
 import type { CoreLogger } from './logging.js';
-import type { LeaseRef, Store } from './ports.js';
+import type { LeaseRef, SyncQueue } from './ports.js';
 import { settleWithin } from './settle-within.js';
 import { describeError } from './sync-outcome.js';
 
@@ -23,7 +23,7 @@ export function createHeldLeases({
   leaseMs,
   log,
 }: {
-  store: Store;
+  store: Pick<SyncQueue, 'renewLeases' | 'releaseLeases'>;
   clock: () => Date;
   leaseMs: number;
   log: CoreLogger;

@@ -1,6 +1,6 @@
 import type { CoreLogger } from './logging.js';
 import { createPeriodicTask } from './periodic-task.js';
-import type { DeletedHistoryPruned, Store } from './ports.js';
+import type { DeletedHistoryPruned, Retention } from './ports.js';
 
 export interface HistoryPrunerOptions {
   /** Deleted URNs whose revisions and operations are kept (STEWARD_DELETED_HISTORY_RETENTION); 0 keeps all. @default 10000 */
@@ -19,7 +19,7 @@ export function createHistoryPruner({
   logger,
   options,
 }: {
-  store: Store;
+  store: Pick<Retention, 'pruneDeletedHistory'>;
   logger: CoreLogger;
   options: HistoryPrunerOptions;
 }) {

@@ -16,7 +16,7 @@ import {
 } from './model.js';
 import { parseUrn } from './names.js';
 import { decodePageToken, encodePageToken } from './page-token.js';
-import type { Store } from './ports.js';
+import type { AcceptWrites, ResourcePages, ResourceReads } from './ports.js';
 import type { Registry } from './registry.js';
 import { expectedOf } from './resource-commands.js';
 import {
@@ -31,7 +31,10 @@ import {
 import { operationView, resourceView } from './views.js';
 
 export interface QueryDeps {
-  store: Store;
+  /** The undecorated store: views redact what they read, sealed values included. */
+  store: Pick<ResourceReads, 'findResource' | 'findOperation'> &
+    ResourcePages &
+    Pick<AcceptWrites, 'commitCancel'>;
   registry: Registry;
   clock: () => Date;
   /** STEWARD_MAX_PAGE_BYTES: a list page's JSON ends before the item that would take it past this. @default 4 MiB */

@@ -13,13 +13,13 @@ import {
 import { createHeldLeases, type HeldLease } from './held-leases.js';
 import type { CoreLogger } from './logging.js';
 import type { Resource } from './model.js';
-import type { ClaimedWork, LeaseRef, Store } from './ports.js';
+import type { ClaimedWork, LeaseRef, StoreSignals, SyncQueue } from './ports.js';
 import type { Registry } from './registry.js';
+import type { SealedStore } from './sealing-store.js';
 import { logWriteBack } from './sync-log.js';
 import { observeSync } from './sync-observe.js';
 import { NO_SYNC_OBSERVER, type SyncObserver, type SyncResultLabel } from './sync-observer.js';
 import { decideWriteBack, describeError, type SyncObservation } from './sync-outcome.js';
-import type { Wakeup } from './wakeup.js';
 import { createWriteBackBatcher } from './write-back-batcher.js';
 
 export interface SyncEngineOptions {
@@ -47,9 +47,11 @@ export interface SyncEngineOptions {
 }
 
 export interface SyncEngineDeps {
-  store: Store;
+  /** The sealing store (sealing-store.ts): claimed resources come opened, write-backs go out sealed. */
+  store: SyncQueue & Pick<SealedStore, 'findResources' | 'unreadableSecretsOf'>;
+  /** Work made due by this process's commits or announced by another process wakes the loop before its poll. */
+  signals: Pick<StoreSignals, 'onWorkDue'>;
   registry: Registry;
-  wakeup: Wakeup;
   clock: () => Date;
   logger: CoreLogger;
   options: SyncEngineOptions;
@@ -74,8 +76,8 @@ class ShutdownAbort extends Error {
  */
 export function createSyncEngine({
   store,
+  signals,
   registry,
-  wakeup,
   clock,
   logger,
   options,
@@ -319,7 +321,7 @@ export function createSyncEngine({
     start(): void {
       if (running) return;
       running = true;
-      unsubscribe = wakeup.subscribe(externalWake);
+      unsubscribe = signals.onWorkDue(externalWake);
       heartbeat = setInterval(
         () => void held.renew(),
         Math.max(50, Math.floor(options.leaseMs / 3)),

@@ -7,14 +7,15 @@ import {
 import { toResolved } from './dependencies.js';
 import type { CoreLogger } from './logging.js';
 import type { Resource } from './model.js';
-import type { Store } from './ports.js';
 import type { Registry } from './registry.js';
+import { OUTPUT, requireReadable, secretStringsOf } from './sealed-resources.js';
+import type { SealedStore } from './sealing-store.js';
 import { scrubSecrets } from './secrets.js';
 import { callSync } from './sync-call.js';
 import { describeError, type SyncObservation } from './sync-outcome.js';
 
 export interface ObserveDeps {
-  store: Store;
+  store: Pick<SealedStore, 'findResources' | 'unreadableSecretsOf'>;
   registry: Registry;
   clock: () => Date;
   timeoutMs: number;
@@ -27,9 +28,9 @@ export interface ObserveDeps {
  * to exist). Never throws.
  *
  * Secrets cross here: the module gets the resource and its dependencies' outputs
- * with every sealed value opened (one that does not open fails the sync, naming
- * it), the output it returns is sealed before it is written back, and a failure
- * that quotes one of the secrets it was given has it replaced by `[secret]`.
+ * as the sealing store opened them (one that did not open fails the sync, naming
+ * it), and a failure that quotes one of the secrets it was given has it replaced
+ * by `[secret]`. (The store seals the output it returns when it is written back.)
  */
 export async function observeSync(
   deps: ObserveDeps,
@@ -43,10 +44,10 @@ export async function observeSync(
       type: 'failure',
       error: new TerminalError(`no module is loaded for kind ${resource.kind}`),
     };
-  const secrets = deps.registry.secrets;
   let shown: string[] = [];
   try {
     const dependencies: Record<string, ResolvedDependency> = {};
+    const unreadable = [...deps.store.unreadableSecretsOf(resource)];
     const wanted = resource.spec.dependencies;
     const names = Object.keys(wanted);
     if (names.length) {
@@ -64,22 +65,22 @@ export async function observeSync(
       );
       if (waiting.length && resource.state.action !== 'delete')
         return { type: 'waiting', on: waiting };
-      for (const name of names) dependencies[name] = toResolved(found.get(wanted[name]!)!);
+      for (const name of names) {
+        const dependency = found.get(wanted[name]!)!;
+        dependencies[name] = toResolved(dependency);
+        for (const u of deps.store.unreadableSecretsOf(dependency))
+          if (u.pointer.startsWith(`${OUTPUT}/`))
+            unreadable.push({ ...u, message: `dependency ${name}: ${u.message}` });
+      }
     }
-    const opened = secrets.openForModule(resource, dependencies);
-    shown = secrets.secretStringsOf(opened.resource, opened.dependencies);
-    const input: SyncInput = { resource: opened.resource, dependencies: opened.dependencies };
+    requireReadable(unreadable);
+    shown = secretStringsOf(resource, dependencies, (kind) => deps.registry.find(kind)?.definition);
+    const input: SyncInput = { resource, dependencies };
     const result = await callSync(module, input, { log, now: deps.clock }, controller, {
       timeoutMs: deps.timeoutMs,
       maxStateBytes: deps.maxStateBytes,
     });
-    return {
-      type: 'result',
-      result:
-        result.output === undefined
-          ? result
-          : { ...result, output: secrets.sealOutput(resource, result.output) },
-    };
+    return { type: 'result', result };
   } catch (error) {
     return { type: 'failure', error: withoutSecrets(error, shown) };
   }

@@ -1,7 +1,7 @@
 import { silentLogger } from '../../src/core/logging.js';
 import { createRegistry } from '../../src/core/registry.js';
+import { sealingStore } from '../../src/core/sealing-store.js';
 import { createSyncEngine, type SyncEngine } from '../../src/core/sync-engine.js';
-import { createWakeup } from '../../src/core/wakeup.js';
 import { engineOptionsFrom } from '../../src/engine-options.js';
 import { createFakeModule, type Ledger } from '../helpers/fake-module.js';
 import { type Harness, startSteward, testConfig, waitFor } from '../helpers/harness.js';
@@ -23,9 +23,9 @@ describe('workers sharing one database', () => {
   function secondWorker(ledger: Ledger, name: string, leaseMs: number) {
     const fake = createFakeModule({ ledger, worker: name });
     const engine = createSyncEngine({
-      store: h.steward.store,
+      store: sealingStore(h.steward.store, h.steward.secrets),
+      signals: h.steward.store,
       registry: createRegistry([{ definition: fake.definition, origin: name }]),
-      wakeup: createWakeup(),
       clock: () => new Date(),
       logger: silentLogger,
       options: engineOptionsFrom(testConfig('/unused', { leaseMs }), name),
