@@ -29,6 +29,7 @@ const STORE_SUITES = [
   'http-hardening',
   'fair-claims',
   'deleted-history',
+  'store-signals',
 ];
 
 // The reliability suites (test/reliability) that also run on PostgreSQL.
