@@ -14,17 +14,17 @@ import { newWorkerId } from './core/ids.js';
 import type { CoreLogger } from './core/logging.js';
 import { loadModulesFromPaths } from './core/modules/module-loader.js';
 import { createRegistry, type Registry } from './core/modules/registry.js';
-import type { Store } from './core/ports.js';
 import { resolveLimits, withRequestLimits } from './core/requests/limits.js';
 import { createLogReader } from './core/requests/logs.js';
 import { createOperationCommands } from './core/requests/operation-commands.js';
 import { createQueries } from './core/requests/queries.js';
 import { resolveQuotas } from './core/requests/quotas.js';
 import { createResourceCommands } from './core/requests/resource-commands.js';
+import { createResourceSecrets, type ResourceSecrets } from './core/secrets/sealed-resources.js';
+import { sealingStore } from './core/secrets/sealing-store.js';
 import { createSecretBox } from './core/secrets/secret-box.js';
 import { createSecretReads } from './core/secrets/secret-reads.js';
 import { createSyncEngine } from './core/sync/sync-engine.js';
-import { createWakeup } from './core/wakeup.js';
 import { engineOptionsFrom } from './engine-options.js';
 import { createLogger } from './logger.js';
 import { createMetrics } from './metrics/create-metrics.js';
@@ -67,23 +67,25 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
     now: () => clock().getTime(),
     logger,
   });
-  const registry = createRegistry(
-    [
-      ...(await builtinModules(config)),
-      ...(await loadModulesFromPaths(config.modulePaths)),
-      ...(overrides.extraModules ?? []),
-    ],
-    { secretBox: createSecretBox(config.secretKey, config.secretKeysPrevious) },
+  const registry = createRegistry([
+    ...(await builtinModules(config)),
+    ...(await loadModulesFromPaths(config.modulePaths)),
+    ...(overrides.extraModules ?? []),
+  ]);
+  const secrets = createResourceSecrets(
+    createSecretBox(config.secretKey, config.secretKeysPrevious),
+    (kind) => registry.find(kind)?.definition,
   );
-  const store: Store = await createStore({
+  const store = await createStore({
     db: config.db,
     busyTimeoutMs: config.dbBusyTimeoutMs,
     poolSize: config.dbPoolSize,
   });
-  const wakeup = createWakeup();
+  // What plans, syncs and secret reads use: secrets opened on the way out, sealed on the way in.
+  const sealed = sealingStore(store, secrets);
   const limits = resolveLimits(config);
   const commands = withRequestLimits(
-    createResourceCommands({ store, registry, wakeup, clock, quotas: resolveQuotas(config) }),
+    createResourceCommands({ store: sealed, registry, clock, quotas: resolveQuotas(config) }),
     limits,
   );
   const queries = createQueries({ store, registry, maxPageBytes: config.maxPageBytes });
@@ -113,9 +115,9 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
     },
   });
   const engine = createSyncEngine({
-    store,
+    store: sealed,
+    signals: store,
     registry,
-    wakeup,
     clock,
     logger,
     random: overrides.random,
@@ -126,11 +128,11 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
     commands,
     operationCommands: createOperationCommands({ store, clock, queries }),
     queries,
-    secrets: createSecretReads({ store, registry }),
+    secrets: createSecretReads({ store: sealed, registry }),
     registry,
     schemas: loadBodySchemas(),
     logger,
-    openLogs: createLogReader({ store, registry }),
+    openLogs: createLogReader({ store: sealed, registry }),
     serveApi: overrides.serveApi,
     access,
     limits,
@@ -143,13 +145,14 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
   });
   let server: Server | undefined;
   let connections: ReturnType<typeof trackConnections> | undefined;
-  let stopListening: (() => Promise<void>) | undefined;
 
   return {
     config,
     logger,
     registry,
+    /** The store as written (secrets sealed); `secrets` opens and seals them. */
     store,
+    secrets,
     commands,
     queries,
     engine,
@@ -175,8 +178,6 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
       server = listening;
       connections = trackConnections(server);
       if (config.worker) {
-        // Another process's accepted request wakes this worker at once (PostgreSQL LISTEN/NOTIFY; a no-op on SQLite).
-        stopListening = await store.listenForWork(() => wakeup.notify());
         engine.start();
         pruner.start();
         historyPruner.start();
@@ -193,7 +194,7 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
         access: access.mode,
       });
       if (access.mode === 'open' && overrides.serveApi !== false) warnOpen(logger, config.host);
-      reportSecretsAtRest(logger, registry);
+      reportSecretsAtRest(logger, registry, secrets);
       return { port };
     },
     /** Stops taking requests, ends open watches, drains the worker within the grace period, releases leases, closes the database. */
@@ -208,7 +209,6 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
       await historyPruner.stop();
       await engine.stop();
       connections?.closeUnused();
-      await stopListening?.();
       await closing;
       await store.close();
       logger.info('steward stopped');
@@ -219,8 +219,12 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
 export type Steward = Awaited<ReturnType<typeof createSteward>>;
 
 /** Whether writeOnly values are sealed at rest: which key, or a warning when kinds have secrets and there is no key. */
-function reportSecretsAtRest(logger: CoreLogger, registry: Registry): void {
-  const { keyId, previousKeyIds } = registry.secrets;
+function reportSecretsAtRest(
+  logger: CoreLogger,
+  registry: Registry,
+  secrets: ResourceSecrets,
+): void {
+  const { keyId, previousKeyIds } = secrets;
   if (keyId) {
     logger.info('secrets are sealed at rest', { keyId, previousKeyIds });
     return;

@@ -2,6 +2,7 @@ import { builtinModules } from '../../modules/index.js';
 import { loadConfig } from '../config.js';
 import { loadModulesFromPaths } from '../core/modules/module-loader.js';
 import { createRegistry } from '../core/modules/registry.js';
+import { createResourceSecrets } from '../core/secrets/sealed-resources.js';
 import { createSecretBox } from '../core/secrets/secret-box.js';
 import {
   rotateSecrets,
@@ -23,11 +24,13 @@ export async function rotateWithConfiguration(options: RotationOptions): Promise
       'STEWARD_SECRET_KEY is not set: rotation seals every secret with it (docs/security.md)',
       EXIT.usage,
     );
-  const registry = createRegistry(
-    [...(await builtinModules(config)), ...(await loadModulesFromPaths(config.modulePaths))],
-    {
-      secretBox: createSecretBox(config.secretKey, config.secretKeysPrevious),
-    },
+  const registry = createRegistry([
+    ...(await builtinModules(config)),
+    ...(await loadModulesFromPaths(config.modulePaths)),
+  ]);
+  const secrets = createResourceSecrets(
+    createSecretBox(config.secretKey, config.secretKeysPrevious),
+    (kind) => registry.find(kind)?.definition,
   );
   const store = await createStore({
     db: config.db,
@@ -35,7 +38,7 @@ export async function rotateWithConfiguration(options: RotationOptions): Promise
     poolSize: config.dbPoolSize,
   });
   try {
-    return await rotateSecrets({ store, registry }, options);
+    return await rotateSecrets({ store, registry, secrets }, options);
   } finally {
     await store.close();
   }

@@ -8,8 +8,10 @@ import type { CoreLogger } from '../core/logging.js';
 import { createRegistry } from '../core/modules/registry.js';
 import { createQueries } from '../core/requests/queries.js';
 import { createResourceCommands } from '../core/requests/resource-commands.js';
+import { createResourceSecrets } from '../core/secrets/sealed-resources.js';
+import { sealingStore } from '../core/secrets/sealing-store.js';
+import { createSecretBox } from '../core/secrets/secret-box.js';
 import { createSyncEngine } from '../core/sync/sync-engine.js';
-import { createWakeup } from '../core/wakeup.js';
 import { engineOptionsFrom } from '../engine-options.js';
 import type { ModuleDefinition } from '../sdk/index.js';
 import { createStore } from '../store/create-store.js';
@@ -42,11 +44,15 @@ export async function createContractSteward(
       busyTimeoutMs: config.dbBusyTimeoutMs,
       poolSize: 1,
     });
-    const wakeup = createWakeup();
-    const engine = createSyncEngine({
+    // No STEWARD_SECRET_KEY here: secrets pass through as plaintext, as in a Steward without one.
+    const sealed = sealingStore(
       store,
+      createResourceSecrets(createSecretBox(undefined), (kind) => registry.find(kind)?.definition),
+    );
+    const engine = createSyncEngine({
+      store: sealed,
+      signals: store,
       registry,
-      wakeup,
       clock,
       logger,
       options: { ...engineOptionsFrom(config, newWorkerId()), concurrency: 1 },
@@ -56,7 +62,7 @@ export async function createContractSteward(
       store,
       engine,
       clock,
-      commands: createResourceCommands({ store, registry, wakeup, clock }),
+      commands: createResourceCommands({ store: sealed, registry, clock }),
       queries: createQueries({ store, registry }),
       /** Moves the virtual clock forward to `atMs` (never back). */
       advanceTo(atMs: number): void {

@@ -11,19 +11,38 @@ import type {
 import type { ProjectShares } from './sync/claim-policy.js';
 
 /**
- * What core needs from storage. `src/store` implements it over kysely; core never
- * sees SQL. Every method that writes is one transaction, and every status write is a
- * compare-and-set on the values core read (`expected`), never read-then-write.
+ * What core needs from storage, as one port per need: each consumer declares only
+ * the ports it uses. `src/store` implements them all over kysely (`Store`); core
+ * never sees SQL. Every method that writes is one transaction, and every status
+ * write is a compare-and-set on the values core read (`expected`), never
+ * read-then-write.
  */
-export interface Store {
+export type Store = ResourceReads &
+  ResourcePages &
+  AcceptWrites &
+  SyncQueue &
+  EventLog &
+  Retention &
+  SecretRewrites &
+  StoreGauges &
+  StoreSignals &
+  StoreHealth;
+
+/** Single documents, and the look-ups a request makes before it writes. */
+export interface ResourceReads {
   findResource(urn: string): Promise<Resource | undefined>;
   findResources(urns: readonly string[]): Promise<Resource[]>;
-  /** Ordered by URN; `after` is the last URN of the previous page. */
-  listResources(filter: ResourceFilter, limit: number, after?: string): Promise<Resource[]>;
   /** URNs of the resources whose `spec.dependencies` name `urn`. */
   findDependents(urn: string): Promise<string[]>;
-
   findOperation(id: string): Promise<Operation | undefined>;
+  /** The resource holding `key` among resources of `kind` (the dry run's look; the commit checks again). */
+  findClaimHolder(kind: string, key: string): Promise<ClaimHolder | undefined>;
+}
+
+/** The API's lists, each page bounded by count and by bytes (bounded-page.ts). */
+export interface ResourcePages {
+  /** Ordered by URN; `after` is the last URN of the previous page. */
+  listResources(filter: ResourceFilter, limit: number, after?: string): Promise<Resource[]>;
   /** Newest first; `before` is the last id of the previous page. */
   listOperations(filter: OperationFilter, limit: number, before?: string): Promise<Operation[]>;
   /** Newest first; `before` is the last revision id of the previous page. */
@@ -35,20 +54,25 @@ export interface Store {
   listResourceSizes(filter: ResourceFilter, limit: number, after?: string): Promise<number[]>;
   listOperationSizes(filter: OperationFilter, limit: number, before?: string): Promise<number[]>;
   listRevisionSizes(urn: string, limit: number, before?: number): Promise<number[]>;
+}
 
+/** The writes of accepted requests. */
+export interface AcceptWrites {
   /**
    * Writes an accepted request (create, update, action, delete, retry) in one transaction.
    * A claim key another resource holds writes nothing and answers who holds it. With
    * `change.quota`, the resource's footprint is counted in the same transaction and the
    * write is rolled back, answering the refusal, when it would take a quota past its max.
+   * A committed change makes work due: the store signals it (StoreSignals).
    */
   commitAccepted(change: AcceptedChange): Promise<AcceptOutcome>;
-  /** The resource holding `key` among resources of `kind` (the dry run's look; the commit checks again). */
-  findClaimHolder(kind: string, key: string): Promise<ClaimHolder | undefined>;
   /** Cancels an operation and puts its resource in ERROR, in one transaction. */
   commitCancel(cancel: CancelChange): Promise<CommitOutcome>;
+}
 
-  /** Claims up to `limit` due resources for `owner` (see docs/design.md §6). */
+/** The sync engine's work queue: due resources claimed under a fenced lease (docs/design.md §6). */
+export interface SyncQueue {
+  /** Claims up to `limit` due resources for `owner`. */
   claimDue(claim: ClaimRequest): Promise<ClaimBatch>;
   /** Extends the leases still held; returns the URNs whose lease or operation was lost. */
   renewLeases(leases: readonly LeaseRef[], nowMs: number, leaseMs: number): Promise<string[]>;
@@ -58,15 +82,10 @@ export interface Store {
   scheduleResync(kinds: readonly string[], nowMs: number): Promise<number>;
   /** Gives leases back without counting an attempt (shutdown). */
   releaseLeases(leases: readonly LeaseRef[], nowMs: number): Promise<void>;
+}
 
-  /**
-   * Replaces the configs and output of each resource whose stored configs and output
-   * still equal `before` (as JSON), in one transaction; nothing else changes (no
-   * version, status, lease, revision or event). Returns which were replaced.
-   * (`steward secrets rotate` re-seals secrets with it.)
-   */
-  replaceConfigsAndOutput(changes: readonly ValuesRewrite[]): Promise<boolean[]>;
-
+/** The append-only event log, read by watches. */
+export interface EventLog {
   /**
    * Events with `id > afterId` that match `filter`, oldest first, at most `limit`.
    * Ids are in commit order, so `readTo` (the last id the read covered, matching or
@@ -75,6 +94,10 @@ export interface Store {
   listEvents(filter: EventFilter, afterId: number, limit: number): Promise<EventBatch>;
   /** The oldest and newest retained event ids (of these projects' events only, when given); undefined while there are none. */
   findEventIdRange(projects?: readonly string[]): Promise<EventIdRange | undefined>;
+}
+
+/** Deletes what is past its retention (the pruners). */
+export interface Retention {
   /** Deletes events whose id is more than `keep` below the newest, in short batches; returns how many. */
   pruneEvents(keep: number): Promise<number>;
   /**
@@ -82,18 +105,45 @@ export interface Store {
    * their newest operation) and deletes the rest, in short batches. A URN that exists keeps its whole history.
    */
   pruneDeletedHistory(keep: number): Promise<DeletedHistoryPruned>;
-  /** Calls `listener` after this process commits a write that may have appended events; returns how to stop. */
-  onEventsCommitted(listener: () => void): () => void;
+}
 
-  /** Resources per kind and status (the metrics gauge). */
+/** `steward secrets rotate`: re-sealed values written over the stored ones. */
+export interface SecretRewrites {
+  /**
+   * Replaces the configs and output of each resource whose stored configs and output
+   * still equal `before` (as JSON), in one transaction; nothing else changes (no
+   * version, status, lease, revision or event). Returns which were replaced.
+   */
+  replaceConfigsAndOutput(changes: readonly ValuesRewrite[]): Promise<boolean[]>;
+}
+
+/** The metrics gauges. */
+export interface StoreGauges {
+  /** Resources per kind and status. */
   countResourcesByKindAndStatus(): Promise<
     Array<{ kind: string; status: ResourceStatus; count: number }>
   >;
   /** Resources due at `nowMs` that no worker holds (the work queue's depth). */
   countDueResources(nowMs: number): Promise<number>;
+}
 
-  /** Calls `listener` when another process announces due work (PostgreSQL LISTEN/NOTIFY); returns how to stop. */
-  listenForWork(listener: () => void): Promise<() => Promise<void>>;
+/**
+ * The one wake-up mechanism: the store knows which of its commits make work due or
+ * append events, and says so. Each returns how to stop listening. Polling stays the
+ * backstop for whatever a signal misses.
+ */
+export interface StoreSignals {
+  /**
+   * Calls `listener` when work may be due: after this process commits an accepted request,
+   * and (PostgreSQL) when another process announces work with NOTIFY, which this store
+   * LISTENs for from the first call on until it is closed.
+   */
+  onWorkDue(listener: () => void): () => void;
+  /** Calls `listener` after this process commits a write that may have appended events. */
+  onEventsCommitted(listener: () => void): () => void;
+}
+
+export interface StoreHealth {
   /** Cheap round trip for /readyz. */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -155,17 +205,8 @@ export interface ExpectedState {
   operationId: string;
 }
 
-export interface RevisionInput {
-  version: number;
-  action: string;
-  operation_id: string;
-  labels: Record<string, string>;
-  configs: Record<string, unknown>;
-  dependencies: Record<string, string>;
-  changes: Revision['changes'];
-  created_at: string;
-  created_by: string;
-}
+/** A revision as an accepted change writes it: the store assigns `id`, and `urn` is the resource's. */
+export type RevisionInput = Omit<Revision, 'id' | 'urn'>;
 
 export interface ValuesRewrite {
   urn: string;
@@ -178,6 +219,11 @@ export interface AcceptedChange {
   resource: Resource;
   /** null for a create: the URN must be free. */
   expected: ExpectedState | null;
+  /**
+   * The stored document the change was planned from, as core read it (absent for a create).
+   * The store ignores it; sealingStore puts back the secrets of it that did not open.
+   */
+  current?: Resource;
   /** The resource's next due time (epoch ms). */
   nextSyncAtMs: number;
   operation: Operation;

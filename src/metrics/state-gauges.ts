@@ -3,13 +3,13 @@ import { Gauge, type Registry } from 'prom-client';
 import { describeError } from '../core/errors.js';
 import type { CoreLogger } from '../core/logging.js';
 import type { ResourceStatus } from '../core/model.js';
-import type { Store } from '../core/ports.js';
+import type { StoreGauges } from '../core/ports.js';
 
 const STATUSES: readonly ResourceStatus[] = ['PENDING', 'COMPLETED', 'ERROR'];
 
 /** What the gauges read at scrape time. */
 export interface StateSources {
-  store: Pick<Store, 'countResourcesByKindAndStatus' | 'countDueResources'>;
+  store: StoreGauges;
   /** The loaded kinds: each gets a 0 for every status it has no resource in. */
   kinds(): readonly string[];
   /** Sync calls running in this process. */

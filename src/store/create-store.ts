@@ -1,4 +1,4 @@
-import type { Store } from '../core/ports.js';
+import type { Store, StoreSignals } from '../core/ports.js';
 import { createAcceptWrites } from './accept-writes.js';
 import type { StoreDriver } from './driver.js';
 import { createEventQueries } from './event-queries.js';
@@ -7,6 +7,7 @@ import { migrateToLatest } from './migrations.js';
 import { openPostgres } from './postgres/postgres-driver.js';
 import { createReadQueries } from './read-queries.js';
 import { openSqlite } from './sqlite/sqlite-driver.js';
+import { createStoreSignals } from './store-signals.js';
 import { createSyncWrites } from './sync-writes.js';
 import { createValueRewrites } from './value-rewrites.js';
 
@@ -62,38 +63,44 @@ export function redactUrl(db: string): string {
 }
 
 export function storeOver(driver: StoreDriver): Store {
-  const committed = new Set<() => void>();
-  /** Tells this process's watchers at once when a write that appends events commits (others poll). */
+  const signals = createStoreSignals(driver);
+  /** Announces this process's commits at once (other processes are told by NOTIFY, or poll). */
   const announcing =
-    <A extends unknown[], R>(write: (...args: A) => Promise<R>, appended: (result: R) => boolean) =>
+    <A extends unknown[], R>(write: (...args: A) => Promise<R>, announce: (result: R) => void) =>
     async (...args: A): Promise<R> => {
       const result = await write(...args);
-      if (appended(result)) for (const listener of committed) listener();
+      announce(result);
       return result;
     };
   const accept = createAcceptWrites(driver);
   const sync = createSyncWrites(driver);
-  const store: Omit<Store, 'onEventsCommitted'> = {
+  const store: Omit<Store, keyof StoreSignals> = {
     ...createReadQueries(driver),
     ...createEventQueries(driver),
     ...createHistoryQueries(driver),
     ...accept,
     ...sync,
     ...createValueRewrites(driver),
-    commitAccepted: announcing(accept.commitAccepted, (outcome) => outcome === 'committed'),
-    commitCancel: announcing(accept.commitCancel, (outcome) => outcome === 'committed'),
-    claimDue: announcing(sync.claimDue, (claimed) => claimed.work.length > 0),
-    saveSyncResults: announcing(sync.saveSyncResults, (applied) => applied.includes(true)),
-    listenForWork: (listener) => driver.listenForWork(listener),
-    close: () => driver.close(),
-  };
-  return {
-    ...translateErrors(store, driver),
-    onEventsCommitted(listener) {
-      committed.add(listener);
-      return () => committed.delete(listener);
+    commitAccepted: announcing(accept.commitAccepted, (outcome) => {
+      if (outcome !== 'committed') return;
+      signals.eventsCommitted();
+      signals.workDue();
+    }),
+    commitCancel: announcing(accept.commitCancel, (outcome) => {
+      if (outcome === 'committed') signals.eventsCommitted();
+    }),
+    claimDue: announcing(sync.claimDue, (claimed) => {
+      if (claimed.work.length > 0) signals.eventsCommitted();
+    }),
+    saveSyncResults: announcing(sync.saveSyncResults, (applied) => {
+      if (applied.includes(true)) signals.eventsCommitted();
+    }),
+    async close() {
+      await signals.close();
+      await driver.close();
     },
   };
+  return { ...translateErrors(store, driver), ...signals.signals };
 }
 
 /** Every store call reports driver trouble (busy, read-only, closed) as core's UnavailableError. */

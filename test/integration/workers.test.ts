@@ -1,7 +1,7 @@
 import { silentLogger } from '../../src/core/logging.js';
 import { createRegistry } from '../../src/core/modules/registry.js';
+import { sealingStore } from '../../src/core/secrets/sealing-store.js';
 import { createSyncEngine, type SyncEngine } from '../../src/core/sync/sync-engine.js';
-import { createWakeup } from '../../src/core/wakeup.js';
 import { engineOptionsFrom } from '../../src/engine-options.js';
 import { describeEachDialect } from '../helpers/dialects.js';
 import { createFakeModule, type Ledger } from '../helpers/fake-module.js';
@@ -24,9 +24,9 @@ describeEachDialect('workers sharing one database', () => {
   function secondWorker(ledger: Ledger, name: string, leaseMs: number) {
     const fake = createFakeModule({ ledger, worker: name });
     const engine = createSyncEngine({
-      store: h.steward.store,
+      store: sealingStore(h.steward.store, h.steward.secrets),
+      signals: h.steward.store,
       registry: createRegistry([{ definition: fake.definition, origin: name }]),
-      wakeup: createWakeup(),
       clock: () => new Date(),
       logger: silentLogger,
       options: engineOptionsFrom(testConfig('/unused', { leaseMs }), name),

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 
 import type { Resource } from '../../src/core/model.js';
-import { createResourceSecrets } from '../../src/core/secrets/sealed-resources.js';
+import { createResourceSecrets, requireReadable } from '../../src/core/secrets/sealed-resources.js';
 import {
   createSecretBox,
   isSealed,
@@ -147,7 +147,7 @@ describe('sealed resources', () => {
       env: { A: 'a' },
       plain: 1,
     });
-    expect(() => secretsWith().openForModule(stored, {})).toThrow(
+    expect(() => requireReadable(lost.unreadable)).toThrow(
       'cannot open the secrets the module needs: secret /spec/configs/password of orn:steward:vault:p:v: it is sealed with key',
     );
   });

@@ -1,7 +1,7 @@
 import { ExpiredError, InvalidRequestError, UnavailableError } from '../errors.js';
 import type { EventRecord } from '../model.js';
 import { KIND_PATTERN, NAME_PATTERN, parseUrn } from '../names.js';
-import type { EventFilter, EventIdRange, Store } from '../ports.js';
+import type { EventFilter, EventIdRange, EventLog, StoreSignals } from '../ports.js';
 
 export interface EventFeedOptions {
   /** How often an open watch looks for events committed by other processes (this process's commits wake it at once). @default 500 */
@@ -24,7 +24,13 @@ export interface EventWatch {
  * ones as they commit. A resume point from before the retained window is refused
  * with `ExpiredError` (410) so the client re-lists instead of missing events.
  */
-export function createEventFeed({ store, options }: { store: Store; options: EventFeedOptions }) {
+export function createEventFeed({
+  store,
+  options,
+}: {
+  store: EventLog & Pick<StoreSignals, 'onEventsCommitted'>;
+  options: EventFeedOptions;
+}) {
   const watches = new Map<AbortController, Promise<void>>();
   let closed = false;
 

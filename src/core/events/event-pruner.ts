@@ -1,5 +1,5 @@
 import type { CoreLogger } from '../logging.js';
-import type { Store } from '../ports.js';
+import type { Retention } from '../ports.js';
 import { createPeriodicTask } from './periodic-task.js';
 
 export interface EventPrunerOptions {
@@ -20,7 +20,7 @@ export function createEventPruner({
   logger,
   options,
 }: {
-  store: Store;
+  store: Pick<Retention, 'pruneEvents'>;
   logger: CoreLogger;
   options: EventPrunerOptions;
 }) {

@@ -1,5 +1,5 @@
 import type { CoreLogger } from '../logging.js';
-import type { DeletedHistoryPruned, Store } from '../ports.js';
+import type { DeletedHistoryPruned, Retention } from '../ports.js';
 import { createPeriodicTask } from './periodic-task.js';
 
 export interface HistoryPrunerOptions {
@@ -19,7 +19,7 @@ export function createHistoryPruner({
   logger,
   options,
 }: {
-  store: Store;
+  store: Pick<Retention, 'pruneDeletedHistory'>;
   logger: CoreLogger;
   options: HistoryPrunerOptions;
 }) {

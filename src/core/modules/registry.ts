@@ -2,9 +2,7 @@ import type { JSONSchema, ModuleDefinition } from '../../sdk/index.js';
 import { InvalidRequestError, NotFoundError } from '../errors.js';
 import { KIND_PATTERN } from '../names.js';
 import { type Check, createSchemaCompiler } from '../requests/validation.js';
-import { createResourceSecrets, type ResourceSecrets } from '../secrets/sealed-resources.js';
 import { secretBindingProblems } from '../secrets/secret-bindings.js';
-import { createSecretBox, type SecretBox } from '../secrets/secret-box.js';
 import { hasSecrets } from '../secrets/secrets.js';
 
 const REQUIRED_ACTIONS = ['create', 'update', 'delete'] as const;
@@ -28,8 +26,6 @@ export interface Registry {
   get(kind: string): RegisteredModule;
   /** For GET /modules/{kind}: unknown kind → 404. */
   describe(kind: string): RegisteredModule;
-  /** Sealing and opening the kinds' secrets at rest (the store sees only sealed values). */
-  secrets: ResourceSecrets;
 }
 
 /** Thrown at start-up: names the module and what is wrong with it. */
@@ -46,7 +42,6 @@ export class ModuleDefinitionError extends Error {
  */
 export function createRegistry(
   modules: ReadonlyArray<{ definition: unknown; origin: string }>,
-  options: { secretBox?: SecretBox } = {},
 ): Registry {
   const compiler = createSchemaCompiler();
   const byKind = new Map<string, RegisteredModule & { origin: string }>();
@@ -81,10 +76,6 @@ export function createRegistry(
         throw new NotFoundError(`no module for kind "${kind}"`, { known_kinds: sortedKinds() });
       return found;
     },
-    secrets: createResourceSecrets(
-      options.secretBox ?? createSecretBox(undefined),
-      (kind) => byKind.get(kind)?.definition,
-    ),
   };
 }
 

@@ -3,15 +3,16 @@ import { InvalidRequestError } from '../errors.js';
 import type { Resource } from '../model.js';
 import type { RegisteredModule } from '../modules/registry.js';
 import { parseUrn } from '../names.js';
-import type { Store } from '../ports.js';
+import type { ResourceReads } from '../ports.js';
 
 /**
  * Checks `spec.dependencies` against what the module declares: known names,
  * required ones present, each URN existing, of the declared kind, in the same
- * project. Returns them resolved (outputs with secrets, for the module).
+ * project. Returns them resolved (outputs with secrets, for the module, when `store`
+ * opens them).
  */
 export async function resolveDependencies(
-  store: Store,
+  store: Pick<ResourceReads, 'findResources'>,
   module: RegisteredModule,
   project: string,
   requested: Record<string, string>,

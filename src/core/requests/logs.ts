@@ -2,7 +2,8 @@ import type { LogChunk } from '../../sdk/index.js';
 import { InvalidRequestError, NotFoundError } from '../errors.js';
 import type { Registry } from '../modules/registry.js';
 import { parseUrn } from '../names.js';
-import type { Store } from '../ports.js';
+import { secretStringsOf } from '../secrets/sealed-resources.js';
+import type { SealedStore } from '../secrets/sealing-store.js';
 import { scrubSecrets } from '../secrets/secrets.js';
 import { toResolved } from './dependencies.js';
 
@@ -17,12 +18,19 @@ export interface LogRequest {
  * A resource's logs, for kinds whose module has `logs`. Any other kind is a 400
  * ("kind X has no logs"), never a 500.
  */
-export function createLogReader({ store, registry }: { store: Store; registry: Registry }) {
+export function createLogReader({
+  store,
+  registry,
+}: {
+  store: Pick<SealedStore, 'findResource' | 'findResources'>;
+  registry: Registry;
+}) {
   return async function openLogs(
     urn: string,
     request: LogRequest,
   ): Promise<AsyncIterable<LogChunk>> {
     parseUrn(urn);
+    // The module sees its secrets opened, as in sync; one that does not open is left out (logs are a read).
     const resource = await store.findResource(urn);
     if (!resource) throw new NotFoundError(`resource ${urn} does not exist`, { urn });
     const definition = registry.find(resource.kind)?.definition;
@@ -37,16 +45,15 @@ export function createLogReader({ store, registry }: { store: Store; registry: R
     const dependencies = Object.fromEntries(
       Object.entries(resource.spec.dependencies).flatMap(([name, depUrn]) => {
         const dep = found.get(depUrn);
-        return dep ? [[name, registry.secrets.openDependency(toResolved(dep)).dependency]] : [];
+        return dep ? [[name, toResolved(dep)]] : [];
       }),
     );
-    // The module sees its secrets opened, as in sync; one that does not open is left out (logs are a read).
-    const opened = registry.secrets.open(resource).resource;
     const chunks = definition.logs(
-      { resource: opened, dependencies },
+      { resource, dependencies },
       { signal: request.signal, follow: request.follow, tail: request.tail },
     );
-    return withoutSecrets(chunks, registry.secrets.secretStringsOf(opened, dependencies));
+    const schemasOf = (kind: string) => registry.find(kind)?.definition;
+    return withoutSecrets(chunks, secretStringsOf(resource, dependencies, schemasOf));
   };
 }
 

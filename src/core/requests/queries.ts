@@ -8,7 +8,7 @@ import {
 } from '../model.js';
 import type { Registry } from '../modules/registry.js';
 import { parseUrn } from '../names.js';
-import type { Store } from '../ports.js';
+import type { AcceptWrites, ResourcePages, ResourceReads } from '../ports.js';
 import {
   boundedPage,
   DEFAULT_MAX_PAGE_BYTES,
@@ -28,7 +28,10 @@ import {
 import { operationView, resourceView } from './views.js';
 
 export interface QueryDeps {
-  store: Store;
+  /** The undecorated store: views redact what they read, sealed values included. */
+  store: Pick<ResourceReads, 'findResource' | 'findOperation'> &
+    ResourcePages &
+    Pick<AcceptWrites, 'commitCancel'>;
   registry: Registry;
   /** STEWARD_MAX_PAGE_BYTES: a list page's JSON ends before the item that would take it past this. @default 4 MiB */
   maxPageBytes?: number;

@@ -10,10 +10,9 @@ import { diffJson } from '../json.js';
 import type { EventInput, Operation, Resource } from '../model.js';
 import type { RegisteredModule, Registry } from '../modules/registry.js';
 import { formatUrn, parseUrn } from '../names.js';
-import type { AcceptedChange, Store } from '../ports.js';
-import type { UnreadableSecret } from '../secrets/sealed-resources.js';
+import type { AcceptedChange, AcceptWrites, ResourceReads } from '../ports.js';
+import type { OpenedSecrets } from '../secrets/sealing-store.js';
 import { refuseMovedSecrets } from '../secrets/secret-bindings.js';
-import type { Wakeup } from '../wakeup.js';
 import { claimHeldError, claimKeyOf } from './claims.js';
 import { resolveDependencies } from './dependencies.js';
 import { eventFor, newOperation, newResource, pendingFor, revisionOf } from './documents.js';
@@ -58,9 +57,12 @@ export interface Accepted {
 }
 
 export interface CommandDeps {
-  store: Store;
+  /**
+   * The sealing store (sealing-store.ts): resources come with their secrets opened and what is
+   * committed is sealed. A commit makes the store signal the workers (StoreSignals).
+   */
+  store: ResourceReads & AcceptWrites & OpenedSecrets;
   registry: Registry;
-  wakeup: Wakeup;
   clock: () => Date;
   /** STEWARD_QUOTA_* and STEWARD_REVISION_RETENTION. @default NO_QUOTAS */
   quotas?: Quotas;
@@ -76,24 +78,15 @@ const MAX_CONFLICT_RETRIES = 5;
 export function createResourceCommands({
   store,
   registry,
-  wakeup,
   clock,
   quotas = NO_QUOTAS,
 }: CommandDeps) {
-  /** The dependencies as plan sees them: their secret outputs opened (one that does not open is left out). */
-  async function resolveForPlan(
+  /** The dependencies as plan sees them: the store opened their secret outputs (one that does not open is left out). */
+  const resolveForPlan = (
     module: RegisteredModule,
     project: string,
     requested: Record<string, string>,
-  ) {
-    const resolved = await resolveDependencies(store, module, project, requested);
-    return Object.fromEntries(
-      Object.entries(resolved).map(([name, dependency]) => [
-        name,
-        registry.secrets.openDependency(dependency).dependency,
-      ]),
-    );
-  }
+  ) => resolveDependencies(store, module, project, requested);
 
   /** A create lost a race with a concurrent change of a dependency: look again (and answer what it is now). */
   function create(request: CreateRequest, options: RequestOptions): Promise<Accepted> {
@@ -146,7 +139,7 @@ export function createResourceCommands({
 
   /** PATCH: each part given replaces the stored one. */
   function update(urn: string, request: UpdateRequest, options: RequestOptions): Promise<Accepted> {
-    return withRetries(urn, 'update', options, async (current, module, carried) => {
+    return withRetries(urn, 'update', options, async (current, module) => {
       const configs =
         request.configs === undefined
           ? current.spec.configs
@@ -161,7 +154,9 @@ export function createResourceCommands({
         sent: new Set(Object.keys(request.configs ?? {})),
         stored: new Set([
           ...Object.keys(current.spec.configs),
-          ...carried.map((secret) => secret.pointer.replace(/^\/spec\/configs\//, '')),
+          ...store
+            .unreadableSecretsOf(current)
+            .map((secret) => secret.pointer.replace(/^\/spec\/configs\//, '')),
         ]),
       });
       const resolved = await resolveForPlan(module, current.project, dependencies);
@@ -172,7 +167,7 @@ export function createResourceCommands({
         labels: request.labels ?? current.labels,
         spec: { configs, dependencies },
       };
-      return planned(module, current, desired, 'update', {}, resolved, now, options, carried);
+      return planned(module, current, desired, 'update', {}, resolved, now, options);
     });
   }
 
@@ -189,7 +184,7 @@ export function createResourceCommands({
         `action "${action}" is not executed: use ${action === 'create' ? 'POST /resources' : 'PATCH /resources/{urn}'}`,
       );
     }
-    return withRetries(urn, 'action', options, async (current, module, carried) => {
+    return withRetries(urn, 'action', options, async (current, module) => {
       const validParams = validatedParams(module, action, params);
       const resolved = await resolveForPlan(module, current.project, current.spec.dependencies);
       const now = clock();
@@ -200,23 +195,13 @@ export function createResourceCommands({
         options.actor,
         now,
       );
-      return planned(
-        module,
-        current,
-        desired,
-        action,
-        validParams,
-        resolved,
-        now,
-        options,
-        carried,
-      );
+      return planned(module, current, desired, action, validParams, resolved, now, options);
     });
   }
 
   /** Allowed from any status; a running operation is cancelled as superseded. */
   function remove(urn: string, options: RequestOptions): Promise<Accepted> {
-    return withRetries(urn, 'delete', options, async (current, module, carried) => {
+    return withRetries(urn, 'delete', options, async (current, module) => {
       if (current.state.status === 'PENDING' && current.state.action === 'delete') {
         const running = await store.findOperation(current.state.operation_id);
         if (running)
@@ -242,13 +227,13 @@ export function createResourceCommands({
         options.actor,
         now,
       );
-      return planned(module, current, desired, 'delete', {}, resolved, now, options, carried);
+      return planned(module, current, desired, 'delete', {}, resolved, now, options);
     });
   }
 
   /** ERROR → PENDING: the same action and params again, as a new operation. */
   function retry(urn: string, options: RequestOptions): Promise<Accepted> {
-    return withRetries(urn, 'retry', options, async (current, module, carried) => {
+    return withRetries(urn, 'retry', options, async (current) => {
       const previous = await store.findOperation(current.state.operation_id);
       const now = clock();
       const resource = pendingFor(
@@ -280,13 +265,13 @@ export function createResourceCommands({
         {
           resource,
           expected: expectedOf(current),
+          current,
           nextSyncAtMs: now.getTime(),
           operation,
           reindex: false,
           events,
         },
         options,
-        carried,
       );
     });
   }
@@ -300,7 +285,6 @@ export function createResourceCommands({
     dependencies: Parameters<typeof runPlan>[1]['dependencies'],
     now: Date,
     options: RequestOptions,
-    carried: readonly UnreadableSecret[],
   ): Promise<Accepted> {
     const plan = await runPlan(module, { action, params, current, desired, dependencies, now });
     const resource = applyPlan(module, current, desired, plan);
@@ -336,6 +320,7 @@ export function createResourceCommands({
       {
         resource,
         expected: expectedOf(current),
+        current,
         nextSyncAtMs: now.getTime(),
         operation,
         superseded,
@@ -348,19 +333,14 @@ export function createResourceCommands({
         quota: changedSpec && action !== 'delete' ? quotaOf(module, resource) : undefined,
       },
       options,
-      carried,
     );
   }
 
   /**
-   * `change.resource` holds the secrets opened; the store gets them sealed, with each
-   * stored value that did not open (`carried`) put back unless the request replaced it.
+   * `change.resource` holds the secrets opened; the sealing store seals them, and puts back each
+   * value of `change.current` that did not open unless the request replaced it.
    */
-  async function commit(
-    change: AcceptedChange,
-    options: RequestOptions,
-    carried: readonly UnreadableSecret[] = [],
-  ): Promise<Accepted> {
+  async function commit(change: AcceptedChange, options: RequestOptions): Promise<Accepted> {
     const result = {
       resource: resourceView(change.resource, registry),
       operation: operationView(change.operation, registry),
@@ -375,11 +355,7 @@ export function createResourceCommands({
       return result;
     }
     const keepRevisions = change.revision ? quotas.keepRevisions : undefined;
-    const outcome = await store.commitAccepted({
-      ...change,
-      keepRevisions,
-      resource: registry.secrets.seal(change.resource, carried),
-    });
+    const outcome = await store.commitAccepted({ ...change, keepRevisions });
     if (typeof outcome === 'object') {
       if ('claimHeldBy' in outcome)
         throw claimHeldError(change.resource, change.claimKey!, outcome.claimHeldBy);
@@ -393,7 +369,6 @@ export function createResourceCommands({
       }
       throw new ConflictSignal();
     }
-    wakeup.notify();
     return result;
   }
 
@@ -401,27 +376,22 @@ export function createResourceCommands({
    * Reads, checks If-Match and the transition, runs `attempt`; re-reads when the compare-and-set lost a race.
    * `attempt` sees the stored resource with its secrets opened (so plan, PATCH's kept secrets and the
    * "did anything change" comparison work on values, not on ciphertexts); the secrets that do not open
-   * are left out and carried to the commit as they were stored.
+   * are left out, and the store puts them back when the change planned from it is committed.
    */
   async function withRetries(
     urn: string,
     request: UserRequest,
     options: RequestOptions,
-    attempt: (
-      current: Resource,
-      module: RegisteredModule,
-      carried: readonly UnreadableSecret[],
-    ) => Promise<Accepted>,
+    attempt: (current: Resource, module: RegisteredModule) => Promise<Accepted>,
   ): Promise<Accepted> {
     parseUrn(urn);
     return retryOnConflict(urn, async () => {
-      const stored = await store.findResource(urn);
-      if (!stored) throw new NotFoundError(`resource ${urn} does not exist`, { urn });
-      const { resource: current, unreadable } = registry.secrets.open(stored);
+      const current = await store.findResource(urn);
+      if (!current) throw new NotFoundError(`resource ${urn} does not exist`, { urn });
       checkIfMatch(current, options.ifMatch);
       if (!(request === 'delete' && current.state.action === 'delete'))
         assertTransition(request, current.state.status, urn);
-      return attempt(current, registry.get(current.kind), unreadable);
+      return attempt(current, registry.get(current.kind));
     });
   }
 

@@ -7,7 +7,7 @@ import {
   type UnreadableReason,
   UnreadableSecretError,
 } from './secret-box.js';
-import { findSealed, mapSealed, OMIT, pickSecrets, sealSecrets, secretStrings } from './secrets.js';
+import { findSealed, mapSealed, OMIT, sealSecrets, secretStrings } from './secrets.js';
 
 /** A sealed value that did not open: where it is and why (never the value). */
 export interface UnreadableSecret {
@@ -34,15 +34,16 @@ export interface Resealed {
   unreadable: UnreadableSecret[];
 }
 
-type SchemasOf = (
+export type SchemasOf = (
   kind: string,
 ) => Pick<ModuleDefinition, 'configSchema' | 'outputSchema'> | undefined;
 
 const CONFIGS = '/spec/configs';
-const OUTPUT = '/state/output';
+/** Where a resource's output values are: their pointers start with it. */
+export const OUTPUT = '/state/output';
 
 /**
- * Secrets at rest, for whole resources: core opens what it reads from the store
+ * Secrets at rest, for whole resources: sealingStore opens what the store returns
  * before a module (or a comparison) sees it, and seals what it hands the store.
  * Without STEWARD_SECRET_KEY nothing is sealed and plaintext is read as it is.
  * The store never knows: it keeps configs and output as the JSON it is given.
@@ -111,23 +112,6 @@ export function createResourceSecrets(box: SecretBox, schemasOf: SchemasOf) {
     };
   }
 
-  function openDependency(dependency: ResolvedDependency): {
-    dependency: ResolvedDependency;
-    unreadable: UnreadableSecret[];
-  } {
-    const unreadable: UnreadableSecret[] = [];
-    const output = openPart(
-      dependency.urn,
-      dependency.output as Record<string, unknown>,
-      OUTPUT,
-      unreadable,
-    );
-    return {
-      dependency: output === dependency.output ? dependency : { ...dependency, output },
-      unreadable,
-    };
-  }
-
   /** The document to store: writeOnly configs and output sealed (with a key), and the values that did not open put back. */
   function seal(resource: Resource, carried: readonly UnreadableSecret[] = []): Resource {
     const schemas = schemasOf(resource.kind);
@@ -169,31 +153,7 @@ export function createResourceSecrets(box: SecretBox, schemasOf: SchemasOf) {
     keyId: box.keyId,
     previousKeyIds: box.previousKeyIds,
     open,
-    openDependency,
     seal,
-
-    /**
-     * For a module's sync or plan: the resource with every secret opened, or a
-     * TerminalError that names each value that does not open (its field and key
-     * id, never the value), so the resource goes to ERROR with a readable last_error.
-     */
-    openForModule(
-      resource: Resource,
-      dependencies: Record<string, ResolvedDependency>,
-    ): { resource: Resource; dependencies: Record<string, ResolvedDependency> } {
-      const opened = open(resource);
-      const unreadable = [...opened.unreadable];
-      const openedDependencies: Record<string, ResolvedDependency> = {};
-      for (const [name, dependency] of Object.entries(dependencies)) {
-        const result = openDependency(dependency);
-        openedDependencies[name] = result.dependency;
-        unreadable.push(
-          ...result.unreadable.map((u) => ({ ...u, message: `dependency ${name}: ${u.message}` })),
-        );
-      }
-      if (unreadable.length) throw new TerminalError(describeUnreadable(unreadable));
-      return { resource: opened.resource, dependencies: openedDependencies };
-    },
 
     /** A sync result's output as it is stored: its writeOnly values sealed for this resource. */
     sealOutput(
@@ -205,38 +165,6 @@ export function createResourceSecrets(box: SecretBox, schemasOf: SchemasOf) {
       return sealSecrets(output, schema, OUTPUT, (value, pointer) =>
         sealValue(resource.urn, value, pointer),
       ) as Record<string, unknown>;
-    },
-
-    /** The secret (writeOnly) outputs of a stored resource, opened, for the admin's explicit read. */
-    secretOutput(resource: Resource): {
-      output: Record<string, unknown>;
-      unreadable: UnreadableSecret[];
-    } {
-      const opened = open(resource);
-      const picked = pickSecrets(
-        opened.resource.state.output,
-        schemasOf(resource.kind)?.outputSchema,
-      );
-      return {
-        output: (picked ?? {}) as Record<string, unknown>,
-        unreadable: opened.unreadable.filter((u) => u.pointer.startsWith(`${OUTPUT}/`)),
-      };
-    },
-
-    /** The strings of the resource's secrets (opened), to keep out of error messages. */
-    secretStringsOf(
-      resource: Resource,
-      dependencies: Record<string, ResolvedDependency> = {},
-    ): string[] {
-      const schemas = schemasOf(resource.kind);
-      const own = [
-        ...secretStrings(resource.spec.configs, schemas?.configSchema),
-        ...secretStrings(resource.state.output, schemas?.outputSchema),
-      ];
-      const ofDependencies = Object.values(dependencies).flatMap((dep) =>
-        secretStrings(dep.output, schemasOf(dep.kind)?.outputSchema),
-      );
-      return [...own, ...ofDependencies];
     },
 
     /**
@@ -297,6 +225,31 @@ export function createResourceSecrets(box: SecretBox, schemasOf: SchemasOf) {
 }
 
 export type ResourceSecrets = ReturnType<typeof createResourceSecrets>;
+
+/**
+ * For a module's sync: a TerminalError that names each value that does not open (its field
+ * and key id, never the value), so the resource goes to ERROR with a readable last_error.
+ */
+export function requireReadable(unreadable: readonly UnreadableSecret[]): void {
+  if (unreadable.length) throw new TerminalError(describeUnreadable(unreadable));
+}
+
+/** The strings of the resource's secrets and its dependencies' secret outputs (opened), to keep out of error messages. */
+export function secretStringsOf(
+  resource: Resource,
+  dependencies: Record<string, ResolvedDependency>,
+  schemasOf: SchemasOf,
+): string[] {
+  const schemas = schemasOf(resource.kind);
+  const own = [
+    ...secretStrings(resource.spec.configs, schemas?.configSchema),
+    ...secretStrings(resource.state.output, schemas?.outputSchema),
+  ];
+  const ofDependencies = Object.values(dependencies).flatMap((dep) =>
+    secretStrings(dep.output, schemasOf(dep.kind)?.outputSchema),
+  );
+  return [...own, ...ofDependencies];
+}
 
 /** One readable sentence for last_error: each value's field and key, and what to do. */
 export function describeUnreadable(unreadable: readonly UnreadableSecret[]): string {

@@ -1,11 +1,13 @@
 import type { Registry } from '../modules/registry.js';
-import type { Store } from '../ports.js';
 import {
   ALL_PROJECTS,
   assertResourceInScope,
   type ProjectScope,
   resourceNotFound,
 } from '../requests/scope.js';
+import { OUTPUT } from './sealed-resources.js';
+import type { SealedStore } from './sealing-store.js';
+import { pickSecrets } from './secrets.js';
 
 /** A resource's secret outputs, opened: the one answer that holds secrets (GET …/secrets, admins only). */
 export interface SecretOutputRead {
@@ -24,7 +26,13 @@ export interface SecretOutputRead {
  * whoever set them has them, and this read is for what the module made (a
  * generated password, a token). Authorization and the audit line are the API's.
  */
-export function createSecretReads({ store, registry }: { store: Store; registry: Registry }) {
+export function createSecretReads({
+  store,
+  registry,
+}: {
+  store: Pick<SealedStore, 'findResource' | 'unreadableSecretsOf'>;
+  registry: Registry;
+}) {
   return {
     async readSecretOutput(
       urn: string,
@@ -33,7 +41,11 @@ export function createSecretReads({ store, registry }: { store: Store; registry:
       assertResourceInScope(scope, urn);
       const resource = await store.findResource(urn);
       if (!resource) throw resourceNotFound(urn, false);
-      const { output, unreadable } = registry.secrets.secretOutput(resource);
+      const schema = registry.find(resource.kind)?.definition.outputSchema;
+      const output = (pickSecrets(resource.state.output, schema) ?? {}) as Record<string, unknown>;
+      const unreadable = store
+        .unreadableSecretsOf(resource)
+        .filter((u) => u.pointer.startsWith(`${OUTPUT}/`));
       return {
         urn,
         version: resource.version,

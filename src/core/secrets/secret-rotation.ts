@@ -1,7 +1,7 @@
 import type { Resource } from '../model.js';
 import type { Registry } from '../modules/registry.js';
-import type { Store, ValuesRewrite } from '../ports.js';
-import type { Resealed } from './sealed-resources.js';
+import type { ResourcePages, ResourceReads, SecretRewrites, ValuesRewrite } from '../ports.js';
+import type { Resealed, ResourceSecrets } from './sealed-resources.js';
 
 export interface RotationOptions {
   /** Resources read and rewritten per transaction. */
@@ -44,10 +44,21 @@ const MAX_RETRIES = 3;
  * read again. Running it again finds nothing to do.
  */
 export async function rotateSecrets(
-  { store, registry }: { store: Store; registry: Registry },
+  {
+    store,
+    registry,
+    secrets,
+  }: {
+    /** The undecorated store: rotation reads and writes the values as they are stored. */
+    store: Pick<ResourceReads, 'findResource'> &
+      Pick<ResourcePages, 'listResources'> &
+      SecretRewrites;
+    registry: Registry;
+    secrets: ResourceSecrets;
+  },
   options: RotationOptions,
 ): Promise<RotationReport> {
-  const keyId = registry.secrets.keyId;
+  const keyId = secrets.keyId;
   if (!keyId) throw new Error('STEWARD_SECRET_KEY is not set: rotation seals every secret with it');
   const report: RotationReport = {
     key_id: keyId,
@@ -81,7 +92,7 @@ export async function rotateSecrets(
   };
   const plan = (resource: Resource): { result: Resealed; change?: ValuesRewrite } => {
     if (!registry.find(resource.kind)) notLoaded.add(resource.kind);
-    const result = registry.secrets.reseal(resource, { forget: options.forget });
+    const result = secrets.reseal(resource, { forget: options.forget });
     const changes =
       result.resealed + result.sealed + (options.forget ? result.unreadable.length : 0);
     if (changes === 0) return { result };

@@ -1,6 +1,6 @@
 import { describeError } from '../errors.js';
 import type { CoreLogger } from '../logging.js';
-import type { LeaseRef, Store } from '../ports.js';
+import type { LeaseRef, SyncQueue } from '../ports.js';
 
 /** One lease a worker holds, from its claim until its write-back (or release) is done. */
 export interface HeldLease {
@@ -22,7 +22,7 @@ export function createHeldLeases({
   leaseMs,
   log,
 }: {
-  store: Store;
+  store: Pick<SyncQueue, 'renewLeases' | 'releaseLeases'>;
   clock: () => Date;
   leaseMs: number;
   log: CoreLogger;

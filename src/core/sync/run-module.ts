@@ -10,14 +10,15 @@ import { describeError } from '../errors.js';
 import type { CoreLogger } from '../logging.js';
 import type { Resource } from '../model.js';
 import type { RegisteredModule, Registry } from '../modules/registry.js';
-import type { Store } from '../ports.js';
 import { toResolved } from '../requests/dependencies.js';
+import { OUTPUT, requireReadable, secretStringsOf } from '../secrets/sealed-resources.js';
+import type { SealedStore } from '../secrets/sealing-store.js';
 import { SEALED_PREFIX } from '../secrets/secret-box.js';
 import { findSealed, scrubSecrets } from '../secrets/secrets.js';
 import type { SyncObservation } from './decide-write-back.js';
 
 export interface RunModuleDeps {
-  store: Store;
+  store: Pick<SealedStore, 'findResources' | 'unreadableSecretsOf'>;
   registry: Registry;
   clock: () => Date;
   timeoutMs: number;
@@ -30,9 +31,9 @@ export interface RunModuleDeps {
  * to exist). Never throws.
  *
  * Secrets cross here: the module gets the resource and its dependencies' outputs
- * with every sealed value opened (one that does not open fails the sync, naming
- * it), the output it returns is sealed before it is written back, and a failure
- * that quotes one of the secrets it was given has it replaced by `[secret]`.
+ * as the sealing store opened them (one that did not open fails the sync, naming
+ * it), and a failure that quotes one of the secrets it was given has it replaced
+ * by `[secret]`. (The store seals the output it returns when it is written back.)
  */
 export async function runModule(
   deps: RunModuleDeps,
@@ -46,10 +47,10 @@ export async function runModule(
       type: 'failure',
       error: new TerminalError(`no module is loaded for kind ${resource.kind}`),
     };
-  const secrets = deps.registry.secrets;
   let shown: string[] = [];
   try {
     const dependencies: Record<string, ResolvedDependency> = {};
+    const unreadable = [...deps.store.unreadableSecretsOf(resource)];
     const wanted = resource.spec.dependencies;
     const names = Object.keys(wanted);
     if (names.length) {
@@ -67,22 +68,22 @@ export async function runModule(
       );
       if (waiting.length && resource.state.action !== 'delete')
         return { type: 'waiting', on: waiting };
-      for (const name of names) dependencies[name] = toResolved(found.get(wanted[name]!)!);
+      for (const name of names) {
+        const dependency = found.get(wanted[name]!)!;
+        dependencies[name] = toResolved(dependency);
+        for (const u of deps.store.unreadableSecretsOf(dependency))
+          if (u.pointer.startsWith(`${OUTPUT}/`))
+            unreadable.push({ ...u, message: `dependency ${name}: ${u.message}` });
+      }
     }
-    const opened = secrets.openForModule(resource, dependencies);
-    shown = secrets.secretStringsOf(opened.resource, opened.dependencies);
-    const input: SyncInput = { resource: opened.resource, dependencies: opened.dependencies };
+    requireReadable(unreadable);
+    shown = secretStringsOf(resource, dependencies, (kind) => deps.registry.find(kind)?.definition);
+    const input: SyncInput = { resource, dependencies };
     const result = await callSync(module, input, { log, now: deps.clock }, controller, {
       timeoutMs: deps.timeoutMs,
       maxStateBytes: deps.maxStateBytes,
     });
-    return {
-      type: 'result',
-      result:
-        result.output === undefined
-          ? result
-          : { ...result, output: secrets.sealOutput(resource, result.output) },
-    };
+    return { type: 'result', result };
   } catch (error) {
     return { type: 'failure', error: withoutSecrets(error, shown) };
   }

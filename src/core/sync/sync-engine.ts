@@ -4,8 +4,8 @@ import { describeError } from '../errors.js';
 import type { CoreLogger } from '../logging.js';
 import type { Resource } from '../model.js';
 import type { Registry } from '../modules/registry.js';
-import type { ClaimedWork, LeaseRef, Store } from '../ports.js';
-import type { Wakeup } from '../wakeup.js';
+import type { ClaimedWork, LeaseRef, StoreSignals, SyncQueue } from '../ports.js';
+import type { SealedStore } from '../secrets/sealing-store.js';
 import {
   createAloneWindow,
   createClaimWindow,
@@ -51,9 +51,11 @@ export interface SyncEngineOptions {
 }
 
 export interface SyncEngineDeps {
-  store: Store;
+  /** The sealing store (sealing-store.ts): claimed resources come opened, write-backs go out sealed. */
+  store: SyncQueue & Pick<SealedStore, 'findResources' | 'unreadableSecretsOf'>;
+  /** Work made due by this process's commits or announced by another process wakes the loop before its poll. */
+  signals: Pick<StoreSignals, 'onWorkDue'>;
   registry: Registry;
-  wakeup: Wakeup;
   clock: () => Date;
   logger: CoreLogger;
   options: SyncEngineOptions;
@@ -78,8 +80,8 @@ class ShutdownAbort extends Error {
  */
 export function createSyncEngine({
   store,
+  signals,
   registry,
-  wakeup,
   clock,
   logger,
   options,
@@ -305,7 +307,7 @@ export function createSyncEngine({
     start(): void {
       if (running) return;
       running = true;
-      unsubscribe = wakeup.subscribe(externalWake);
+      unsubscribe = signals.onWorkDue(externalWake);
       heartbeat = setInterval(
         () => void held.renew(),
         Math.max(50, Math.floor(options.leaseMs / 3)),

@@ -1,11 +1,14 @@
-import type { Store, SyncWriteBack } from '../ports.js';
+import type { SyncQueue, SyncWriteBack } from '../ports.js';
 
 /**
  * Collects the write-backs that finish within one tick and writes them in one
  * transaction (each row still fenced by its own lease token): a statement costs
  * about a third as much inside a shared transaction.
  */
-export function createWriteBackBatcher(store: Store, nowMs: () => number) {
+export function createWriteBackBatcher(
+  store: Pick<SyncQueue, 'saveSyncResults'>,
+  nowMs: () => number,
+) {
   let pending: Array<{
     writeBack: SyncWriteBack;
     resolve: (applied: boolean) => void;

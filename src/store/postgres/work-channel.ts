@@ -47,7 +47,8 @@ export async function listenWithReconnect(
     retryTimer.unref();
     delayMs = Math.min(delayMs * 2, 5000);
   };
-  await connect();
+  // A server that cannot be reached yet is tried again as after an outage: the store listens from a worker's start on.
+  await connect().catch(() => reconnect());
   return async () => {
     closed = true;
     clearTimeout(retryTimer);
