@@ -49,6 +49,44 @@ export const ONE_DIALECT_SUITES: Readonly<Record<string, { dialect: Dialect; rea
   },
   'test/reliability/database-faults/database-faults.test.ts › a PostgreSQL database that turns read-only (a failover to a standby, default_transaction_read_only)':
     { dialect: 'postgres', reason: 'a server-side read-only switch SQLite has no counterpart of' },
+  // Suites of a module's or the CLI's own behaviour: they need a store, but not a second one, and
+  // one PostgreSQL pass of them costs about 100 s of npm test's 15 minutes.
+  'test/integration/cli.test.ts': {
+    dialect: 'sqlite',
+    reason:
+      "the CLI client's commands and output over HTTP; the store calls behind them are those the store suites make on both databases",
+  },
+  'test/integration/access-control-cli.test.ts': {
+    dialect: 'sqlite',
+    reason:
+      "the CLI's token commands and their files; the store behind the API is covered by access-control on both databases",
+  },
+  'test/integration/process-module.test.ts': {
+    dialect: 'sqlite',
+    reason:
+      "the process module's child processes and files; its resources' store writes are those of every kind",
+  },
+  'test/integration/job-module.test.ts': {
+    dialect: 'sqlite',
+    reason: "the job module's runs and files; its resources' store writes are those of every kind",
+  },
+  'test/integration/external-module.test.ts': {
+    dialect: 'sqlite',
+    reason: 'loading modules from STEWARD_MODULE_PATHS; nothing of it touches the database',
+  },
+  'test/integration/http-module.test.ts': {
+    dialect: 'sqlite',
+    reason: 'the HTTP module protocol; the store calls around it are those of every kind',
+  },
+  'test/integration/env-allow-list.test.ts': {
+    dialect: 'sqlite',
+    reason:
+      'the environment a child process gets (STEWARD_ALLOWED_ENV); nothing of it touches the database',
+  },
+  'test/integration/confinement.test.ts': {
+    dialect: 'sqlite',
+    reason: 'what process and job programs may run and read; nothing of it touches the database',
+  },
   'test/integration/scale-out.test.ts': {
     dialect: 'postgres',
     reason: 'several processes on one PostgreSQL database, on a cluster it starts itself',

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { hashToken } from '../../src/api/auth/tokens-file.js';
-import { describeEachDialect } from '../helpers/dialects.js';
+import { describeOneDialect } from '../helpers/dialects.js';
 import { type Harness, startSteward, waitFor } from '../helpers/harness.js';
 
 /** The compiled CLI (npm run build first): `steward token …`, the client with STEWARD_TOKEN, and `serve` with a bad file. */
@@ -37,7 +37,7 @@ function steward(args: string[], env: Record<string, string> = {}): Promise<Run>
   );
 }
 
-describeEachDialect('steward token, and the client with STEWARD_TOKEN', () => {
+describeOneDialect('sqlite', 'steward token, and the client with STEWARD_TOKEN', () => {
   let dir: string;
   let file: string;
   let h: Harness | undefined;

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 
 import { freePort } from '../../bench/free-port.js';
 import { defineModule, type LogChunk } from '../../src/sdk/index.js';
-import { describeEachDialect } from '../helpers/dialects.js';
+import { describeOneDialect } from '../helpers/dialects.js';
 import { createFakeModule } from '../helpers/fake-module.js';
 import { call, type Harness, startSteward, waitFor, waitForStatus } from '../helpers/harness.js';
 
@@ -69,7 +69,7 @@ const chatty = defineModule({
   },
 });
 
-describeEachDialect('the steward CLI client', () => {
+describeOneDialect('sqlite', 'the steward CLI client', () => {
   let h: Harness;
   let steward: (args: string[], input?: string) => Promise<Run>;
   let brokenFixed = false;

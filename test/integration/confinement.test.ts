@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 
 import type { LogChunk } from '../../src/sdk/index.js';
-import { describeEachDialect } from '../helpers/dialects.js';
+import { describeOneDialect } from '../helpers/dialects.js';
 import { expectError } from '../helpers/fake-steward.js';
 import {
   call,
@@ -59,7 +59,7 @@ function tree(dir: string, skip: readonly string[]): Record<string, string> {
   return entries;
 }
 
-describeEachDialect('confinement', () => {
+describeOneDialect('sqlite', 'confinement', () => {
   const dir = mkdtempSync(join(tmpdir(), 'steward-confinement-'));
   const root = join(dir, 'files');
   /** Project p's own directory: every file of p lives in it. */

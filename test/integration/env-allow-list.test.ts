@@ -13,7 +13,7 @@ import { delimiter, isAbsolute, join } from 'node:path';
 import { INHERITED_VARIABLES } from '../../modules/child-process/child-env.js';
 import type { Config } from '../../src/config.js';
 import type { LogChunk } from '../../src/sdk/index.js';
-import { describeEachDialect } from '../helpers/dialects.js';
+import { describeOneDialect } from '../helpers/dialects.js';
 import { expectError } from '../helpers/fake-steward.js';
 import {
   call,
@@ -78,7 +78,7 @@ const NAMES = [
   'app_color',
 ];
 
-describeEachDialect('env allow-list (STEWARD_ALLOWED_ENV)', () => {
+describeOneDialect('sqlite', 'env allow-list (STEWARD_ALLOWED_ENV)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'steward-env-'));
   const marker = join(dir, 'PWNED');
   const runDir = join(dir, 'run');

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { spawnSteward } from '../helpers/child-steward.js';
-import { describeEachDialect } from '../helpers/dialects.js';
+import { describeOneDialect } from '../helpers/dialects.js';
 import { call, waitForStatus } from '../helpers/harness.js';
 import { testDatabase } from '../helpers/test-database.js';
 
@@ -30,7 +30,7 @@ module.exports = {
 };
 `;
 
-describeEachDialect('a user module from STEWARD_MODULE_PATHS', () => {
+describeOneDialect('sqlite', 'a user module from STEWARD_MODULE_PATHS', () => {
   let dir: string;
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'steward-user-modules-'));

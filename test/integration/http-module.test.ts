@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { freePort } from '../../bench/free-port.js';
 import type { Config } from '../../src/config.js';
 import type { PlanInput } from '../../src/sdk/index.js';
-import { describeEachDialect } from '../helpers/dialects.js';
+import { describeOneDialect } from '../helpers/dialects.js';
 import { call, type Harness, startSteward, waitFor, waitForStatus } from '../helpers/harness.js';
 import { type Endpoint, isRunning, spawnEndpoint } from '../helpers/http-endpoint.js';
 
@@ -26,7 +26,7 @@ async function stopAndCheckGone(endpoint: Endpoint | undefined): Promise<void> {
   expect(isRunning(endpoint.proc.pid)).toBe(false);
 }
 
-describeEachDialect('an http module served by the Python example (kind kv_entry)', () => {
+describeOneDialect('sqlite', 'an http module served by the Python example (kind kv_entry)', () => {
   let dir: string;
   let python: Endpoint;
   let h: Harness;
@@ -194,7 +194,7 @@ describeEachDialect('an http module served by the Python example (kind kv_entry)
   });
 });
 
-describeEachDialect('http module failures (the Node double, kind remote_double)', () => {
+describeOneDialect('sqlite', 'http module failures (the Node double, kind remote_double)', () => {
   let double: Endpoint;
   let h: Harness | undefined;
   const urnOf = (name: string) => `orn:steward:remote_double:p:${name}`;

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 
 import type { Config } from '../../src/config.js';
 import type { LogChunk } from '../../src/sdk/index.js';
-import { describeEachDialect } from '../helpers/dialects.js';
+import { describeOneDialect } from '../helpers/dialects.js';
 import { call, type Harness, startSteward, waitFor, waitForStatus } from '../helpers/harness.js';
 import { isAlive, killAllWith, processesWith } from '../helpers/local-processes.js';
 
@@ -58,7 +58,7 @@ async function readLogs(api: string, name: string, query: string): Promise<LogCh
     : [];
 }
 
-describeEachDialect('process module', () => {
+describeOneDialect('sqlite', 'process module', () => {
   let dir: string;
   let h: Harness;
   beforeEach(async () => {
