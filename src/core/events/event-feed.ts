@@ -20,7 +20,7 @@ export interface EventWatch {
 
 /**
  * The watch of docs/design.md §8 over the durable events table: every event after a resume
- * point, once, in id order (ids are commit-ordered, see store/events.ts), then new
+ * point, once, in id order (ids are commit-ordered, see store/postgres/postgres-events.ts), then new
  * ones as they commit. A resume point from before the retained window is refused
  * with `ExpiredError` (410) so the client re-lists instead of missing events.
  */
