@@ -1,6 +1,19 @@
-import type { Resource, ResourceStatus } from '../sdk/index.js';
+import type {
+  Drift,
+  DriftField,
+  ObserveResult,
+  Resource,
+  ResourcePolicy,
+  ResourceStatus,
+} from '../sdk/index.js';
 
-export type { Resource, ResourceStatus };
+export type { Drift, DriftField, ObserveResult, Resource, ResourcePolicy, ResourceStatus };
+
+/** What `spec.policy` is when a request leaves it out (docs/design.md §11). */
+export const DEFAULT_POLICY: Readonly<ResourcePolicy> = Object.freeze({
+  mode: 'manage',
+  on_delete: 'delete',
+});
 
 /** docs/design.md §3: queued → running → succeeded | failed | cancelled. */
 export type OperationStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
@@ -55,6 +68,12 @@ export type EventType =
   | 'resource.updated'
   | 'resource.status_changed'
   | 'resource.deleted'
+  | 'resource.paused'
+  | 'resource.resumed'
+  | 'resource.drifted'
+  | 'resource.drift_cleared'
+  | 'resource.resync_failed'
+  | 'resource.resync_recovered'
   | 'operation.created'
   | 'operation.started'
   | 'operation.succeeded'
@@ -81,6 +100,8 @@ export interface ResourceFilter {
   kind?: string;
   status?: ResourceStatus;
   labels?: Record<string, string>;
+  /** Only paused (true) or only unpaused (false) resources. */
+  paused?: boolean;
   /** Only these projects (the caller's scope); undefined: every project. */
   projects?: readonly string[];
 }

@@ -27,7 +27,15 @@
  *   COMPLETED and receives its output.
  * - **claim key**: the backend object a resource manages, unique within the kind (`claimKey`).
  * - **usage**: what a resource consumes of the operator's quotas (`usage`).
- * - **drift**: the backend moving away from the spec; `resyncIntervalMs` re-syncs to repair it.
+ * - **drift**: the backend moving away from the spec; `resyncIntervalMs` re-syncs to repair it,
+ *   and a refresh (`observe`) records it in `state.drift` without changing anything.
+ * - **observe**: the optional read-only look at the backend (`ObserveResult`) behind import,
+ *   refresh and `observe` mode.
+ * - **import**: adopting a backend object that already exists (a create with `"import": true`);
+ *   a plain create never takes over an object this resource did not make.
+ * - **policy**: `spec.policy`: `mode` manage or observe; `on_delete` delete or orphan (keep the
+ *   backend object when the record goes).
+ * - **paused**: `state.paused`: no sync runs for the resource until it is resumed.
  */
 export { defineModule } from './define-module.js';
 export { isTerminalError, TerminalError, ValidationError } from './errors.js';

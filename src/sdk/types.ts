@@ -32,6 +32,39 @@ export interface SyncState {
 }
 
 /**
+ * How Steward treats a resource's backend object (docs/design.md §11), in `spec.policy`.
+ * Defaults: `{ mode: 'manage', on_delete: 'delete' }`.
+ */
+export interface ResourcePolicy {
+  /** `manage`: `sync` makes the backend match the spec. `observe`: Steward only reads it (`observe`), never calls `sync`. */
+  mode: 'manage' | 'observe';
+  /** `delete`: a delete tears the backend object down. `orphan`: the record goes, the object stays. */
+  on_delete: 'delete' | 'orphan';
+}
+
+/** One config field whose backend value differs from the spec. */
+export interface DriftField {
+  /** The value in `spec.configs` (absent for a secret). */
+  desired?: unknown;
+  /** The value `observe` read (absent for a secret). */
+  actual?: unknown;
+  /** Set for a secret field: the two differ, and neither is shown. */
+  secret?: true;
+}
+
+/** What the last look at the backend found, in `state.drift` (a refresh, or a drift re-sync). */
+export interface Drift {
+  /** When the backend was last read or re-synced (ISO 8601). */
+  checked_at: string;
+  /** False when `observe` found no backend object. */
+  exists: boolean;
+  /** JSON pointer of each differing config (`/mode`) → desired and actual; empty when none. */
+  fields: Record<string, DriftField>;
+  /** Why the last check failed, or null when it worked; `fields` are then from the last check that did. */
+  error: string | null;
+}
+
+/**
  * The resource document, exactly as the API returns it (docs/design.md §3), except that a
  * module sees secrets (`writeOnly` configs and outputs) that the API never returns.
  *
@@ -75,6 +108,8 @@ export interface Resource<
     configs: Configs;
     /** dependency name → URN of the resource it depends on */
     dependencies: Record<string, string>;
+    /** Manage or only observe the backend, and what a delete does to it. */
+    policy: ResourcePolicy;
   };
   /** Where the resource stands. */
   state: {
@@ -92,6 +127,10 @@ export interface Resource<
     observed_version: number | null;
     /** Bookkeeping of the sync loop. */
     sync: SyncState;
+    /** True while paused: no sync runs for it, and accepted requests wait (`POST .../resume`). */
+    paused: boolean;
+    /** What the last refresh or drift re-sync found; null before the first one. */
+    drift: Drift | null;
   };
 }
 
@@ -221,6 +260,34 @@ export interface SyncResult<Output extends object = Record<string, unknown>, Dat
   data?: Data;
   /** Wait this long before the next call. A wait, not a failure. */
   requeueAfterMs?: number;
+}
+
+/**
+ * What `observe` read of the backend object. It changes nothing to find this out.
+ *
+ * @example
+ * { exists: true, configs: { mode: '0644' }, output: { sha256: 'ab12…', size: 3 } }
+ */
+export interface ObserveResult<
+  Configs extends object = Record<string, unknown>,
+  Output extends object = Record<string, unknown>,
+  Data = unknown,
+> {
+  /** False when there is no such object (an import then fails with "nothing to import"). */
+  exists: boolean;
+  /**
+   * The configs as the backend has them, for the fields the module can read. An import fills
+   * in what the request left out; a refresh compares each given field with `spec.configs`
+   * (a field left out is not compared, so a default the backend does not record is not drift).
+   */
+  configs?: Partial<Configs>;
+  /** The output, as `sync` would publish it; replaces `state.output`. */
+  output?: Output;
+  /**
+   * Bookkeeping an import keeps, e.g. the marker that says this resource now holds the
+   * object (so later updates may change it); ignored by a refresh.
+   */
+  data?: Data;
 }
 
 /**
@@ -411,6 +478,23 @@ export interface ModuleDefinition<
     input: SyncInput<Configs, Output, Data>,
     ctx: SyncContext,
   ): Promise<SyncResult<Output, Data>>;
+  /**
+   * Reads the backend object the resource names and changes nothing (no writes, no
+   * starts, no locks left behind). Optional: it makes a kind importable
+   * (`"import": true`), refreshable (`POST .../refresh`, drift) and usable in
+   * `observe` mode. It MUST NOT return secrets it cannot compare in `configs`, and MUST
+   * tell "not there" (`exists: false`) from "cannot look" (throw).
+   *
+   * @example
+   * observe: async ({ resource }) => {
+   *   const text = await readFile(resource.spec.configs.path, 'utf8').catch(() => undefined);
+   *   return text === undefined ? { exists: false } : { exists: true, configs: { content: text } };
+   * }
+   */
+  observe?(
+    input: SyncInput<Configs, Output, Data>,
+    ctx: SyncContext,
+  ): Promise<ObserveResult<Configs, Output, Data>>;
   /**
    * The resource's log lines, oldest first, for `GET /resources/{urn}/logs`; following
    * when `ctx.follow`. Optional: for a kind without it, that endpoint answers 400.

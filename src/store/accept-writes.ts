@@ -235,9 +235,16 @@ function firstLeaseToken(resource: Resource): number {
   return Date.parse(resource.created_at) * 1024;
 }
 
-/** The columns an accepted change may rewrite: not the URN and its parts, the creation stamp or the due time (set apart). */
+/**
+ * The columns an accepted change may rewrite: not the URN and its parts, the creation stamp or the
+ * due time (set apart), and not `paused` or `drift`: pause and resume write the one, the sync loop
+ * the other, and neither moves the version an accept compares, so a request planned before them
+ * must not write back what it read.
+ */
 function updatableColumns(row: ReturnType<typeof resourceToRow>) {
   const {
+    paused: _paused,
+    drift: _drift,
     urn: _urn,
     kind: _kind,
     project: _project,

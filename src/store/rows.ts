@@ -33,6 +33,9 @@ export function resourceToRow(
     updated_by: resource.updated_by,
     configs: JSON.stringify(resource.spec.configs),
     dependencies: JSON.stringify(resource.spec.dependencies),
+    policy: JSON.stringify(resource.spec.policy),
+    paused: state.paused ? 1 : 0,
+    drift: state.drift ? JSON.stringify(state.drift) : null,
     status: state.status,
     action: state.action,
     operation_id: state.operation_id,
@@ -77,6 +80,7 @@ export function rowToResource(row: Selectable<ResourcesTable>): Resource {
     spec: {
       configs: JSON.parse(row.configs) as Record<string, unknown>,
       dependencies: JSON.parse(row.dependencies) as Record<string, string>,
+      policy: JSON.parse(row.policy) as Resource['spec']['policy'],
     },
     state: {
       status: row.status as ResourceStatus,
@@ -86,6 +90,8 @@ export function rowToResource(row: Selectable<ResourcesTable>): Resource {
       data: JSON.parse(row.data) as unknown,
       observed_version: row.observed_version,
       sync,
+      paused: Boolean(Number(row.paused)),
+      drift: row.drift === null ? null : (JSON.parse(row.drift) as Resource['state']['drift']),
     },
   };
 }

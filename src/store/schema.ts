@@ -33,6 +33,12 @@ export interface ResourcesTable {
   /** What the row counts against the quotas (core/requests/quotas.ts footprintOf); summed per project in quota_usage. */
   spec_bytes: Generated<number>;
   processes: Generated<number>;
+  /** spec.policy as JSON. */
+  policy: string;
+  /** state.paused: 1 while paused; the claim skips the row. */
+  paused: number;
+  /** state.drift as JSON, null before the first refresh. */
+  drift: string | null;
 }
 
 export interface ResourceLabelsTable {

@@ -81,7 +81,11 @@ describe('greeting plan', () => {
     updated_at: '2026-01-01T00:00:00.000Z',
     created_by: 'anonymous',
     updated_by: 'anonymous',
-    spec: { configs: { to: 'Alice', word }, dependencies: {} },
+    spec: {
+      configs: { to: 'Alice', word },
+      dependencies: {},
+      policy: { mode: 'manage', on_delete: 'delete' },
+    },
     state: {
       status: 'COMPLETED',
       action: 'create',
@@ -90,6 +94,8 @@ describe('greeting plan', () => {
       data: null,
       observed_version: 1,
       sync: { attempts: 0, last_error: null, next_sync_at: null, last_synced_at: null },
+      paused: false,
+      drift: null,
     },
   });
   const input = (action: string, params: unknown, word = 'Hello'): PlanInput =>

@@ -67,6 +67,7 @@ function resource(
     spec: {
       configs: { extensions: [], connection_limit: -1, deletion_policy: 'delete', ...configs },
       dependencies: { server: 'orn:steward:postgres_server:p:main' },
+      policy: { mode: 'manage', on_delete: 'delete' },
     },
     state: {
       status: 'PENDING',
@@ -76,6 +77,8 @@ function resource(
       data,
       observed_version: null,
       sync: { attempts: 0, last_error: null, next_sync_at: null, last_synced_at: null },
+      paused: false,
+      drift: null,
     },
   };
 }

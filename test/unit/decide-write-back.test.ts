@@ -30,7 +30,7 @@ function resource(overrides: { action?: string; attempts?: number } = {}): Resou
     updated_at: '',
     created_by: 'a',
     updated_by: 'a',
-    spec: { configs: {}, dependencies: {} },
+    spec: { configs: {}, dependencies: {}, policy: { mode: 'manage', on_delete: 'delete' } },
     state: {
       status: 'PENDING',
       action: overrides.action ?? 'update',
@@ -44,6 +44,8 @@ function resource(overrides: { action?: string; attempts?: number } = {}): Resou
         next_sync_at: null,
         last_synced_at: null,
       },
+      paused: false,
+      drift: null,
     },
   };
 }

@@ -58,7 +58,7 @@ function resource(kind: string, configs: Record<string, unknown>): Resource {
     updated_at: '2026-01-01T00:00:00.000Z',
     created_by: 'a',
     updated_by: 'a',
-    spec: { configs, dependencies: {} },
+    spec: { configs, dependencies: {}, policy: { mode: 'manage', on_delete: 'delete' } },
     state: {
       status: 'COMPLETED',
       action: 'create',
@@ -67,6 +67,8 @@ function resource(kind: string, configs: Record<string, unknown>): Resource {
       data: null,
       observed_version: 1,
       sync: { attempts: 0, last_error: null, next_sync_at: null, last_synced_at: null },
+      paused: false,
+      drift: null,
     },
   };
 }

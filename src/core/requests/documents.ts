@@ -37,6 +37,8 @@ export function newResource(
       data: null,
       observed_version: null,
       sync: { attempts: 0, last_error: null, next_sync_at: iso, last_synced_at: null },
+      paused: false,
+      drift: null,
     },
   };
 }

@@ -153,7 +153,7 @@ export function applyPlan(
   const configs =
     plan.configs === undefined ? desired.spec.configs : plannedConfigs(module, plan.configs);
   const labels = plan.labels === undefined ? desired.labels : plan.labels;
-  const spec = { configs, dependencies: desired.spec.dependencies };
+  const spec = { configs, dependencies: desired.spec.dependencies, policy: desired.spec.policy };
   const changed = !current || !jsonEqual(current.spec, spec) || !jsonEqual(current.labels, labels);
   return {
     ...desired,

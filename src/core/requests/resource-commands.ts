@@ -7,7 +7,7 @@ import {
 } from '../errors.js';
 import { newOperationId } from '../ids.js';
 import { diffJson } from '../json.js';
-import type { EventInput, Operation, Resource } from '../model.js';
+import { DEFAULT_POLICY, type EventInput, type Operation, type Resource } from '../model.js';
 import type { RegisteredModule, Registry } from '../modules/registry.js';
 import { formatUrn, parseUrn } from '../names.js';
 import type { AcceptedChange, AcceptWrites, ResourceReads } from '../ports.js';
@@ -104,7 +104,7 @@ export function createResourceCommands({
     const now = clock();
     const desired = newResource(
       request,
-      { configs, dependencies },
+      { configs, dependencies, policy: DEFAULT_POLICY },
       request.labels ?? {},
       newOperationId(now.getTime()),
       options.actor,
@@ -165,7 +165,7 @@ export function createResourceCommands({
       const desired = {
         ...base,
         labels: request.labels ?? current.labels,
-        spec: { configs, dependencies },
+        spec: { configs, dependencies, policy: current.spec.policy },
       };
       return planned(module, current, desired, 'update', {}, resolved, now, options);
     });
