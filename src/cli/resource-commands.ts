@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 
-import type { Resource, Revision } from '../core/model.js';
+import type { Operation, Resource, Revision } from '../core/model.js';
 import { dryRunQuery, ifMatchHeader, mutatingOptions, reportAccepted } from './accepted.js';
 import { CliError, EXIT } from './cli-error.js';
 import { contextOf } from './context.js';
@@ -8,8 +8,13 @@ import { segment } from './http-client.js';
 import { parseJsonObject, readDocument } from './input.js';
 import { registerLogsCommand } from './logs-command.js';
 import { collect, collectPages, parseLimit } from './pages.js';
-import { resourceDetails, resourceTable, revisionTable } from './resource-views.js';
+import { acceptedLine, resourceDetails, resourceTable, revisionTable } from './resource-views.js';
 import { type Accepted, waitOptionsOf } from './wait.js';
+
+/** A cascading delete's answer: the dependents' deletes, leaves first, then the resource's own. */
+interface CascadeAccepted extends Accepted {
+  cascade?: Accepted[];
+}
 
 interface MutatingFlags {
   dryRun?: boolean;
@@ -28,18 +33,25 @@ export function registerResourceCommands(program: Command): void {
     resource
       .command('create')
       .description('create a resource from a JSON or YAML document (nested or flat form)')
-      .requiredOption('-f, --file <file>', 'the document; - reads stdin'),
+      .requiredOption('-f, --file <file>', 'the document; - reads stdin')
+      .option(
+        '--import',
+        'adopt a backend object that already exists instead of making one (changes nothing on the backend)',
+      ),
     { ifMatch: false },
-  ).action(async (options: MutatingFlags & { file: string }, command: Command) => {
-    const ctx = contextOf(command);
-    const wait = waitOptionsOf(options);
-    const body = await readDocument(options.file);
-    const accepted = await ctx.client.request<Accepted>('POST', '/resources', {
-      body,
-      query: dryRunQuery(options.dryRun),
-    });
-    await reportAccepted(ctx, accepted, wait);
-  });
+  ).action(
+    async (options: MutatingFlags & { file: string; import?: boolean }, command: Command) => {
+      const ctx = contextOf(command);
+      const wait = waitOptionsOf(options);
+      const body = await readDocument(options.file);
+      if (options.import) body.import = true;
+      const accepted = await ctx.client.request<Accepted>('POST', '/resources', {
+        body,
+        query: dryRunQuery(options.dryRun),
+      });
+      await reportAccepted(ctx, accepted, wait);
+    },
+  );
 
   resource
     .command('get <urn>')
@@ -52,11 +64,27 @@ export function registerResourceCommands(program: Command): void {
     });
 
   resource
+    .command('describe <urn>')
+    .description('show one resource with its drift, pause and policy, and its latest revisions')
+    .action(async (urn: string, _options: object, command: Command) => {
+      const ctx = contextOf(command);
+      const found = await ctx.client.request<Resource>('GET', `/resources/${segment(urn)}`);
+      const revisions = await ctx.client.request<{ revisions: Revision[] }>(
+        'GET',
+        `/resources/${segment(urn)}/revisions`,
+        { query: { page_size: '5' } },
+      );
+      if (ctx.out.format === 'json') ctx.out.json({ resource: found, ...revisions });
+      else ctx.out.line(`${resourceDetails(found)}\n${revisionTable(revisions.revisions)}`);
+    });
+
+  resource
     .command('list')
     .description('list resources, ordered by URN')
     .option('--project <project>', 'only this project')
     .option('--kind <kind>', 'only this kind')
     .option('--status <status>', 'only PENDING, COMPLETED or ERROR')
+    .option('--paused', 'only paused resources')
     .option(
       '--label <key=value>',
       'only resources with this label (repeatable; all must match)',
@@ -70,6 +98,7 @@ export function registerResourceCommands(program: Command): void {
           project?: string;
           kind?: string;
           status?: string;
+          paused?: boolean;
           label: string[];
           limit?: string;
         },
@@ -83,6 +112,7 @@ export function registerResourceCommands(program: Command): void {
           project: options.project,
           kind: options.kind,
           status: options.status,
+          paused: options.paused ? 'true' : undefined,
           labels: options.label.length ? options.label.join(',') : undefined,
         };
         const listing = await collectPages<Resource>(
@@ -142,16 +172,77 @@ export function registerResourceCommands(program: Command): void {
   );
 
   mutatingOptions(
-    resource.command('delete <urn>').description('tear the resource down and remove it'),
+    resource
+      .command('delete <urn>')
+      .description('tear the resource down and remove it')
+      .option('--orphan', 'remove the record only; the backend object stays as it is')
+      .option(
+        '--cascade',
+        'delete every resource that depends on it first, leaves first (--dry-run shows the order)',
+      ),
+  ).action(
+    async (
+      urn: string,
+      options: MutatingFlags & { orphan?: boolean; cascade?: boolean },
+      command: Command,
+    ) => {
+      const ctx = contextOf(command);
+      const wait = waitOptionsOf(options);
+      const accepted = await ctx.client.request<CascadeAccepted>(
+        'DELETE',
+        `/resources/${segment(urn)}`,
+        {
+          query: {
+            ...dryRunQuery(options.dryRun),
+            orphan: options.orphan ? 'true' : undefined,
+            cascade: options.cascade ? 'true' : undefined,
+          },
+          headers: ifMatchHeader(options.ifMatch),
+        },
+      );
+      if (accepted.cascade?.length && ctx.out.format === 'table')
+        for (const dependent of accepted.cascade) ctx.out.line(acceptedLine(dependent));
+      await reportAccepted(ctx, accepted, wait);
+    },
+  );
+
+  mutatingOptions(
+    resource
+      .command('refresh <urn>')
+      .description(
+        'read the backend and record how it differs from the spec (state.drift); changes nothing',
+      ),
+    { dryRun: false, ifMatch: false },
   ).action(async (urn: string, options: MutatingFlags, command: Command) => {
     const ctx = contextOf(command);
-    const wait = waitOptionsOf(options);
-    const accepted = await ctx.client.request<Accepted>('DELETE', `/resources/${segment(urn)}`, {
-      query: dryRunQuery(options.dryRun),
-      headers: ifMatchHeader(options.ifMatch),
-    });
-    await reportAccepted(ctx, accepted, wait);
+    const accepted = await ctx.client.request<Accepted>(
+      'POST',
+      `/resources/${segment(urn)}/refresh`,
+    );
+    await reportAccepted(ctx, accepted, waitOptionsOf(options));
   });
+
+  for (const [name, description] of [
+    ['pause', 'stop syncing the resource; requests are still accepted and wait'],
+    ['resume', 'sync the resource again, starting with what waited'],
+  ] as const)
+    resource
+      .command(`${name} <urn>`)
+      .description(description)
+      .action(async (urn: string, _options: object, command: Command) => {
+        const ctx = contextOf(command);
+        const answer = await ctx.client.request<{ resource: Resource; operation?: Operation }>(
+          'POST',
+          `/resources/${segment(urn)}/${name}`,
+        );
+        if (ctx.out.format === 'json') ctx.out.json(answer);
+        else
+          ctx.out.line(
+            answer.operation
+              ? `${urn}: ${name === 'pause' ? 'paused' : 'resumed'} (operation ${answer.operation.id})`
+              : `${urn}: already ${name === 'pause' ? 'paused' : 'running'}; nothing changed`,
+          );
+      });
 
   mutatingOptions(
     resource.command('retry <urn>').description('retry the failed action of a resource in ERROR'),

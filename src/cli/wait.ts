@@ -1,4 +1,5 @@
 import type { Operation, Resource } from '../core/model.js';
+import type { SpecChange } from '../core/requests/spec-changes.js';
 import { CliError, EXIT } from './cli-error.js';
 import type { CliContext } from './context.js';
 import { ApiError, segment } from './http-client.js';
@@ -9,6 +10,9 @@ export interface Accepted {
   resource: Resource;
   operation: Operation;
   dry_run?: true;
+  /** A dry run's review (docs/design.md §11): the fields that would change, and the planned steps. */
+  changes?: SpecChange[];
+  steps?: string[];
 }
 
 export interface WaitOptions {

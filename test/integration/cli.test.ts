@@ -206,6 +206,18 @@ describeOneDialect('sqlite', 'the steward CLI client', () => {
       '  mode: "0640"',
       '',
     ].join('\n');
+    // --dry-run first: the change as a diff, with the steps the plan leaves for sync.
+    const review = await steward(['resource', 'update', motd, '-f', '-', '--dry-run'], yaml);
+    expect(review.code).toBe(0);
+    expect(review.stdout).toBe(
+      [
+        `dry run: update of ${motd} would be accepted at version 3; nothing was stored`,
+        '~ /configs/content: "hello\\n" → "bye\\n"',
+        '~ /configs/mode: "0600" → "0640"',
+        'steps: write, chmod',
+        '',
+      ].join('\n'),
+    );
     const update = await steward(['resource', 'update', motd, '-f', '-', '--wait'], yaml);
     expect(update.code).toBe(0);
     expect(update.stdout).toBe(`${motd}: COMPLETED at version 3\n`);

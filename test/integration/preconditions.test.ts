@@ -126,6 +126,15 @@ describeEachDialect('preconditions and dry runs', () => {
         state: { status: 'PENDING', action: 'create', data: { remaining: 2 } },
       });
       expect(res.body.operation).toMatchObject({ action: 'create', status: 'queued' });
+      // What a create would store, field by field, with the policy's defaults.
+      expect(res.body.action).toBe('create');
+      expect(res.body.changes).toEqual([
+        { path: '/configs/steps', to: 2 },
+        { path: '/policy/mode', to: 'manage' },
+        { path: '/policy/on_delete', to: 'delete' },
+      ]);
+      // The fake module keeps its progress as `data.remaining`, not the SDK's `data.pending`: no steps to show.
+      expect(res.body).not.toHaveProperty('steps');
       expect(res.headers.get('location')).toBeNull();
       expectError(await s.get(urn), 404, 'not_found');
       expect(await s.operations()).toEqual([]);
@@ -148,8 +157,28 @@ describeEachDialect('preconditions and dry runs', () => {
         spec: { configs: { value: 7 } },
         state: { status: 'PENDING', action: 'update' },
       });
+      expect(res.body.changes).toEqual([
+        { path: '/configs/value', from: 2, to: 7 },
+        { path: '/labels/team', to: 'x' },
+      ]);
       expect(await snapshot()).toEqual(before);
       expect(await s.h.steward.engine.runOnce()).toBe(0);
+    });
+
+    it('on PATCH: a secret that would change is listed as changed, never with its values', async () => {
+      await s.create('web', { value: 1, password: 'first-secret' });
+      await s.drain();
+      const changed = await call('PATCH', `${s.api}/resources/${urn}?dry_run=true`, {
+        configs: { value: 1, password: 'second-secret' },
+      });
+      expect(changed.status).toBe(200);
+      expect(changed.body.changes).toEqual([{ path: '/configs/password', changed: true }]);
+      expect(JSON.stringify(changed.body)).not.toMatch(/first-secret|second-secret/);
+      // The same secret again, or left out (kept), is no change at all.
+      for (const configs of [{ value: 1, password: 'first-secret' }, { value: 1 }]) {
+        const same = await call('PATCH', `${s.api}/resources/${urn}?dry_run=true`, { configs });
+        expect({ configs, changes: same.body.changes }).toEqual({ configs, changes: [] });
+      }
     });
 
     it('on an action: the planned params applied; nothing stored', async () => {
@@ -164,6 +193,10 @@ describeEachDialect('preconditions and dry runs', () => {
         spec: { configs: { value: 7 } },
         state: { action: 'bump' },
       });
+      expect(res.body).toMatchObject({
+        action: 'bump',
+        changes: [{ path: '/configs/value', from: 2, to: 7 }],
+      });
       expect(await snapshot()).toEqual(before);
     });
 
@@ -174,6 +207,8 @@ describeEachDialect('preconditions and dry runs', () => {
       expect(res.status).toBe(200);
       expect(res.body.resource.state).toMatchObject({ status: 'PENDING', action: 'delete' });
       expect(res.body.operation.action).toBe('delete');
+      // A delete changes no field of the spec: the action says what happens.
+      expect(res.body).toMatchObject({ action: 'delete', changes: [] });
       expect(await snapshot()).toEqual(before);
       expect(await s.h.steward.engine.runOnce()).toBe(0);
       expect(before.resource.state.status).toBe('COMPLETED');

@@ -65,8 +65,38 @@ function answerComponents(): Record<string, object> {
     Accepted: { type: 'object', required: ['resource', 'operation'], properties: pair },
     DryRun: {
       type: 'object',
-      required: ['resource', 'operation', 'dry_run'],
-      properties: { ...pair, dry_run: { const: true } },
+      required: ['resource', 'operation', 'dry_run', 'action', 'changes'],
+      properties: {
+        ...pair,
+        dry_run: { const: true },
+        action: { type: 'string', description: 'The action the request would plan.' },
+        changes: {
+          type: 'array',
+          description:
+            'Each field of configs, dependencies, labels and policy that would change; a secret only as `changed: true`.',
+          items: {
+            type: 'object',
+            required: ['path'],
+            properties: {
+              path: { type: 'string', examples: ['/configs/mode'] },
+              from: {
+                description: 'The stored value (absent when the field is new, or a secret).',
+              },
+              to: { description: 'The planned value (absent when the field goes, or a secret).' },
+              changed: {
+                const: true,
+                description: 'Set for a secret, whose values are never shown.',
+              },
+            },
+          },
+        },
+        steps: {
+          type: 'array',
+          items: { type: 'string' },
+          description:
+            "The steps the plan left for sync (the module's `data.pending`), when it keeps them.",
+        },
+      },
     },
   };
 }

@@ -142,9 +142,14 @@ export function resourceRoutes(
 function sendAccepted(res: Response, accepted: Accepted): void {
   res.setHeader('ETag', `"${accepted.resource.version}"`);
   if (accepted.dryRun) {
-    res
-      .status(200)
-      .json({ resource: accepted.resource, operation: accepted.operation, dry_run: true });
+    res.status(200).json({
+      resource: accepted.resource,
+      operation: accepted.operation,
+      dry_run: true,
+      action: accepted.operation.action,
+      changes: accepted.review?.changes ?? [],
+      ...(accepted.review?.steps ? { steps: accepted.review.steps } : {}),
+    });
     return;
   }
   res.setHeader('Location', `${API_PREFIX}/operations/${accepted.operation.id}`);

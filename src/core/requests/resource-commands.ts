@@ -24,6 +24,7 @@ import {
   validatedParams,
 } from './planning.js';
 import { footprintOf, NO_QUOTAS, quotaExceeded, type Quotas } from './quotas.js';
+import { plannedSteps, type SpecChange, specChanges } from './spec-changes.js';
 import { assertTransition, type UserRequest } from './transitions.js';
 import { operationView, resourceView } from './views.js';
 
@@ -54,6 +55,8 @@ export interface Accepted {
   resource: Resource;
   operation: Operation;
   dryRun: boolean;
+  /** A dry run's review: the fields that would change, and the steps the plan left for sync. */
+  review?: { changes: SpecChange[]; steps?: string[] };
 }
 
 export interface CommandDeps {
@@ -341,12 +344,16 @@ export function createResourceCommands({
    * value of `change.current` that did not open unless the request replaced it.
    */
   async function commit(change: AcceptedChange, options: RequestOptions): Promise<Accepted> {
-    const result = {
+    const result: Accepted = {
       resource: resourceView(change.resource, registry),
       operation: operationView(change.operation, registry),
       dryRun: Boolean(options.dryRun),
     };
     if (options.dryRun) {
+      result.review = {
+        changes: specChanges(change.current ?? null, change.resource, registry),
+        steps: plannedSteps(change.resource),
+      };
       const holder = change.claimKey
         ? await store.findClaimHolder(change.resource.kind, change.claimKey)
         : undefined;
