@@ -10,27 +10,35 @@ export function modeOf(configs: { mode?: string }): number {
   return parseInt(configs.mode ?? '0644', 8);
 }
 
-/** Hex SHA-256 of the content as the module writes it (UTF-8). */
-export function contentChecksum(content: string): string {
-  return createHash('sha256').update(content, 'utf8').digest('hex');
+/** Hex SHA-256 of the content as the module writes it (UTF-8), or of bytes read back. */
+export function contentChecksum(content: string | Buffer): string {
+  const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
+  return createHash('sha256').update(bytes).digest('hex');
 }
 
 /**
  * Runs `work` in the project's own directory under the root (both made 0700 when
  * missing), with every absolute path in a failure's message made relative to that
  * directory: a user sees the paths they configured, not the server's layout.
+ * With `ifMissing` (a read that must change nothing) the directory is not made:
+ * when it is missing, `ifMissing` answers.
  */
 export async function inProjectDirectory<T>(
   root: string,
   project: string,
   work: (dir: string) => Promise<T>,
+  { ifMissing }: { ifMissing?: () => T } = {},
 ): Promise<T> {
   const absoluteRoot = resolve(root);
   const dir = projectDirectory(absoluteRoot, project);
   try {
-    await mkdir(dir, { recursive: true, mode: 0o700 });
+    if (!ifMissing) await mkdir(dir, { recursive: true, mode: 0o700 });
     // Steward makes it a directory; anything else there (a link to another project, a file) was put by someone else.
-    const info = await lstat(dir);
+    const info = await lstat(dir).catch((err: NodeJS.ErrnoException) => {
+      if (ifMissing && err.code === 'ENOENT') return undefined;
+      throw err;
+    });
+    if (!info) return ifMissing!();
     if (info.isSymbolicLink() || !info.isDirectory()) {
       throw new TerminalError(
         `the project's directory in the file root is not a directory Steward made (it is a ${info.isSymbolicLink() ? 'symbolic link' : 'file'}); an operator must remove it`,
