@@ -1,6 +1,7 @@
-import { createHash } from 'node:crypto';
-import { lstat, mkdir } from 'node:fs/promises';
-import { resolve, sep } from 'node:path';
+import { createHash, randomBytes } from 'node:crypto';
+import { constants } from 'node:fs';
+import { type FileHandle, lstat, mkdir, open } from 'node:fs/promises';
+import { join, resolve, sep } from 'node:path';
 
 import { TerminalError } from '../../src/sdk/index.js';
 import { projectDirectory } from './paths.js';
@@ -8,6 +9,24 @@ import { projectDirectory } from './paths.js';
 /** The configured permission bits. */
 export function modeOf(configs: { mode?: string }): number {
   return parseInt(configs.mode ?? '0644', 8);
+}
+
+/**
+ * A new temporary file in `dir` with a random name, opened for writing with O_EXCL
+ * and O_NOFOLLOW (a link or a file placed at the name is refused, never followed or
+ * reused), mode 0600 until the caller sets its own. Answers its path and handle.
+ */
+export async function openTemporary(
+  dir: string,
+  prefix: string,
+): Promise<{ temporary: string; handle: FileHandle }> {
+  const temporary = join(dir, `${prefix}${randomBytes(8).toString('hex')}`);
+  const handle = await open(
+    temporary,
+    constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
+    0o600,
+  );
+  return { temporary, handle };
 }
 
 /** Hex SHA-256 of the content as the module writes it (UTF-8), or of bytes read back. */

@@ -1,9 +1,10 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
-import { lstat, mkdir, open, rename, rm } from 'node:fs/promises';
+import { lstat, mkdir, open, rename, rm, rmdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 
 import { TerminalError } from '../../src/sdk/index.js';
+import { openTemporary } from './disk.js';
 
 /**
  * The directory of receipts in the root. A project's directory is named for the
@@ -60,14 +61,21 @@ export function writeReceipts(root: string, writer: Writer): WriteReceipts {
       : [];
   };
   const save = async (path: string, inodes: Inode[]): Promise<void> => {
-    await privateDirectory(dir);
     const receipt: Receipt = {
       urn: writer.urn,
       created_at: writer.createdAt,
       path,
       inodes: inodes.slice(-MAX_INODES),
     };
-    await writeDurably(dir, file, JSON.stringify(receipt));
+    // Once more if another resource's `forget` removed the emptied directory in between.
+    for (let attempt = 1; ; attempt++) {
+      await privateDirectory(dir);
+      try {
+        return await writeDurably(dir, file, JSON.stringify(receipt));
+      } catch (err) {
+        if (attempt === 2 || (err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      }
+    }
   };
   return {
     record: async (path, inode) => save(path, [...(await mine(path)), inode]),
@@ -83,7 +91,10 @@ export function writeReceipts(root: string, writer: Writer): WriteReceipts {
       const info = await lstat(target, { bigint: true }).catch(() => undefined);
       return info !== undefined && (await mine(path)).includes(`${info.dev}:${info.ino}`);
     },
-    forget: () => rm(file, { force: true }),
+    forget: async () => {
+      await rm(file, { force: true });
+      await rmdir(dir).catch(() => undefined); // the last one leaves the root as it found it; ENOTEMPTY otherwise
+    },
   };
 }
 
@@ -130,21 +141,18 @@ async function privateDirectory(dir: string): Promise<void> {
 
 /** Written aside, flushed, renamed: a crash leaves the old receipt or the new one, never half of one. */
 async function writeDurably(dir: string, file: string, text: string): Promise<void> {
-  const temporary = join(dir, `.tmp-${randomBytes(8).toString('hex')}`);
+  let temporary: string | undefined;
   try {
-    const handle = await open(
-      temporary,
-      constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
-      0o600,
-    );
+    const opened = await openTemporary(dir, '.tmp-');
+    temporary = opened.temporary;
     try {
-      await handle.writeFile(text, 'utf8');
-      await handle.datasync();
+      await opened.handle.writeFile(text, 'utf8');
+      await opened.handle.datasync();
     } finally {
-      await handle.close();
+      await opened.handle.close();
     }
     await rename(temporary, file);
   } finally {
-    await rm(temporary, { force: true });
+    if (temporary !== undefined) await rm(temporary, { force: true });
   }
 }

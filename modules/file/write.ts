@@ -1,10 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import { link, lstat, mkdir, open, rename, rm } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { dirname } from 'node:path';
 
 import { TerminalError } from '../../src/sdk/index.js';
-import { modeOf } from './disk.js';
+import { modeOf, openTemporary } from './disk.js';
 import { inodeOf, type WriteReceipts } from './receipts.js';
 
 type Wanted = { path: string; content?: string; mode?: string };
@@ -29,14 +28,12 @@ export async function writeFile(
   { replace, receipts }: { replace: boolean; receipts: WriteReceipts },
 ): Promise<void> {
   await mkdir(dirname(target), { recursive: true });
-  const temporary = join(dirname(target), `.steward-tmp-${randomBytes(8).toString('hex')}`);
+  let temporary: string | undefined;
   let inode: string;
   try {
-    const handle = await open(
-      temporary,
-      constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
-      0o600,
-    );
+    const opened = await openTemporary(dirname(target), '.steward-tmp-');
+    temporary = opened.temporary;
+    const handle = opened.handle;
     try {
       await handle.chmod(modeOf(wanted)); // exact, whatever the umask
       await handle.writeFile(wanted.content ?? '', 'utf8');
@@ -59,7 +56,7 @@ export async function writeFile(
       throw alreadyExists(wanted.path);
     }
   } finally {
-    await rm(temporary, { force: true });
+    if (temporary !== undefined) await rm(temporary, { force: true });
   }
 }
 
