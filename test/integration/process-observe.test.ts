@@ -7,6 +7,7 @@ import { readIdentity } from '../../modules/child-process/proc-info.js';
 import { createProcessModule } from '../../modules/process/index.js';
 import { type ModuleDefinition, type Resource, TerminalError } from '../../src/sdk/index.js';
 import { waitFor } from '../helpers/harness.js';
+import { isAlive, killAllWith, processesWith } from '../helpers/local-processes.js';
 import {
   planned,
   resourceDocument,
@@ -15,7 +16,6 @@ import {
   syncUntilCompleted,
   writtenBack,
 } from '../helpers/local-program-documents.js';
-import { isAlive, killAllWith, processesWith } from '../helpers/local-processes.js';
 
 /**
  * `process` at the module level (issue 13): create never takes over a run directory whose
@@ -115,7 +115,7 @@ describe('process observe', () => {
     }, 'observe to see one replica');
     expect(one.exists).toBe(true);
     expect(one.output).toMatchObject({ running: 1, desired: 2 });
-    expect(one.output!.replicas![0]).toMatchObject({ pid: first, status: 'exited' });
+    expect((one.output!.replicas as unknown[])[0]).toMatchObject({ pid: first, status: 'exited' });
 
     process.kill(second, 'SIGKILL');
     await waitFor(
