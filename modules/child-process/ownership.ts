@@ -5,11 +5,11 @@ import { readJsonFile, writeJsonAtomic } from './run-dir.js';
 
 /**
  * `owner.json` in a resource's run directory: which resource made it, written before anything is
- * started there. `owner` is a token only that resource holds: the operation that first wrote the
- * marker (its create, or the first sync of a resource made before markers existed), kept in
- * `state.data.owner` from then on. An orphaned resource's directory keeps its old token, so a new
- * resource of the same name does not take it over; a create retried after a crash holds the same
- * operation, so it finds its own marker and carries on.
+ * started there. `owner` is a token of one incarnation of the resource: its `created_at` (a resource
+ * orphaned and then created again under the same URN is a new row, created later), or, once it
+ * imported the directory, the token of the marker it found, kept in `state.data.owner`. So a create
+ * retried after a crash, or retried as a new operation after an ERROR, finds its own marker and
+ * carries on, while the directory an orphaned resource left behind is not taken over.
  */
 export interface OwnerMarker {
   urn: string;
@@ -32,13 +32,14 @@ export type Ownership =
 /** The resource fields ownership is decided on. */
 export interface OwnedResource {
   urn: string;
-  state: { operation_id: string; data: unknown; output: object };
+  created_at: string;
+  state: { data: unknown; output: object };
 }
 
-/** The token a marker of this resource holds: the one it keeps, or (before its first write-back) its operation. */
+/** The token a marker of this resource holds: the one it imported, or its creation time. */
 export function ownerToken(resource: OwnedResource): string {
   const kept = (resource.state.data as { owner?: unknown } | null)?.owner;
-  return typeof kept === 'string' ? kept : resource.state.operation_id;
+  return typeof kept === 'string' ? kept : resource.created_at;
 }
 
 export const readOwner = (dir: string) => readJsonFile<Partial<OwnerMarker>>(join(dir, OWNER_FILE));

@@ -90,7 +90,7 @@ export async function syncJob(
       await stopRun(deps, dir, run, ctx.signal, true);
       return { status: 'PENDING', data: { owner } };
     }
-    return { status: 'PENDING', requeueAfterMs: deps.pollMs };
+    return { status: 'PENDING', requeueAfterMs: deps.pollMs, data: { owner } };
   }
   throw new TerminalError(
     `the job's wrapper (pid ${run.pid}) ended without recording how the command ended`,

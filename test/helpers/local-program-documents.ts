@@ -16,11 +16,15 @@ export const syncContext = (): SyncContext => ({
   now: () => new Date(),
 });
 
+export const CREATED_AT = '2026-01-01T00:00:00.000Z';
+
 export interface DocumentState {
   action: string;
   operationId: string;
   data?: unknown;
   output?: Record<string, unknown>;
+  /** Another incarnation of the same URN (created again after an orphaning delete) has another. */
+  createdAt?: string;
 }
 
 /** A resource document as the core hands it to a module (secrets included, policy and drift fields present). */
@@ -28,7 +32,7 @@ export function resourceDocument(
   kind: string,
   name: string,
   configs: Record<string, unknown>,
-  { action, operationId, data = null, output = {} }: DocumentState,
+  { action, operationId, data = null, output = {}, createdAt = CREATED_AT }: DocumentState,
 ): Resource {
   return {
     urn: `orn:steward:${kind}:p:${name}`,
@@ -37,8 +41,8 @@ export function resourceDocument(
     name,
     labels: {},
     version: 1,
-    created_at: '2026-01-01T00:00:00.000Z',
-    updated_at: '2026-01-01T00:00:00.000Z',
+    created_at: createdAt,
+    updated_at: createdAt,
     created_by: 't',
     updated_by: 't',
     spec: { configs, dependencies: {}, policy: { mode: 'manage', on_delete: 'delete' } },

@@ -7,6 +7,7 @@ import { type ModuleDefinition, type Resource, TerminalError } from '../../src/s
 import { waitFor } from '../helpers/harness.js';
 import { isAlive, killAllWith, processesWith } from '../helpers/local-processes.js';
 import {
+  CREATED_AT,
   planned,
   resourceDocument,
   snapshot,
@@ -58,10 +59,11 @@ const runDirOf = (name: string) => join(runDir, `job.p.${name}`);
 const observe = (resource: Resource) =>
   module.observe!({ resource, dependencies: {} }, syncContext());
 const sync = (resource: Resource) => module.sync({ resource, dependencies: {} }, syncContext());
-const creating = (name: string, script: string, operationId: string) =>
+const LATER = '2026-02-01T00:00:00.000Z'; // a resource created again after an orphaning delete
+const creating = (name: string, script: string, operationId: string, createdAt = CREATED_AT) =>
   planned(
     module,
-    resourceDocument('job', name, configs(script), { action: 'create', operationId }),
+    resourceDocument('job', name, configs(script), { action: 'create', operationId, createdAt }),
     null,
   );
 
@@ -78,7 +80,7 @@ describe('job observe', () => {
       exists: true,
       configs: configs('console.log("hi")'),
       output: done.state.output,
-      data: { owner: 'op_create' },
+      data: { owner: CREATED_AT },
     });
     expect(snapshot(runDir)).toEqual(before);
   });
@@ -155,11 +157,33 @@ describe('job create never takes over', () => {
       pid: lost.output!.pid,
       exit_code: 0,
     });
-    expect(done.state.data).toEqual({ owner: 'op_c' });
+    expect(done.state.data).toEqual({ owner: CREATED_AT });
     const lines = readFileSync(join(runDirOf('crashy'), 'job.log'), 'utf8')
       .trim()
       .split('\n');
     expect(lines.map((line) => JSON.parse(line).line)).toEqual(['once']); // one run, not two
+  });
+
+  it('runs when retried as a new operation after failing before its first write-back', async () => {
+    const cwd = join(dir, 'later');
+    const document = await planned(
+      module,
+      resourceDocument(
+        'job',
+        'retried',
+        { ...configs('console.log("ok")'), cwd },
+        {
+          action: 'create',
+          operationId: 'op_create',
+        },
+      ),
+      null,
+    );
+    await expect(sync(document)).rejects.toThrow(TerminalError); // cwd missing: ERROR, nothing written back
+    mkdirSync(cwd);
+    const retry = { ...document, state: { ...document.state, operation_id: 'op_retry' } };
+    const done = await syncUntilCompleted(module, retry);
+    expect(done.state.output).toMatchObject({ run_id: 'op_retry', exit_code: 0 });
   });
 
   it('refuses an orphaned job’s directory to a new create; an import adopts it and a delete removes it', async () => {
@@ -169,20 +193,21 @@ describe('job create never takes over', () => {
     );
     const before = snapshot(runDir);
 
-    const again = await creating('nightly', 'console.log("ran")', 'op_new');
+    const again = await creating('nightly', 'console.log("ran")', 'op_new', LATER);
     await expect(sync(again)).rejects.toThrow(/already exists .*import: true/);
     expect(snapshot(runDir)).toEqual(before);
 
     const importing = resourceDocument('job', 'nightly', configs('console.log("ran")'), {
       action: 'import',
       operationId: 'op_import',
+      createdAt: LATER,
     });
     const seen = await observe(importing);
     expect(seen).toEqual({
       exists: true,
       configs: configs('console.log("ran")'),
       output: orphaned.state.output,
-      data: { owner: 'op_old' },
+      data: { owner: CREATED_AT },
     });
     expect(snapshot(runDir)).toEqual(before);
 
@@ -191,6 +216,7 @@ describe('job create never takes over', () => {
       resourceDocument('job', 'nightly', configs('console.log("ran")'), {
         action: 'delete',
         operationId: 'op_delete',
+        createdAt: LATER,
         data: seen.data,
         output: seen.output,
       }),

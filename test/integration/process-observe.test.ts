@@ -9,6 +9,7 @@ import { type ModuleDefinition, type Resource, TerminalError } from '../../src/s
 import { waitFor } from '../helpers/harness.js';
 import { isAlive, killAllWith, processesWith } from '../helpers/local-processes.js';
 import {
+  CREATED_AT,
   planned,
   resourceDocument,
   snapshot,
@@ -58,10 +59,18 @@ const observe = (resource: Resource) =>
   module.observe!({ resource, dependencies: {} }, syncContext());
 const sync = (resource: Resource) => module.sync({ resource, dependencies: {} }, syncContext());
 
-async function created(name: string, operationId: string, replicas = 1): Promise<Resource> {
+const LATER = '2026-02-01T00:00:00.000Z'; // a resource created again after an orphaning delete
+
+async function created(
+  name: string,
+  operationId: string,
+  replicas = 1,
+  createdAt = CREATED_AT,
+): Promise<Resource> {
   const document = resourceDocument('process', name, configs(replicas), {
     action: 'create',
     operationId,
+    createdAt,
   });
   return syncUntilCompleted(module, await planned(module, document, null));
 }
@@ -88,7 +97,7 @@ describe('process observe', () => {
       exists: true,
       configs: { replicas: 2, stopped: false, command: 'sleep', args: [MARK] },
       output: resource.state.output,
-      data: { pending: [], owner: 'op_create' },
+      data: { pending: [], owner: CREATED_AT },
     });
     // Nothing written, nothing signalled.
     expect(snapshot(runDir)).toEqual(before);
@@ -179,9 +188,9 @@ describe('process create never takes over', () => {
       started,
     ]);
     expect(processesWith(MARK)).toEqual([started]);
-    expect(retried.data).toEqual({ pending: [], owner: 'op_c' });
+    expect(retried.data).toEqual({ pending: [], owner: CREATED_AT });
     const marker = JSON.parse(readFileSync(join(runDirOf('crashy'), 'owner.json'), 'utf8'));
-    expect(marker).toEqual({ urn: 'orn:steward:process:p:crashy', owner: 'op_c' });
+    expect(marker).toEqual({ urn: 'orn:steward:process:p:crashy', owner: CREATED_AT });
   });
 
   it('refuses an orphaned resource’s live processes to a new create; an import adopts them and a delete stops them', async () => {
@@ -191,7 +200,11 @@ describe('process create never takes over', () => {
 
     const again = await planned(
       module,
-      resourceDocument('process', 'svc', configs(), { action: 'create', operationId: 'op_new' }),
+      resourceDocument('process', 'svc', configs(), {
+        action: 'create',
+        operationId: 'op_new',
+        createdAt: LATER,
+      }),
       null,
     );
     await expect(sync(again)).rejects.toThrow(/already exists .*import: true/);
@@ -202,9 +215,10 @@ describe('process create never takes over', () => {
     const importing = resourceDocument('process', 'svc', configs(), {
       action: 'import',
       operationId: 'op_import',
+      createdAt: LATER,
     });
     const seen = await observe(importing);
-    expect(seen).toMatchObject({ exists: true, data: { owner: 'op_old' } });
+    expect(seen).toMatchObject({ exists: true, data: { owner: CREATED_AT } });
     expect(snapshot(runDir)).toEqual(before);
     const imported = {
       ...importing,
@@ -221,6 +235,7 @@ describe('process create never takes over', () => {
       resourceDocument('process', 'svc', configs(), {
         action: 'delete',
         operationId: 'op_delete',
+        createdAt: LATER,
         data: seen.data,
         output: seen.output,
       }),
@@ -236,7 +251,7 @@ describe('process create never takes over', () => {
     const [pid] = livePids(orphaned) as [number];
     process.kill(pid, 'SIGKILL');
     await waitFor(() => !isAlive(pid), 'the old process to be gone');
-    const renewed = await created('stale', 'op_new');
+    const renewed = await created('stale', 'op_new', 1, LATER);
     const [fresh] = livePids(renewed) as [number];
     expect(fresh).not.toBe(pid);
     expect(renewed.state.output.restarts).toBe(0);
