@@ -18,6 +18,8 @@ export interface Adopted {
 export interface Owner {
   marker: string;
   adopted?: Adopted;
+  /** Told of an object a drop step left alone because another made it. */
+  leftAlone?(what: string): void;
 }
 
 /**
@@ -104,11 +106,6 @@ export function ownsRole(found: RoleRow, owner: Owner): boolean {
 /** Create never takes over: the message says what exists and how to adopt it. */
 export function alreadyExists(what: string): string {
   return `${what} already exists on the server and was not made by this resource; nothing was changed. Import it with \`import: true\`, or choose another name`;
-}
-
-/** Delete drops only what this resource made or adopted. */
-export function notOurs(what: string): string {
-  return `${what} exists but was not made (nor imported) by this resource, so Steward does not drop it; nothing was changed. Forget the resource with DELETE ?orphan=true`;
 }
 
 function textOrNull(value: unknown): string | null {

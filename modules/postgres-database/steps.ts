@@ -8,7 +8,6 @@ import {
 import {
   alreadyExists,
   databaseRow,
-  notOurs,
   type Owner,
   ownsDatabase,
   ownsRole,
@@ -129,8 +128,8 @@ export async function reassignOwned(
 
 /**
  * In the database: revokes what `previous` was granted there, so the role can be
- * dropped. Returns whether the role still exists. Only a role this resource made or
- * adopted is touched.
+ * dropped. Returns whether there is a role of this resource's to drop: one another
+ * made is left alone.
  */
 export async function dropOwned(
   session: PostgresSession,
@@ -146,7 +145,7 @@ export async function dropOwned(
 
 /**
  * DROP DATABASE, closing its sessions first on PostgreSQL 13 and later (WITH (FORCE)),
- * when it is this resource's; a database of that name that another made is refused.
+ * when it is this resource's; a database of that name that another made is left alone.
  */
 export async function dropDatabase(
   admin: PostgresSession,
@@ -155,7 +154,7 @@ export async function dropDatabase(
 ): Promise<void> {
   const found = await databaseRow(admin, database);
   if (!found) return;
-  if (!ownsDatabase(found, owner)) throw new TerminalError(notOurs(`database "${database}"`));
+  if (!ownsDatabase(found, owner)) return owner.leftAlone?.(`database "${database}"`);
   const { rows } = await admin.query(
     "SELECT current_setting('server_version_num')::int AS version_num",
   );
@@ -174,7 +173,11 @@ export async function dropRole(
     await admin.query(`DROP ROLE IF EXISTS ${id(role)}`);
 }
 
-/** The role if it exists and may be dropped: this resource's, and neither the admin nor a superuser. */
+/**
+ * The role if it exists and may be dropped: this resource's, and neither the admin nor
+ * a superuser. A role another made (a create refused because it existed, or one
+ * replaced by hand) is left alone: delete drops only what this resource made or adopted.
+ */
 async function droppableRole(
   session: PostgresSession,
   role: string,
@@ -184,7 +187,10 @@ async function droppableRole(
   refuseAdmin(role, adminUser);
   const existing = await roleRow(session, role);
   if (!existing) return undefined;
-  if (!ownsRole(existing, owner)) throw new TerminalError(notOurs(`role "${role}"`));
+  if (!ownsRole(existing, owner)) {
+    owner.leftAlone?.(`role "${role}"`);
+    return undefined;
+  }
   if (existing.superuser)
     throw new TerminalError(`role "${role}" is a superuser; Steward does not drop superuser roles`);
   return existing;

@@ -49,7 +49,12 @@ export async function syncDatabase(
     return { status: 'COMPLETED', data: done };
   }
   const server = requireServer(dependencies.server);
-  const owner: Owner = { marker: markerOf(resource), adopted: data.adopted };
+  const owner: Owner = {
+    marker: markerOf(resource),
+    adopted: data.adopted,
+    leftAlone: (what) =>
+      ctx.log.warn('postgres_database left alone what it did not make', { object: what }),
+  };
   let password =
     typeof resource.state.output.password === 'string' ? resource.state.output.password : undefined;
   if (step) {
