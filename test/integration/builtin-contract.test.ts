@@ -228,6 +228,9 @@ describe('the contract kit on every built-in module, with its shipped examples',
       databases: databases.map((row) => row.datname),
       roles: roles.map((row) => row.rolname),
     }).toEqual({ databases: ['analytics'], roles: ['analytics_app'] });
+    // What was orphaned is no resource's now: the next run of the examples would be refused ("already exists").
+    await adminQuery(pg, 'DROP DATABASE analytics');
+    await adminQuery(pg, 'DROP ROLE analytics_app');
   }, 60_000);
 
   it('kv_entry: the Python http module example, its plan awaited over HTTP', async () => {
