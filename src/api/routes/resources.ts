@@ -11,6 +11,7 @@ import { API_PREFIX } from '../prefix.js';
 import {
   parseCreateBody,
   parseDryRun,
+  parseFlag,
   parseLabelFilter,
   parsePageSize,
   parseStatus,
@@ -20,6 +21,7 @@ import {
 } from '../request-parsing.js';
 import type { BodyValidator } from '../schemas.js';
 import { sendPage } from '../send-page.js';
+import { pauseRoutes, sendCascade } from './day-two.js';
 
 export function resourceRoutes(
   commands: ResourceCommands,
@@ -43,12 +45,21 @@ export function resourceRoutes(
   });
 
   router.get('/resources', async (req, res) => {
-    const q = queryOf(req, ['project', 'kind', 'status', 'labels', 'page_size', 'page_token']);
+    const q = queryOf(req, [
+      'project',
+      'kind',
+      'status',
+      'paused',
+      'labels',
+      'page_size',
+      'page_token',
+    ]);
     const page = await queries.listResources(
       {
         project: q.project,
         kind: q.kind,
         status: parseStatus(q.status),
+        paused: parseFlag('paused', q.paused),
         labels: parseLabelFilter(q.labels, limits.labels),
       },
       parsePageSize(q.page_size),
@@ -77,13 +88,18 @@ export function resourceRoutes(
   });
 
   router.delete('/resources/:urn', async (req, res) => {
-    const { dry_run } = queryOf(req, ['dry_run']);
+    const q = queryOf(req, ['dry_run', 'orphan', 'cascade']);
     const caller = authorizeResource(res, req.params.urn, NEEDS.change, 'delete resources');
-    sendAccepted(
-      res,
-      await commands.remove(req.params.urn, requestOptions(req, caller, parseDryRun(dry_run))),
-    );
+    const options = requestOptions(req, caller, parseDryRun(q.dry_run));
+    const removal = { orphan: parseFlag('orphan', q.orphan) };
+    if (!parseFlag('cascade', q.cascade)) {
+      sendAccepted(res, await commands.remove(req.params.urn, options, removal));
+      return;
+    }
+    sendCascade(res, await commands.removeCascade(req.params.urn, options, removal, caller.scope));
   });
+
+  pauseRoutes(router, commands);
 
   router.post('/resources/:urn/execute', async (req, res) => {
     const { dry_run } = queryOf(req, ['dry_run']);
