@@ -1,8 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { generateToken, hashToken, writeTokensFile } from '../../src/api/auth/tokens-file.js';
+import { type ChildSteward, spawnSteward } from '../helpers/child-steward.js';
 import { describeEachDialect } from '../helpers/dialects.js';
 import { createFakeModule, type FakeModule } from '../helpers/fake-module.js';
 import { expectError, type FakeSteward, startFakeSteward, urnOf } from '../helpers/fake-steward.js';
@@ -445,5 +446,125 @@ describeEachDialect('a cascade reaching outside the caller’s projects', () => 
     );
     expect(res.status).toBe(200);
     expect(res.body.cascade.map((c: any) => c.resource.urn)).toEqual([theirs, mine]);
+  });
+});
+
+/**
+ * A module for a real child Steward (STEWARD_MODULE_PATHS): kind `tier`, each one optionally
+ * depending on another. Every call appends `start|end {action} {urn} {pid}` to TREE_LEDGER; a
+ * delete holds while the TREE_HOLD file exists, so the test can kill the process in its middle.
+ */
+const TIER_MODULE = `
+import { appendFileSync, existsSync } from 'node:fs';
+const record = (line) => appendFileSync(process.env.TREE_LEDGER, line + '\\n');
+export default {
+  kind: 'tier',
+  description: 'The cascade crash test kind.',
+  configSchema: { type: 'object', additionalProperties: false, properties: {} },
+  dependencies: { up: { kind: 'tier', optional: true } },
+  actions: { create: {}, update: {}, delete: {} },
+  plan: () => ({}),
+  async sync({ resource }, ctx) {
+    const { urn } = resource;
+    const { action } = resource.state;
+    record(\`start \${action} \${urn} \${process.pid}\`);
+    while (action === 'delete' && existsSync(process.env.TREE_HOLD)) {
+      if (ctx.signal.aborted) throw new Error('aborted');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    record(\`end \${action} \${urn} \${process.pid}\`);
+    return { status: 'COMPLETED', output: {} };
+  },
+};
+`;
+
+describeEachDialect('a cascade killed with SIGKILL in its middle', () => {
+  let dir: string;
+  const children: ChildSteward[] = [];
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'steward-cascade-kill-'));
+  });
+  afterEach(async () => {
+    await Promise.all(children.splice(0).map((child) => child.stop('SIGKILL')));
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('converges after a restart: everything gone, leaves first, nothing deleted twice', async () => {
+    const modules = join(dir, 'modules');
+    mkdirSync(join(modules, 'tier'), { recursive: true });
+    writeFileSync(join(modules, 'tier', 'index.mjs'), TIER_MODULE);
+    const ledgerFile = join(dir, 'ledger.txt');
+    const hold = join(dir, 'hold');
+    const env = {
+      STEWARD_DB: await testDatabase(dir),
+      STEWARD_MODULE_PATHS: modules,
+      TREE_LEDGER: ledgerFile,
+      TREE_HOLD: hold,
+      // Short, so the lease the killed process held lapses soon after the restart.
+      STEWARD_LEASE_MS: '1500',
+      STEWARD_DEPENDENCY_POLL_MS: '100',
+    };
+    const ledger = () =>
+      existsSync(ledgerFile)
+        ? readFileSync(ledgerFile, 'utf8')
+            .split('\n')
+            .filter(Boolean)
+            .map((line) => line.split(' ') as [string, string, string, string])
+        : [];
+    const urn = (name: string) => `orn:steward:tier:p:${name}`;
+    const [A, B, C1, C2] = ['a', 'b', 'c1', 'c2'].map(urn) as [string, string, string, string];
+
+    let child = await spawnSteward(env);
+    children.push(child);
+    const create = (name: string, up?: string) =>
+      call('POST', `${child.api}/resources`, {
+        kind: 'tier',
+        project: 'p',
+        name,
+        spec: { configs: {}, dependencies: up ? { up } : {} },
+      });
+    expect((await create('a')).status).toBe(202);
+    expect((await create('b', A)).status).toBe(202);
+    expect((await create('c1', B)).status).toBe(202);
+    expect((await create('c2', B)).status).toBe(202);
+    await waitFor(async () => {
+      const listed = (await call('GET', `${child.api}/resources?status=COMPLETED`)).body.resources;
+      return listed.length === 4;
+    }, 'the tree to be created');
+
+    writeFileSync(hold, '');
+    const res = await call('DELETE', `${child.api}/resources/${A}?cascade=true`);
+    expect(res.status).toBe(202);
+    expect(res.body.cascade.map((c: any) => c.resource.urn)).toEqual([C1, C2, B]);
+    await waitFor(
+      () => ledger().some(([event, action]) => event === 'start' && action === 'delete'),
+      'a leaf delete to start',
+    );
+    expect(await child.stop('SIGKILL')).toBeNull();
+
+    rmSync(hold);
+    child = await spawnSteward(env);
+    children.push(child);
+    await waitFor(
+      async () => (await call('GET', `${child.api}/resources/${A}`)).status === 404,
+      'the cascade to converge',
+      20_000,
+    );
+    expect((await call('GET', `${child.api}/resources`)).body.resources).toEqual([]);
+
+    const lines = ledger().filter(([, action]) => action === 'delete');
+    const ended = lines.filter(([event]) => event === 'end').map(([, , target]) => target);
+    // Each delete completed once; a call cut short by the kill ran again, and nothing after.
+    expect([...ended].sort()).toEqual([A, B, C1, C2].sort());
+    for (const target of [A, B, C1, C2]) {
+      const last = lines.map(([, , u]) => u).lastIndexOf(target);
+      expect(lines[last]![0]).toBe('end');
+    }
+    const endOf = (target: string) => lines.findIndex(([e, , u]) => e === 'end' && u === target);
+    const startOf = (target: string) =>
+      lines.findIndex(([e, , u]) => e === 'start' && u === target);
+    expect(endOf(C1)).toBeLessThan(startOf(B));
+    expect(endOf(C2)).toBeLessThan(startOf(B));
+    expect(endOf(B)).toBeLessThan(startOf(A));
   });
 });
