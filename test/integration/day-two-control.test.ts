@@ -246,6 +246,46 @@ describeEachDialect('orphan', () => {
   });
 });
 
+describeEachDialect('orphan of a kind no longer loaded', () => {
+  it('lets the record go, where a delete can only fail', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'steward-orphan-gone-'));
+    const gizmo = createFakeModule({ kind: 'gizmo' });
+    const db = await testDatabase(dir);
+    const start = (withModule: boolean) =>
+      startSteward({
+        dir,
+        config: { worker: false, backoffBaseMs: 0, backoffMaxMs: 0, db },
+        overrides: {
+          extraModules: withModule ? [{ definition: gizmo.definition, origin: 'test' }] : [],
+        },
+      });
+    let h = await start(true);
+    try {
+      const urn = 'orn:steward:gizmo:p:left';
+      const made = await call('POST', `${h.api}/resources`, {
+        kind: 'gizmo',
+        project: 'p',
+        name: 'left',
+        spec: { configs: {} },
+      });
+      expect(made.status).toBe(202);
+      await h.steward.engine.drain();
+      await h.steward.stop();
+      h = await start(false);
+      expectError(await call('DELETE', `${h.api}/resources/${urn}`), 400, 'invalid_request');
+      const res = await call('DELETE', `${h.api}/resources/${urn}?orphan=true`);
+      expect(res.status).toBe(202);
+      expect(res.body.operation.action).toBe('orphan');
+      await h.steward.engine.drain();
+      expect((await call('GET', `${h.api}/resources/${urn}`)).status).toBe(404);
+      expect(callsOf(gizmo, urn)).toEqual(['create']);
+    } finally {
+      await h.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describeEachDialect('cascading delete', () => {
   /** A: fake; B and B2 depend on A (mid); C depends on B (leaf). */
   let s: FakeSteward;

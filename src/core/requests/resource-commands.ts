@@ -438,7 +438,11 @@ export function createResourceCommands({
       checkIfMatch(current, options.ifMatch);
       if (!(request === 'delete' && current.state.action === 'delete'))
         assertTransition(request, current.state.status, urn);
-      return attempt(current, registry.get(current.kind));
+      // An orphan never asks the module (no plan, no claim key, no footprint): a resource whose
+      // kind is no longer loaded can still be let go, so nothing is stuck forever.
+      const module =
+        request === 'orphan' ? registry.find(current.kind) : registry.get(current.kind);
+      return attempt(current, module as RegisteredModule);
     });
   }
 
