@@ -34,10 +34,7 @@ export function sendCascade(res: Response, accepted: CascadeAccepted<Accepted>):
   if (root.dryRun) {
     res.status(200).json({
       ...dryRunAnswer(root),
-      cascade: accepted.cascade.map((each) => {
-        const { dry_run: _dryRun, ...answer } = dryRunAnswer(each);
-        return answer;
-      }),
+      cascade: accepted.cascade.map(dryRunAnswer),
     });
     return;
   }
