@@ -18,6 +18,8 @@ const EXPECTED: Record<UserRequest, RequestSource[]> = {
   delete: ['PENDING', 'COMPLETED', 'ERROR'],
   retry: ['ERROR'],
   cancel: ['PENDING'],
+  import: ['ABSENT'],
+  refresh: ['COMPLETED', 'ERROR'],
 };
 
 describe('the transition table', () => {
@@ -57,6 +59,8 @@ describe('the transition table', () => {
       delete: 'PENDING',
       retry: 'PENDING',
       cancel: 'ERROR',
+      import: 'PENDING',
+      refresh: 'PENDING',
     });
   });
 });

@@ -2,7 +2,15 @@ import { InvalidStateError, NotFoundError } from '../errors.js';
 import type { ResourceStatus } from '../model.js';
 
 /** The requests a user can make of a resource (docs/design.md §4). */
-export type UserRequest = 'create' | 'update' | 'action' | 'delete' | 'retry' | 'cancel';
+export type UserRequest =
+  | 'create'
+  | 'update'
+  | 'action'
+  | 'delete'
+  | 'retry'
+  | 'cancel'
+  | 'import'
+  | 'refresh';
 
 /** Where a resource can be when the request arrives; ABSENT means the URN is free. */
 export type RequestSource = ResourceStatus | 'ABSENT';
@@ -20,6 +28,8 @@ export const TRANSITIONS: Readonly<
   delete: { from: ['PENDING', 'COMPLETED', 'ERROR'], to: 'PENDING' },
   retry: { from: ['ERROR'], to: 'PENDING' },
   cancel: { from: ['PENDING'], to: 'ERROR' },
+  import: { from: ['ABSENT'], to: 'PENDING' },
+  refresh: { from: ['COMPLETED', 'ERROR'], to: 'PENDING' },
 });
 
 /** What the sync loop may do with a PENDING resource. */
