@@ -16,6 +16,7 @@ import { refuseMovedSecrets } from '../secrets/secret-bindings.js';
 import { claimHeldError, claimKeyOf } from './claims.js';
 import { resolveDependencies } from './dependencies.js';
 import { eventFor, newOperation, newResource, pendingFor, revisionOf } from './documents.js';
+import { asImport, policyOf, refuseObserveModeAction, requireObserve } from './observe-requests.js';
 import {
   applyPlan,
   keepOmittedSecrets,
@@ -23,12 +24,6 @@ import {
   validatedConfigs,
   validatedParams,
 } from './planning.js';
-import {
-  asImport,
-  policyOf,
-  refuseObserveModeAction,
-  requireObserve,
-} from './observe-requests.js';
 import { footprintOf, NO_QUOTAS, quotaExceeded, type Quotas } from './quotas.js';
 import { assertTransition, type UserRequest } from './transitions.js';
 import { operationView, resourceView } from './views.js';

@@ -3,14 +3,7 @@ import type { ResourceStatus } from '../model.js';
 
 /** The requests a user can make of a resource (docs/design.md §4). */
 export type UserRequest =
-  | 'create'
-  | 'update'
-  | 'action'
-  | 'delete'
-  | 'retry'
-  | 'cancel'
-  | 'import'
-  | 'refresh';
+  'create' | 'update' | 'action' | 'delete' | 'retry' | 'cancel' | 'import' | 'refresh';
 
 /** Where a resource can be when the request arrives; ABSENT means the URN is free. */
 export type RequestSource = ResourceStatus | 'ABSENT';

@@ -21,10 +21,7 @@ export function computeDrift(
   if (observed.exists) {
     for (const [key, actual] of Object.entries(observed.configs ?? {})) {
       if (actual === undefined || jsonEqual(desired[key], actual)) continue;
-      fields[`/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`] = isSecretConfig(
-        configSchema,
-        key,
-      )
+      fields[`/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`] = isSecretConfig(configSchema, key)
         ? { secret: true }
         : { desired: desired[key], actual };
     }
