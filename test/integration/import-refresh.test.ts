@@ -2,6 +2,8 @@ import { describeEachDialect } from '../helpers/dialects.js';
 import { createFakeModule } from '../helpers/fake-module.js';
 import { expectError } from '../helpers/fake-steward.js';
 import { call, type Harness, startSteward, waitFor } from '../helpers/harness.js';
+import { everyCell, openRawDatabase } from '../helpers/raw-database.js';
+import { newSecretKey } from '../helpers/vault.js';
 
 /**
  * Import, refresh, drift and observe mode (docs/design.md §11) through the real API and
@@ -334,5 +336,46 @@ describeEachDialect('import, refresh and observe mode', () => {
     expect(patched.body.resource.spec.policy).toEqual({ mode: 'manage', on_delete: 'delete' });
     await h.steward.engine.drain();
     expect(syncsOf(fake, urn).map((c) => c.action)).toEqual(['update']);
+  });
+
+  it('seals a secret config an import fills in, like an accepted one, and opens it to compare', async () => {
+    const sealedModule = createFakeModule({ kind: 'sealed' });
+    const s = await startSteward({
+      config: { worker: false, secretKey: newSecretKey() },
+      overrides: { extraModules: [{ definition: sealedModule.definition, origin: 'test' }] },
+    });
+    const raw = await openRawDatabase(s.steward.config.db);
+    try {
+      const urn = 'orn:steward:sealed:p:s';
+      const secret = 'imported-password-5d2e91';
+      sealedModule.scriptObserve(() => ({
+        type: 'result',
+        result: { exists: true, configs: { password: secret } },
+      }));
+      await call('POST', `${s.api}/resources`, {
+        kind: 'sealed',
+        project: 'p',
+        name: 's',
+        import: true,
+      });
+      await s.steward.engine.drain();
+      expect((await call('GET', `${s.api}/resources/${urn}`)).body.state.status).toBe('COMPLETED');
+      expect((await everyCell(raw)).filter((cell) => cell.includes(secret))).toEqual([]);
+      // It opens to the value observe gave: a refresh reading the same password finds no drift, another one does.
+      const refreshed = async () => {
+        expect((await call('POST', `${s.api}/resources/${urn}/refresh`)).status).toBe(202);
+        await s.steward.engine.drain();
+        return (await call('GET', `${s.api}/resources/${urn}`)).body.state.drift.fields;
+      };
+      expect(await refreshed()).toEqual({});
+      sealedModule.scriptObserve(() => ({
+        type: 'result',
+        result: { exists: true, configs: { password: 'rotated-elsewhere' } },
+      }));
+      expect(await refreshed()).toEqual({ '/password': { secret: true } });
+    } finally {
+      await raw.close();
+      await s.close();
+    }
   });
 });

@@ -1,5 +1,5 @@
 import { computeDrift, driftEvents, isDrifted } from '../../src/core/sync/drift.js';
-import type { JSONSchema, Resource } from '../../src/sdk/index.js';
+import type { Drift, JSONSchema, Resource } from '../../src/sdk/index.js';
 
 const schema: JSONSchema = {
   type: 'object',
@@ -70,9 +70,9 @@ describe('computeDrift', () => {
 
 describe('driftEvents', () => {
   const resource = { urn: 'orn:steward:fake:p:n', kind: 'fake', project: 'p' } as Resource;
-  const clean = { checked_at: at, exists: true, fields: {}, error: null };
-  const drifted = { ...clean, fields: { '/mode': { desired: 1, actual: 2 } } };
-  const types = (before: typeof clean | null, after: typeof clean) =>
+  const clean: Drift = { checked_at: at, exists: true, fields: {}, error: null };
+  const drifted: Drift = { ...clean, fields: { '/mode': { desired: 1, actual: 2 } } };
+  const types = (before: Drift | null, after: Drift) =>
     driftEvents(resource, before, after, 'op').map((e) => [e.type, e.data]);
 
   it('announces drift when it appears and when it goes, not while it stays', () => {
@@ -80,21 +80,16 @@ describe('driftEvents', () => {
     expect(types(clean, drifted)).toEqual([
       ['resource.drifted', { fields: ['/mode'], exists: true }],
     ]);
-    expect(types(drifted, { ...drifted, fields: { '/other': {} } } as typeof clean)).toEqual([]);
+    expect(types(drifted, { ...drifted, fields: { '/other': {} } })).toEqual([]);
     expect(types(drifted, clean)).toEqual([['resource.drift_cleared', { fields: ['/mode'] }]]);
   });
 
   it('announces a failing check when it starts failing and when it works again', () => {
-    expect(types(drifted, { ...drifted, error: 'down' } as typeof clean)).toEqual([
+    expect(types(drifted, { ...drifted, error: 'down' })).toEqual([
       ['resource.resync_failed', { error: 'down' }],
     ]);
-    expect(
-      types(
-        { ...drifted, error: 'down' } as typeof clean,
-        { ...drifted, error: 'still' } as typeof clean,
-      ),
-    ).toEqual([]);
-    expect(types({ ...drifted, error: 'down' } as typeof clean, drifted)).toEqual([
+    expect(types({ ...drifted, error: 'down' }, { ...drifted, error: 'still' })).toEqual([]);
+    expect(types({ ...drifted, error: 'down' }, drifted)).toEqual([
       ['resource.resync_recovered', {}],
     ]);
   });
