@@ -270,18 +270,25 @@ describe('the contract kit on a good module and on broken ones', () => {
     expectOnlyFailure(report, 'sync-idempotent', /run again with the same input/);
   });
 
+  /** `note`'s observe, reading the note's text with `read`. */
+  const observeReading =
+    (dir: string, read: (path: string) => string): ModuleDefinition['observe'] =>
+    async ({ resource }) => {
+      const path = join(dir, `${resource.name}.txt`);
+      return {
+        exists: true,
+        configs: { text: read(path) },
+        output: { path, token: `token-of-${resource.name}-${SECRET}` },
+      };
+    };
+
   it('fails observe-read-only when observe changes the backend', async () => {
     const report = await check((dir) => ({
-      async observe({ resource }) {
-        const path = join(dir, `${resource.name}.txt`);
+      observe: observeReading(dir, (path) => {
         const text = fs.readFileSync(path, 'utf8');
         fs.appendFileSync(path, '!'); // "touching" what it reads
-        return {
-          exists: true,
-          configs: { text },
-          output: { path, token: `token-of-${resource.name}-${SECRET}` },
-        };
-      },
+        return text;
+      }),
     }));
     expectOnlyFailure(
       report,
@@ -292,15 +299,7 @@ describe('the contract kit on a good module and on broken ones', () => {
 
   it('fails observe-no-drift when observe reads back other configs than create wrote', async () => {
     const report = await check((dir) => ({
-      async observe({ resource }) {
-        const path = join(dir, `${resource.name}.txt`);
-        const text = fs.readFileSync(path, 'utf8').toUpperCase();
-        return {
-          exists: true,
-          configs: { text },
-          output: { path, token: `token-of-${resource.name}-${SECRET}` },
-        };
-      },
+      observe: observeReading(dir, (path) => fs.readFileSync(path, 'utf8').toUpperCase()),
     }));
     expectOnlyFailure(
       report,
