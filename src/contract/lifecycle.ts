@@ -2,6 +2,7 @@ import type { RequestOptions } from '../core/requests/resource-commands.js';
 import type { SyncInput } from '../sdk/index.js';
 import { converge, type ConvergeContext, type Convergence, message, syncOnce } from './converge.js';
 import type { Example } from './examples.js';
+import { checkObserve } from './observe-rules.js';
 
 const AS: RequestOptions = { actor: 'contract-kit' };
 
@@ -25,16 +26,24 @@ export async function runExample(
     urn = (await steward.commands.create(example.create, AS)).resource.urn;
   } catch (err) {
     book.fail('actions-plan', `${at('create')}: refused: ${message(err)}`);
-    for (const rule of ['create-converges', 'actions-converge', 'delete-converges'] as const)
+    for (const rule of [
+      'create-converges',
+      'actions-converge',
+      'delete-converges',
+      'observe-read-only',
+      'observe-no-drift',
+      'import-same-output',
+    ] as const)
       book.skip(rule, `${at('create')} was refused`);
     return;
   }
   book.pass('actions-plan', `${at('create')} planned`);
   secrets.check(await steward.store.findResource(urn), `${at('create')} accepted`);
   const created = await converge(ctx, urn, 'create', at('create'));
-  if (created.end === 'COMPLETED')
+  if (created.end === 'COMPLETED') {
     book.pass('create-converges', `${at('create')}: ${created.detail}`);
-  else book.fail('create-converges', `${at('create')}: ${created.detail}`);
+    await checkObserve(ctx, urn, at('create'));
+  } else book.fail('create-converges', `${at('create')}: ${created.detail}`);
 
   const others = [
     'update',

@@ -54,6 +54,10 @@ describe('the contract kit on the built-in file module', () => {
       'delete-converges': 'PASS',
       // the file module has no writeOnly fields
       'secrets-stay-secret': 'SKIP',
+      // nor (on this branch) observe
+      'observe-read-only': 'SKIP',
+      'observe-no-drift': 'SKIP',
+      'import-same-output': 'SKIP',
     });
     expect(report.passed).toBe(true);
     expect(rule(report, 'actions-plan').details).toEqual(
@@ -125,6 +129,15 @@ function noteModule(dir: string, broken: Partial<ModuleDefinition> = {}): Module
         output: { path: file(resource.name), token: `token-of-${resource.name}-${SECRET}` },
       };
     },
+    async observe({ resource }) {
+      const path = file(resource.name);
+      if (!existsSync(path)) return { exists: false };
+      return {
+        exists: true,
+        configs: { text: fs.readFileSync(path, 'utf8') },
+        output: { path, token: `token-of-${resource.name}-${SECRET}` },
+      };
+    },
     ...broken,
   });
 }
@@ -170,8 +183,11 @@ async function check(
 /** Every rule but `failing` passes; `failing` fails with a reason matching `why`. */
 function expectOnlyFailure(report: ContractReport, failing: RuleId, why: RegExp): void {
   expect(report.passed).toBe(false);
+  // A mutant whose sync makes another backend than `note`'s is given no observe: those rules skip.
+  const unobserved = (r: ContractReport['rules'][number]) =>
+    r.status === 'SKIP' && r.reason === 'kind note has no observe';
   const expected = Object.fromEntries(
-    report.rules.map((r) => [r.id, r.id === failing ? 'FAIL' : 'PASS']),
+    report.rules.map((r) => [r.id, r.id === failing ? 'FAIL' : unobserved(r) ? 'SKIP' : 'PASS']),
   );
   expect(statuses(report)).toEqual(expected);
   expect(rule(report, failing).reason).toMatch(why);
@@ -233,6 +249,7 @@ describe('the contract kit on a good module and on broken ones', () => {
 
   it('fails sync-idempotent when a step appends and counts', async () => {
     const report = await check((dir) => ({
+      observe: undefined,
       async sync({ resource }): Promise<SyncResult> {
         const log = join(dir, `${resource.name}.log`);
         if (resource.state.action === 'delete') {
@@ -251,6 +268,56 @@ describe('the contract kit on a good module and on broken ones', () => {
     );
     expect(rule(report, 'secrets-stay-secret').status).toBe('PASS');
     expectOnlyFailure(report, 'sync-idempotent', /run again with the same input/);
+  });
+
+  /** `note`'s observe, reading the note's text with `read`. */
+  const observeReading =
+    (dir: string, read: (path: string) => string): ModuleDefinition['observe'] =>
+    async ({ resource }) => {
+      const path = join(dir, `${resource.name}.txt`);
+      return {
+        exists: true,
+        configs: { text: read(path) },
+        output: { path, token: `token-of-${resource.name}-${SECRET}` },
+      };
+    };
+
+  it('fails observe-read-only when observe changes the backend', async () => {
+    const report = await check((dir) => ({
+      observe: observeReading(dir, (path) => {
+        const text = fs.readFileSync(path, 'utf8');
+        fs.appendFileSync(path, '!'); // "touching" what it reads
+        return text;
+      }),
+    }));
+    expectOnlyFailure(
+      report,
+      'observe-read-only',
+      /create \(first\): observed twice in a row, the second read differs in configs: observe changed the backend/,
+    );
+  });
+
+  it('fails observe-no-drift when observe reads back other configs than create wrote', async () => {
+    const report = await check((dir) => ({
+      observe: observeReading(dir, (path) => fs.readFileSync(path, 'utf8').toUpperCase()),
+    }));
+    expectOnlyFailure(
+      report,
+      'observe-no-drift',
+      /right after create, observe reports drift in \/text/,
+    );
+  });
+
+  it('fails import-same-output when observe yields another output than create stored', async () => {
+    const report = await check((dir) => ({
+      async observe({ resource }) {
+        const path = join(dir, `${resource.name}.txt`);
+        return { exists: true, configs: { text: fs.readFileSync(path, 'utf8') }, output: { path } };
+      },
+    }));
+    expectOnlyFailure(report, 'import-same-output', /differs from the one create stored in token/);
+    // The verdict names the key, never the secret it holds.
+    expect(JSON.stringify(report)).not.toContain(`token-of-first-${SECRET}`);
   });
 
   it('fails delete-converges when delete never completes', async () => {
@@ -274,6 +341,7 @@ describe('the contract kit on a good module and on broken ones', () => {
     const report = await check((dir) => {
       const good = noteModule(dir);
       return {
+        observe: undefined,
         async sync(input, ctx) {
           const result = await good.sync(input, ctx);
           return result.output
@@ -354,7 +422,7 @@ describe('the contract kit on a good module and on broken ones', () => {
       configSchema: { type: 'object', properties: { text: { type: 'no-such-type' } } },
     });
     expect(rule(report, 'schemas-compile')).toMatchObject({ status: 'FAIL' });
-    expect(report.rules.slice(1).map((r) => r.status)).toEqual(Array(7).fill('SKIP'));
+    expect(report.rules.slice(1).map((r) => r.status)).toEqual(Array(10).fill('SKIP'));
   });
 
   it('fails actions-plan when an action has no params to plan with', async () => {
