@@ -15,7 +15,6 @@ import { OUTPUT, requireReadable, secretStringsOf } from '../secrets/sealed-reso
 import type { SealedStore } from '../secrets/sealing-store.js';
 import { scrubSecrets } from '../secrets/secrets.js';
 import type { SyncObservation } from './decide-write-back.js';
-import { removalGate } from './removal-gate.js';
 import {
   checkedState,
   InvalidSyncResultError,
@@ -24,6 +23,7 @@ import {
   withDeadline,
 } from './module-call.js';
 import { callObserve, observes } from './observe-module.js';
+import { removalGate } from './removal-gate.js';
 
 export { InvalidSyncResultError, type SyncCallOptions } from './module-call.js';
 
