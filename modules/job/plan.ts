@@ -16,7 +16,10 @@ export function planJob(
   // An import runs nothing (observe reads the last run); the allow-list is checked before a run.
   if (action === 'import') return {};
   // The marker's token stays with the resource: without it, its own run directory would look foreign.
-  const owner = current?.state.data?.owner;
+  // A create plans it at once (the resource's created_at, ownerToken's default), so the first sync
+  // step that writes the marker leaves `data` as planned: it only polls the run it started.
+  const owner =
+    current?.state.data?.owner ?? (action === 'create' ? desired.created_at : undefined);
   if (action !== 'delete') assertLaunchAllowed(desired.spec.configs, { allowList, envAllowList });
   switch (action) {
     case 'create':
