@@ -8,6 +8,10 @@ export const RULES = [
   { id: 'actions-converge', title: 'each action converges' },
   { id: 'delete-converges', title: 'delete converges, and again' },
   { id: 'secrets-stay-secret', title: 'secrets stay secret' },
+  { id: 'create-never-takes-over', title: 'create never takes over' },
+  { id: 'observe-read-only', title: 'observe changes nothing' },
+  { id: 'observe-no-drift', title: 'observe after create reports no drift' },
+  { id: 'import-same-output', title: 'import after create yields the same output' },
 ] as const;
 
 export type RuleId = (typeof RULES)[number]['id'];

@@ -4,6 +4,7 @@ import fs, {
   mkdirSync,
   mkdtempSync,
   readdirSync,
+  readFileSync,
   rmSync,
   statSync,
   writeFileSync,
@@ -14,7 +15,12 @@ import { fileURLToPath } from 'node:url';
 
 import { createFileModule } from '../../modules/file/index.js';
 import { type ContractReport, type RuleId, runModuleContract } from '../../src/contract/index.js';
-import { defineModule, type ModuleDefinition, type SyncResult } from '../../src/sdk/index.js';
+import {
+  defineModule,
+  type ModuleDefinition,
+  type SyncResult,
+  TerminalError,
+} from '../../src/sdk/index.js';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const SECRET = 'hunter2-correct-horse';
@@ -54,7 +60,19 @@ describe('the contract kit on the built-in file module', () => {
       'delete-converges': 'PASS',
       // the file module has no writeOnly fields
       'secrets-stay-secret': 'SKIP',
+      // its claimKey refuses a second resource on the same path
+      'create-never-takes-over': 'PASS',
+      // no observe yet
+      'observe-read-only': 'SKIP',
+      'observe-no-drift': 'SKIP',
+      'import-same-output': 'SKIP',
     });
+    expect(rule(report, 'create-never-takes-over').reason).toMatch(
+      /^create \(motd\) and a twin motd-twin with the same configs: the twin was refused \(409, claimKey demo\//,
+    );
+    expect(rule(report, 'observe-no-drift').reason).toBe(
+      'kind file has no observe (import, refresh and drift need it)',
+    );
     expect(report.passed).toBe(true);
     expect(rule(report, 'actions-plan').details).toEqual(
       expect.arrayContaining([
@@ -73,12 +91,13 @@ describe('the contract kit on the built-in file module', () => {
 });
 
 /**
- * `note`: writes `<scratch>/<name>.txt`, one step per sync call, with a secret
- * config (`password`) and a secret output (`token`). Each broken module below
- * is this one with one thing wrong.
+ * `note`: writes `<scratch>/<file or name>.txt` (a JSON record of its owner, text
+ * and tag), one step per sync call, with a secret config (`password`) and a
+ * secret output (`token`). It never takes over a note another resource wrote,
+ * and `observe` reads a note back. Each broken module below is this one with one
+ * thing wrong.
  */
 function noteModule(dir: string, broken: Partial<ModuleDefinition> = {}): ModuleDefinition {
-  const file = (name: string) => join(dir, `${name}.txt`);
   return defineModule({
     kind: 'note',
     description: 'A note in a file.',
@@ -86,7 +105,11 @@ function noteModule(dir: string, broken: Partial<ModuleDefinition> = {}): Module
       type: 'object',
       additionalProperties: false,
       required: ['text'],
-      properties: { text: { type: 'string' }, password: { type: 'string', writeOnly: true } },
+      properties: {
+        text: { type: 'string' },
+        password: { type: 'string', writeOnly: true },
+        file: { type: 'string', pattern: '^[a-z-]+$' },
+      },
     },
     outputSchema: {
       type: 'object',
@@ -114,19 +137,47 @@ function noteModule(dir: string, broken: Partial<ModuleDefinition> = {}): Module
     async sync({ resource }): Promise<SyncResult> {
       const data = resource.state.data as { pending: string[]; tag?: string };
       const [step, ...rest] = data.pending;
-      const text = String(resource.spec.configs.text) + (data.tag ? ` [${data.tag}]` : '');
-      if (step === 'write') writeFileSync(file(resource.name), text);
-      if (step === 'remove') rmSync(file(resource.name), { force: true });
+      const path = notePath(dir, resource);
+      const held = readNote(path);
+      if (step === 'write') {
+        if (held && held.owner !== resource.urn)
+          throw new TerminalError(`note ${path} exists and ${resource.urn} did not write it`);
+        writeNote(path, resource, data.tag);
+      }
+      if (step === 'remove' && held?.owner === resource.urn) rmSync(path, { force: true });
       if (rest.length) return { status: 'PENDING', data: { ...data, pending: rest } };
       if (resource.state.action === 'delete') return { status: 'COMPLETED', data: { pending: [] } };
+      return { status: 'COMPLETED', data: { pending: [] }, output: noteOutput(dir, resource) };
+    },
+    async observe({ resource }) {
+      const held = readNote(notePath(dir, resource));
+      if (!held) return { exists: false };
       return {
-        status: 'COMPLETED',
-        data: { pending: [] },
-        output: { path: file(resource.name), token: `token-of-${resource.name}-${SECRET}` },
+        exists: true,
+        configs: { text: held.text },
+        output: noteOutput(dir, resource),
+        data: { owner: held.owner },
       };
     },
     ...broken,
   });
+}
+
+type NoteResource = Parameters<ModuleDefinition['sync']>[0]['resource'];
+const notePath = (dir: string, resource: NoteResource) =>
+  join(dir, `${String(resource.spec.configs.file ?? resource.name)}.txt`);
+const noteOutput = (dir: string, resource: NoteResource) => ({
+  path: notePath(dir, resource),
+  token: `token-of-${resource.name}-${SECRET}`,
+});
+function readNote(path: string): { owner: string; text: string } | undefined {
+  return existsSync(path)
+    ? (JSON.parse(readFileSync(path, 'utf8')) as { owner: string; text: string })
+    : undefined;
+}
+function writeNote(path: string, resource: NoteResource, tag?: string): void {
+  const text = String(resource.spec.configs.text);
+  writeFileSync(path, JSON.stringify({ owner: resource.urn, text, tag }));
 }
 
 /** The examples of `note`: one nested create body, one flat, and params for `stamp`. */
@@ -139,14 +190,15 @@ function writeNoteExamples(dir: string): string {
       kind: 'note',
       project: 'p',
       name: 'first',
-      spec: { configs: { text: 'hi', password: SECRET } },
+      // `file` names the backend object: a twin with the same configs must not take it over
+      spec: { configs: { text: 'hi', password: SECRET, file: 'first-note' } },
     }),
   );
   writeFileSync(
     join(examples, 'first.actions.json'),
     JSON.stringify({
       stamp: { tag: 'v1' },
-      update: { configs: { text: 'hello', password: SECRET } },
+      update: { configs: { text: 'hello', password: SECRET, file: 'first-note' } },
     }),
   );
   writeFileSync(
@@ -167,11 +219,22 @@ async function check(
   return runModuleContract({ definition, examplesDir: writeNoteExamples(scratch), stepBudget });
 }
 
-/** Every rule but `failing` passes; `failing` fails with a reason matching `why`. */
-function expectOnlyFailure(report: ContractReport, failing: RuleId, why: RegExp): void {
+/** The rules a kind without `observe` skips. */
+const OBSERVE_RULES: RuleId[] = ['observe-read-only', 'observe-no-drift', 'import-same-output'];
+
+/** Every rule but `failing` (and `skipped`, SKIP) passes; `failing` fails with a reason matching `why`. */
+function expectOnlyFailure(
+  report: ContractReport,
+  failing: RuleId,
+  why: RegExp,
+  skipped: RuleId[] = [],
+): void {
   expect(report.passed).toBe(false);
   const expected = Object.fromEntries(
-    report.rules.map((r) => [r.id, r.id === failing ? 'FAIL' : 'PASS']),
+    report.rules.map((r) => [
+      r.id,
+      r.id === failing ? 'FAIL' : skipped.includes(r.id) ? 'SKIP' : 'PASS',
+    ]),
   );
   expect(statuses(report)).toEqual(expected);
   expect(rule(report, failing).reason).toMatch(why);
@@ -189,6 +252,18 @@ describe('the contract kit on a good module and on broken ones', () => {
       ]),
     );
     expect(rule(report, 'secrets-stay-secret').reason).toMatch(/secret value/);
+    expect(rule(report, 'create-never-takes-over').details).toEqual([
+      "create (first) and a twin first-twin with the same configs: the twin ended in ERROR; the first observed the same after the twin's create and its delete",
+      "create (flat) and a twin flat-twin with the same configs: the twin made an object of its own; the first observed the same after the twin's create and its delete",
+    ]);
+    expect(rule(report, 'observe-no-drift').details).toEqual(
+      expect.arrayContaining([
+        'create (first): exists, and the 1 config(s) observe returns equal spec.configs',
+        'delete (first): exists: false after delete',
+      ]),
+    );
+    // every note is gone, the twins' too; the twin that failed removed nothing of the first's
+    expect(readdirSync(join(scratch, 'backend'))).toEqual([]);
   });
 
   it('fails plan-pure when plan reads a file', async () => {
@@ -233,6 +308,8 @@ describe('the contract kit on a good module and on broken ones', () => {
 
   it('fails sync-idempotent when a step appends and counts', async () => {
     const report = await check((dir) => ({
+      // it keeps a log, not a note: nothing for observe to read
+      observe: undefined,
       async sync({ resource }): Promise<SyncResult> {
         const log = join(dir, `${resource.name}.log`);
         if (resource.state.action === 'delete') {
@@ -250,7 +327,7 @@ describe('the contract kit on a good module and on broken ones', () => {
       /create \(first\) step 1: run again with the same input, sync returned COMPLETED with data \{"lines":2\}; the first run returned COMPLETED with data \{"lines":1\}/,
     );
     expect(rule(report, 'secrets-stay-secret').status).toBe('PASS');
-    expectOnlyFailure(report, 'sync-idempotent', /run again with the same input/);
+    expectOnlyFailure(report, 'sync-idempotent', /run again with the same input/, OBSERVE_RULES);
   });
 
   it('fails delete-converges when delete never completes', async () => {
@@ -274,6 +351,8 @@ describe('the contract kit on a good module and on broken ones', () => {
     const report = await check((dir) => {
       const good = noteModule(dir);
       return {
+        // observe reads no echo: only the secret rule is judged here
+        observe: undefined,
         async sync(input, ctx) {
           const result = await good.sync(input, ctx);
           return result.output
@@ -289,6 +368,7 @@ describe('the contract kit on a good module and on broken ones', () => {
       report,
       'secrets-stay-secret',
       /resource\.state\.output\.echo holds the value of spec\.configs\.password/,
+      OBSERVE_RULES,
     );
     // the report names where, never the value
     expect(JSON.stringify(report)).not.toContain(SECRET);
@@ -349,12 +429,133 @@ describe('the contract kit on a good module and on broken ones', () => {
     );
   });
 
+  it('fails create-never-takes-over when create overwrites whatever exists (and its delete removes it)', async () => {
+    const report = await check((dir) => ({
+      async sync({ resource }): Promise<SyncResult> {
+        const path = notePath(dir, resource);
+        if (resource.state.action === 'delete') {
+          rmSync(path, { force: true });
+          return { status: 'COMPLETED', data: { pending: [] } };
+        }
+        writeNote(path, resource, (resource.state.data as { tag?: string }).tag);
+        return { status: 'COMPLETED', data: { pending: [] }, output: noteOutput(dir, resource) };
+      },
+    }));
+    expectOnlyFailure(
+      report,
+      'create-never-takes-over',
+      /^create \(first\) and a twin first-twin with the same configs: the twin's create COMPLETED and took over: observe of the first differs from before the twin at \/data\/owner/,
+    );
+    expect(rule(report, 'create-never-takes-over').details).toEqual([
+      expect.stringMatching(/took over: observe of the first differs .* at \/data\/owner$/),
+      expect.stringMatching(
+        /^create \(first\) and a twin first-twin with the same configs: after the twin was deleted, observe of the first differs from before the twin at .*\/exists/,
+      ),
+    ]);
+  });
+
+  it('passes create-never-takes-over when the claimKey refuses the twin, and without observe checks a sync of the first', async () => {
+    const claimed = await check({
+      claimKey: ({ project, configs }) =>
+        configs.file === undefined ? undefined : `${project}/${String(configs.file)}`,
+    });
+    expect(claimed.rules.filter((r) => r.status !== 'PASS')).toEqual([]);
+    expect(rule(claimed, 'create-never-takes-over').details).toEqual([
+      'create (first) and a twin first-twin with the same configs: the twin was refused (409, claimKey p/first-note)',
+      "create (flat) and a twin flat-twin with the same configs: the twin made an object of its own; the first observed the same after the twin's create and its delete",
+    ]);
+
+    rmSync(join(scratch, 'backend'), { recursive: true });
+    const blind = await check({ observe: undefined });
+    expect(statuses(blind)).toMatchObject({
+      'create-never-takes-over': 'PASS',
+      'observe-read-only': 'SKIP',
+      'observe-no-drift': 'SKIP',
+      'import-same-output': 'SKIP',
+    });
+    expect(blind.passed).toBe(true);
+    expect(rule(blind, 'create-never-takes-over').reason).toMatch(
+      /^create \(first\) and a twin first-twin with the same configs: the twin ended in ERROR; the first still synced COMPLETED with the same output after the twin's create and its delete/,
+    );
+    expect(rule(blind, 'import-same-output').reason).toBe(
+      'kind note has no observe (import, refresh and drift need it)',
+    );
+  });
+
+  it('fails observe-read-only when observe writes, even a write it catches', async () => {
+    const report = await check((dir) => {
+      const good = noteModule(dir);
+      return {
+        async observe(input, ctx) {
+          // a best-effort stamp of when it last looked: still a change observe must not make
+          try {
+            fs.writeFileSync(join(dir, 'last-observed'), ctx.now().toISOString());
+          } catch {
+            // ignored
+          }
+          return good.observe!(input, ctx);
+        },
+      };
+    });
+    expectOnlyFailure(
+      report,
+      'observe-read-only',
+      /^create \(first\): observe tried to change the backend: fs\.writeFileSync\(\)/,
+    );
+    expect(rule(report, 'observe-read-only').details).toEqual(
+      expect.arrayContaining([
+        'delete (flat): observe tried to change the backend: fs.writeFileSync()',
+      ]),
+    );
+    // the trap kept the write from happening
+    expect(existsSync(join(scratch, 'backend', 'last-observed'))).toBe(false);
+  });
+
+  it('fails observe-no-drift when observe reports another value than the spec right after create', async () => {
+    const report = await check((dir) => {
+      const good = noteModule(dir);
+      return {
+        async observe(input, ctx) {
+          const seen = await good.observe!(input, ctx);
+          return seen.exists
+            ? { ...seen, configs: { text: `${String(seen.configs?.text)}!` } }
+            : seen;
+        },
+      };
+    });
+    expectOnlyFailure(
+      report,
+      'observe-no-drift',
+      /^create \(first\): right after create, observe reports configs that differ from spec\.configs at \/text/,
+    );
+  });
+
+  it('fails import-same-output when observe returns another output than sync published, never showing it', async () => {
+    const report = await check((dir) => {
+      const good = noteModule(dir);
+      return {
+        async observe(input, ctx) {
+          const seen = await good.observe!(input, ctx);
+          return seen.exists
+            ? { ...seen, output: { ...seen.output, token: 'another-token' } }
+            : seen;
+        },
+      };
+    });
+    expectOnlyFailure(
+      report,
+      'import-same-output',
+      /^create \(first\): observe's output differs from the output sync published at \/token/,
+    );
+    expect(JSON.stringify(report)).not.toContain(SECRET);
+  });
+
   it('fails schemas-compile, and runs nothing else, when the registry refuses the definition', async () => {
     const report = await check({
       configSchema: { type: 'object', properties: { text: { type: 'no-such-type' } } },
     });
     expect(rule(report, 'schemas-compile')).toMatchObject({ status: 'FAIL' });
-    expect(report.rules.slice(1).map((r) => r.status)).toEqual(Array(7).fill('SKIP'));
+    expect(report.rules.slice(1).map((r) => r.status)).toEqual(Array(11).fill('SKIP'));
   });
 
   it('fails actions-plan when an action has no params to plan with', async () => {

@@ -1,0 +1,117 @@
+import { diffJson } from '../core/json.js';
+import { toResolved } from '../core/requests/dependencies.js';
+import type { ObserveResult, ResolvedDependency, SyncInput } from '../sdk/index.js';
+import { type ConvergeContext, message, syncOnce } from './converge.js';
+import type { Outcome } from './recording-module.js';
+import { withWriteTraps } from './write-trap.js';
+
+/**
+ * What `sync` (and `observe`) would be given for `urn` now: the stored resource
+ * with its secrets opened, and its dependencies' outputs. Undefined when it is gone.
+ * The core's import and refresh give `observe` the same input.
+ */
+export async function syncInputOf(
+  ctx: ConvergeContext,
+  urn: string,
+): Promise<SyncInput | undefined> {
+  const { sealed } = ctx.steward;
+  const resource = await sealed.findResource(urn);
+  if (!resource) return undefined;
+  const wanted = resource.spec.dependencies;
+  const found = new Map(
+    (await sealed.findResources(Object.values(wanted))).map((dependency) => [
+      dependency.urn,
+      dependency,
+    ]),
+  );
+  const dependencies: Record<string, ResolvedDependency> = {};
+  for (const [name, dependencyUrn] of Object.entries(wanted)) {
+    const dependency = found.get(dependencyUrn);
+    if (dependency) dependencies[name] = toResolved(dependency);
+  }
+  return { resource, dependencies };
+}
+
+/** One observe call: how it ended, and every write it tried (write-trap.ts). */
+export interface Observation {
+  outcome: Outcome<ObserveResult>;
+  writes: string[];
+}
+
+/**
+ * Calls the author's `observe` once on a copy of `input`, with writes trapped and
+ * the sync deadline (`syncTimeoutMs`): past it the signal aborts and the call
+ * counts as failed. The kit's clock is `ctx.now`.
+ */
+export async function observeOnce(ctx: ConvergeContext, input: SyncInput): Promise<Observation> {
+  const definition = ctx.original.definition;
+  const controller = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const error = new Error(`observe timed out after ${ctx.syncTimeoutMs} ms`);
+      controller.abort(error);
+      reject(error);
+    }, ctx.syncTimeoutMs);
+  });
+  try {
+    const { outcome, attempts } = await withWriteTraps(() =>
+      Promise.race([
+        Promise.resolve().then(() =>
+          definition.observe!(structuredClone(input), {
+            signal: controller.signal,
+            log: ctx.secrets.logger,
+            now: ctx.steward.clock,
+          }),
+        ),
+        deadline,
+      ]),
+    );
+    return { outcome: checked(outcome), writes: attempts };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** A result that is not `{ exists: boolean, … }` is a failure of the call, as the core would treat it. */
+function checked(outcome: Outcome<ObserveResult>): Outcome<ObserveResult> {
+  if (!('value' in outcome)) return outcome;
+  const value = outcome.value as unknown;
+  if (
+    typeof value !== 'object' ||
+    value === null ||
+    typeof (value as { exists?: unknown }).exists !== 'boolean'
+  )
+    return { error: new Error('observe did not return an object with a boolean "exists"') };
+  return { value: JSON.parse(JSON.stringify(value)) as ObserveResult };
+}
+
+/**
+ * The next sync of a COMPLETED resource (a drift re-sync: the stored document as
+ * it is) must be a no-op converge: COMPLETED at once, and any output it gives the
+ * one already published. Undefined when it is; else what went wrong, naming
+ * fields by their path only (an output may hold secrets).
+ */
+export async function resyncProblem(
+  ctx: ConvergeContext,
+  input: SyncInput,
+): Promise<string | undefined> {
+  let result;
+  try {
+    result = await syncOnce(ctx, structuredClone(input));
+  } catch (err) {
+    return `its next sync threw: ${message(err)}`;
+  }
+  if (result.status !== 'COMPLETED')
+    return `its next sync returned ${result.status}, not COMPLETED`;
+  if (result.output === undefined) return undefined;
+  const changed = pathsOf(input.resource.state.output, result.output);
+  return changed ? `its next sync returned another output (at ${changed})` : undefined;
+}
+
+/** The JSON pointers where two values differ, joined, or '' when they are equal. Never the values. */
+export function pathsOf(before: unknown, after: unknown): string {
+  const normal = (value: unknown) => (value === undefined ? null : value);
+  const paths = diffJson(normal(before), normal(after)).map((change) => change.path);
+  return paths.length > 3 ? `${paths.slice(0, 3).join(', ')}, …` : paths.join(', ');
+}
