@@ -18,7 +18,8 @@ const SUFFIX = '-twin';
  * its delete, the first is unchanged. With `observe`, the first observes exactly
  * as it did before the twin (`baseline`: exists, configs, output and `data`, the
  * ownership marker); without, its next sync is still a no-op converge (COMPLETED
- * with the same output) — weaker: a sync that quietly remakes the object passes.
+ * with the same output), and after the twin's delete an update of the same spec
+ * still converges — weaker: a sync that quietly remakes the object passes.
  * The twin is deleted through Steward, so its delete must not remove what it
  * never held either.
  */
@@ -57,14 +58,16 @@ export async function checkNoTakeover(
   const stuck = await deleteTwin(ctx, twin, at);
   if (stuck) book.skip('create-never-takes-over', `${at}: ${stuck}; the first after it not judged`);
   else {
-    const afterDelete = await firstChanged(ctx, urn, baseline);
+    const afterDelete =
+      (await firstChanged(ctx, urn, baseline)) ??
+      (baseline ? undefined : await updateProblem(ctx, urn, at));
     if (afterDelete) failures.push(`after the twin was deleted, ${afterDelete}`);
   }
   for (const why of failures) book.fail('create-never-takes-over', `${at}: ${why}`);
   if (!failures.length)
     book.pass(
       'create-never-takes-over',
-      `${at}: the twin ${ended}; the first ${baseline ? 'observed the same' : 'still synced COMPLETED with the same output'} after the twin's create${stuck ? '' : ' and its delete'}`,
+      `${at}: the twin ${ended}; the first ${baseline ? 'observed the same' : 'still synced COMPLETED with the same output'} after the twin's create${stuck ? '' : ` and ${baseline ? '' : 'converged an update of the same spec '}after its delete`}`,
     );
 }
 
@@ -81,6 +84,27 @@ async function firstChanged(
   if (!('value' in now.outcome)) return `observe of the first threw: ${message(now.outcome.error)}`;
   const changed = pathsOf(baseline, now.outcome.value);
   return changed ? `observe of the first differs from before the twin at ${changed}` : undefined;
+}
+
+/**
+ * Without observe, a sync of a COMPLETED resource may not look at the backend at
+ * all; an update of the same spec does its work again, so it fails where the
+ * twin's delete took the first's object away (a role dropped under it).
+ */
+async function updateProblem(
+  ctx: ConvergeContext,
+  urn: string,
+  at: string,
+): Promise<string | undefined> {
+  try {
+    await ctx.steward.commands.update(urn, {}, AS);
+  } catch (err) {
+    return `an update of the first with the same spec was refused: ${message(err)}`;
+  }
+  const updated = await converge(ctx, urn, 'update', `${at}: the first's update`);
+  return updated.end === 'COMPLETED'
+    ? undefined
+    : `an update of the first with the same spec did not converge: ${updated.detail}`;
 }
 
 /** Deletes the twin through Steward; what went wrong, or undefined when it is gone. */

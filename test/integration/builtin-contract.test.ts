@@ -77,6 +77,10 @@ function expectAllPass(report: ContractReport, kind: string, skipped: RuleId[] =
   expect(formatReport(report)).toMatch(/all rules passed\n$/);
 }
 
+/** The rules a kind without `observe` skips (they pass once the module has one). */
+const unobserved = (definition: ModuleDefinition): RuleId[] =>
+  definition.observe ? [] : ['observe-read-only', 'observe-no-drift', 'import-same-output'];
+
 /** Live processes with MARK in their environment or arguments. */
 function markedProcesses(): number[] {
   const found: number[] = [];
@@ -110,12 +114,13 @@ const baseEnv = () => ({ ...inheritedEnv(process.env), STEWARD_CONTRACT_MARK: MA
 describe('the contract kit on every built-in module, with its shipped examples', () => {
   it('file: a temporary root, left empty', async () => {
     const root = join(scratch, 'files');
+    const definition = createFileModule({ root });
     const report = await runModuleContract({
-      definition: createFileModule({ root }),
+      definition,
       examplesDir: examplesOf('modules/file'),
     });
     // no writeOnly field to follow
-    expectAllPass(report, 'file', ['secrets-stay-secret']);
+    expectAllPass(report, 'file', ['secrets-stay-secret', ...unobserved(definition)]);
     const files = existsSync(root)
       ? readdirSync(root, { recursive: true, withFileTypes: true }).filter((entry) =>
           entry.isFile(),
@@ -142,7 +147,7 @@ describe('the contract kit on every built-in module, with its shipped examples',
       definition,
       examplesDir: examplesOf('modules/process'),
     });
-    expectAllPass(report, 'process');
+    expectAllPass(report, 'process', unobserved(definition));
     expect(report.rules.find((rule) => rule.id === 'actions-plan')!.details).toEqual(
       expect.arrayContaining([
         'scale (sleeper) planned',
@@ -164,7 +169,7 @@ describe('the contract kit on every built-in module, with its shipped examples',
       baseEnv: baseEnv(),
     });
     const report = await runModuleContract({ definition, examplesDir: examplesOf('modules/job') });
-    expectAllPass(report, 'job');
+    expectAllPass(report, 'job', unobserved(definition));
     expect(report.rules.find((rule) => rule.id === 'actions-converge')!.details).toEqual(
       expect.arrayContaining([expect.stringMatching(/^rerun \(migrate\): COMPLETED/)]),
     );
@@ -187,11 +192,9 @@ describe('the contract kit on every built-in module, with its shipped examples',
     const examplesDir = join(scratch, 'postgres-server-examples');
     mkdirSync(examplesDir);
     writeFileSync(join(examplesDir, 'main.json'), JSON.stringify(main));
-    const report = await runModuleContract({
-      definition: createPostgresServerModule(),
-      examplesDir,
-    });
-    expectAllPass(report, 'postgres_server');
+    const definition = createPostgresServerModule();
+    const report = await runModuleContract({ definition, examplesDir });
+    expectAllPass(report, 'postgres_server', unobserved(definition));
   }, 60_000);
 
   it('postgres_database: its examples on a postgres_server fixture, created first and deleted last', async () => {
@@ -207,14 +210,19 @@ describe('the contract kit on every built-in module, with its shipped examples',
         PGPASSWORD: pg.adminPassword,
       },
     });
-    expectAllPass(report, 'postgres_database');
-    // both examples ran every action; the fixture's admin password was followed too
-    expect(report.rules.find((rule) => rule.id === 'actions-converge')!.details).toEqual(
-      expect.arrayContaining([
-        expect.stringMatching(/^rotate_password \(orders\): COMPLETED/),
-        expect.stringMatching(/^rotate_password \(analytics-orphan\): COMPLETED/),
-      ]),
-    );
+    // Issue 13's own example: this postgres_database still takes over a database it did not make. The twin
+    // orders-twin adopts `orders`, and its delete drops the role under the first, so the first's updates fail.
+    // Once the module refuses what it did not make, this is
+    // expectAllPass(report, 'postgres_database', unobserved(definition)), and both examples run every action
+    // (actions-converge's details hold `rotate_password (orders): COMPLETED` and `… (analytics-orphan) …`).
+    expect(verdicts(report).filter((verdict) => !/ (PASS|SKIP)$/.test(verdict))).toEqual([
+      expect.stringMatching(
+        /^actions-converge FAIL: update \(orders\): .*role "orders_app" does not exist/,
+      ),
+      expect.stringMatching(
+        /^create-never-takes-over FAIL: create \(orders\) and a twin orders-twin with the same configs: after the twin was deleted, an update of the first with the same spec did not converge: .*role "orders_app" does not exist/,
+      ),
+    ]);
     // orders (deletion_policy delete) is gone with its role; analytics (orphan) is left on the server, as its policy says
     const databases = await adminQuery<{ datname: string }>(
       pg,
@@ -247,7 +255,7 @@ describe('the contract kit on every built-in module, with its shipped examples',
         definition: loaded!.definition,
         examplesDir: examplesOf('examples/http-module-python'),
       });
-      expectAllPass(report, 'kv_entry', ['secrets-stay-secret']);
+      expectAllPass(report, 'kv_entry', ['secrets-stay-secret', ...unobserved(loaded!.definition)]);
       expect(JSON.parse(readFileSync(store, 'utf8'))).toEqual({});
     } finally {
       await python?.stop();
@@ -280,8 +288,9 @@ describe('fixtures', () => {
       supportModules: [createPostgresServerModule()],
       env: serverEnv(),
     });
-    const failed = report.rules.filter((rule) => rule.status === 'FAIL');
-    expect(failed.map((rule) => rule.id)).toEqual(['secrets-stay-secret']);
+    // (create-never-takes-over and actions-converge fail too while the module takes over: see above)
+    const failed = report.rules.filter((rule) => rule.id === 'secrets-stay-secret');
+    expect(failed.map((rule) => rule.status)).toEqual(['FAIL']);
     expect(failed[0]!.reason).toMatch(
       /^log line "connecting"\.password holds the value of orn:steward:postgres_server:data:main (spec\.configs|state\.output)\.admin_password/,
     );

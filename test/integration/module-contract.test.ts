@@ -253,8 +253,8 @@ describe('the contract kit on a good module and on broken ones', () => {
     );
     expect(rule(report, 'secrets-stay-secret').reason).toMatch(/secret value/);
     expect(rule(report, 'create-never-takes-over').details).toEqual([
-      "create (first) and a twin first-twin with the same configs: the twin ended in ERROR; the first observed the same after the twin's create and its delete",
-      "create (flat) and a twin flat-twin with the same configs: the twin made an object of its own; the first observed the same after the twin's create and its delete",
+      "create (first) and a twin first-twin with the same configs: the twin ended in ERROR; the first observed the same after the twin's create and after its delete",
+      "create (flat) and a twin flat-twin with the same configs: the twin made an object of its own; the first observed the same after the twin's create and after its delete",
     ]);
     expect(rule(report, 'observe-no-drift').details).toEqual(
       expect.arrayContaining([
@@ -462,7 +462,7 @@ describe('the contract kit on a good module and on broken ones', () => {
     expect(claimed.rules.filter((r) => r.status !== 'PASS')).toEqual([]);
     expect(rule(claimed, 'create-never-takes-over').details).toEqual([
       'create (first) and a twin first-twin with the same configs: the twin was refused (409, claimKey p/first-note)',
-      "create (flat) and a twin flat-twin with the same configs: the twin made an object of its own; the first observed the same after the twin's create and its delete",
+      "create (flat) and a twin flat-twin with the same configs: the twin made an object of its own; the first observed the same after the twin's create and after its delete",
     ]);
 
     rmSync(join(scratch, 'backend'), { recursive: true });
@@ -475,7 +475,7 @@ describe('the contract kit on a good module and on broken ones', () => {
     });
     expect(blind.passed).toBe(true);
     expect(rule(blind, 'create-never-takes-over').reason).toMatch(
-      /^create \(first\) and a twin first-twin with the same configs: the twin ended in ERROR; the first still synced COMPLETED with the same output after the twin's create and its delete/,
+      /^create \(first\) and a twin first-twin with the same configs: the twin ended in ERROR; the first still synced COMPLETED with the same output after the twin's create and converged an update of the same spec after its delete/,
     );
     expect(rule(blind, 'import-same-output').reason).toBe(
       'kind note has no observe (import, refresh and drift need it)',
