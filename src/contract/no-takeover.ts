@@ -31,7 +31,8 @@ export async function checkNoTakeover(
 ): Promise<void> {
   const { book, steward } = ctx;
   const name = twinName(example.create.name);
-  const at = `create (${example.name}) and a twin ${name} with the same configs`;
+  const first = example.name;
+  const at = `twin ${name} of ${first} (same configs)`;
   let twin: string;
   try {
     twin = (await steward.commands.create({ ...structuredClone(example.create), name }, AS))
@@ -39,35 +40,34 @@ export async function checkNoTakeover(
   } catch (err) {
     const claim = err instanceof AlreadyExistsError ? claimOf(err.details) : undefined;
     if (claim !== undefined)
-      book.pass('create-never-takes-over', `${at}: the twin was refused (409, claimKey ${claim})`);
-    else book.skip('create-never-takes-over', `${at}: the twin was refused: ${message(err)}`);
+      book.pass('create-never-takes-over', `${at}: refused (409, claimKey ${claim})`);
+    else book.skip('create-never-takes-over', `${at}: refused: ${message(err)}`);
     return;
   }
   const failures: string[] = [];
-  const created = await converge(ctx, twin, 'create', `${at}: the twin's create`);
+  const created = await converge(ctx, twin, 'create', `${at}: its create`);
   if (created.end !== 'COMPLETED' && created.end !== 'ERROR')
-    failures.push(`the twin's create did not end: ${created.detail}`);
-  const ended = created.end === 'ERROR' ? 'ended in ERROR' : 'made an object of its own';
-  const afterCreate = await firstChanged(ctx, urn, baseline);
-  if (afterCreate)
-    failures.push(
-      `the twin's create ${created.end === 'COMPLETED' ? 'COMPLETED' : created.end} and took over: ${afterCreate}`,
-    );
+    failures.push(`its create did not end: ${created.detail}`);
+  const ended = created.end === 'ERROR' ? 'ended in ERROR' : 'made its own object';
+  const afterCreate = await firstChanged(ctx, urn, first, baseline);
+  if (afterCreate) failures.push(`its create ${created.end} and took over: ${afterCreate}`);
 
   // A delete that does not converge is rule 7's verdict; here it only leaves the last check unjudged.
   const stuck = await deleteTwin(ctx, twin, at);
-  if (stuck) book.skip('create-never-takes-over', `${at}: ${stuck}; the first after it not judged`);
+  if (stuck) book.skip('create-never-takes-over', `${at}: ${stuck}; ${first} after it not judged`);
   else {
     const afterDelete =
-      (await firstChanged(ctx, urn, baseline)) ??
-      (baseline ? undefined : await updateProblem(ctx, urn, at));
-    if (afterDelete) failures.push(`after the twin was deleted, ${afterDelete}`);
+      (await firstChanged(ctx, urn, first, baseline)) ??
+      (baseline ? undefined : await updateProblem(ctx, urn, first, at));
+    if (afterDelete) failures.push(`after its delete, ${afterDelete}`);
   }
   for (const why of failures) book.fail('create-never-takes-over', `${at}: ${why}`);
+  const checks = baseline ? 'observes the same' : 'still syncs as a no-op';
+  const update = baseline || stuck ? '' : ', and an update of the same spec converges';
   if (!failures.length)
     book.pass(
       'create-never-takes-over',
-      `${at}: the twin ${ended}; the first ${baseline ? 'observed the same' : 'still synced COMPLETED with the same output'} after the twin's create${stuck ? '' : ` and ${baseline ? '' : 'converged an update of the same spec '}after its delete`}`,
+      `${at}: ${ended}; ${first} ${checks} after the twin's create${stuck ? '' : ' and delete'}${update}`,
     );
 }
 
@@ -75,15 +75,16 @@ export async function checkNoTakeover(
 async function firstChanged(
   ctx: ConvergeContext,
   urn: string,
+  first: string,
   baseline: ObserveResult | undefined,
 ): Promise<string | undefined> {
   const input = await syncInputOf(ctx, urn);
-  if (!input) return 'the first resource is gone';
-  if (!baseline) return resyncProblem(ctx, input).then((why) => why && `the first: ${why}`);
+  if (!input) return `${first} is gone`;
+  if (!baseline) return resyncProblem(ctx, input).then((why) => why && `${first}: ${why}`);
   const now = await observeOnce(ctx, input);
-  if (!('value' in now.outcome)) return `observe of the first threw: ${message(now.outcome.error)}`;
+  if (!('value' in now.outcome)) return `observe of ${first} threw: ${message(now.outcome.error)}`;
   const changed = pathsOf(baseline, now.outcome.value);
-  return changed ? `observe of the first differs from before the twin at ${changed}` : undefined;
+  return changed ? `observe of ${first} differs from before the twin at ${changed}` : undefined;
 }
 
 /**
@@ -94,17 +95,18 @@ async function firstChanged(
 async function updateProblem(
   ctx: ConvergeContext,
   urn: string,
+  first: string,
   at: string,
 ): Promise<string | undefined> {
   try {
     await ctx.steward.commands.update(urn, {}, AS);
   } catch (err) {
-    return `an update of the first with the same spec was refused: ${message(err)}`;
+    return `an update of ${first} with the same spec was refused: ${message(err)}`;
   }
-  const updated = await converge(ctx, urn, 'update', `${at}: the first's update`);
+  const updated = await converge(ctx, urn, 'update', `${at}: the update of ${first}`);
   return updated.end === 'COMPLETED'
     ? undefined
-    : `an update of the first with the same spec did not converge: ${updated.detail}`;
+    : `an update of ${first} with the same spec did not converge: ${updated.detail}`;
 }
 
 /** Deletes the twin through Steward; what went wrong, or undefined when it is gone. */
@@ -116,10 +118,10 @@ async function deleteTwin(
   try {
     await ctx.steward.commands.remove(twin, AS);
   } catch (err) {
-    return `the twin's delete was refused: ${message(err)}`;
+    return `its delete was refused: ${message(err)}`;
   }
-  const deleted = await converge(ctx, twin, 'delete', `${at}: the twin's delete`);
-  return deleted.end === 'DELETED' ? undefined : `the twin's delete did not end: ${deleted.detail}`;
+  const deleted = await converge(ctx, twin, 'delete', `${at}: its delete`);
+  return deleted.end === 'DELETED' ? undefined : `its delete did not end: ${deleted.detail}`;
 }
 
 /** The example's name with `-twin`, shortened to fit a name. */

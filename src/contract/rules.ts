@@ -10,8 +10,8 @@ export const RULES = [
   { id: 'secrets-stay-secret', title: 'secrets stay secret' },
   { id: 'create-never-takes-over', title: 'create never takes over' },
   { id: 'observe-read-only', title: 'observe changes nothing' },
-  { id: 'observe-no-drift', title: 'observe after create reports no drift' },
-  { id: 'import-same-output', title: 'import after create yields the same output' },
+  { id: 'observe-no-drift', title: 'observe after create: no drift' },
+  { id: 'import-same-output', title: 'import gives the same output' },
 ] as const;
 
 export type RuleId = (typeof RULES)[number]['id'];

@@ -220,7 +220,7 @@ describe('the contract kit on every built-in module, with its shipped examples',
         /^actions-converge FAIL: update \(orders\): .*role "orders_app" does not exist/,
       ),
       expect.stringMatching(
-        /^create-never-takes-over FAIL: create \(orders\) and a twin orders-twin with the same configs: after the twin was deleted, an update of the first with the same spec did not converge: .*role "orders_app" does not exist/,
+        /^create-never-takes-over FAIL: twin orders-twin of orders \(same configs\): after its delete, an update of orders with the same spec did not converge: .*role "orders_app" does not exist/,
       ),
     ]);
     // orders (deletion_policy delete) is gone with its role; analytics (orphan) is left on the server, as its policy says

@@ -68,7 +68,7 @@ describe('the contract kit on the built-in file module', () => {
       'import-same-output': 'SKIP',
     });
     expect(rule(report, 'create-never-takes-over').reason).toMatch(
-      /^create \(motd\) and a twin motd-twin with the same configs: the twin was refused \(409, claimKey demo\//,
+      /^twin motd-twin of motd \(same configs\): refused \(409, claimKey demo\//,
     );
     expect(rule(report, 'observe-no-drift').reason).toBe(
       'kind file has no observe (import, refresh and drift need it)',
@@ -253,8 +253,8 @@ describe('the contract kit on a good module and on broken ones', () => {
     );
     expect(rule(report, 'secrets-stay-secret').reason).toMatch(/secret value/);
     expect(rule(report, 'create-never-takes-over').details).toEqual([
-      "create (first) and a twin first-twin with the same configs: the twin ended in ERROR; the first observed the same after the twin's create and after its delete",
-      "create (flat) and a twin flat-twin with the same configs: the twin made an object of its own; the first observed the same after the twin's create and after its delete",
+      "twin first-twin of first (same configs): ended in ERROR; first observes the same after the twin's create and delete",
+      "twin flat-twin of flat (same configs): made its own object; flat observes the same after the twin's create and delete",
     ]);
     expect(rule(report, 'observe-no-drift').details).toEqual(
       expect.arrayContaining([
@@ -444,12 +444,12 @@ describe('the contract kit on a good module and on broken ones', () => {
     expectOnlyFailure(
       report,
       'create-never-takes-over',
-      /^create \(first\) and a twin first-twin with the same configs: the twin's create COMPLETED and took over: observe of the first differs from before the twin at \/data\/owner/,
+      /^twin first-twin of first \(same configs\): its create COMPLETED and took over: observe of first differs from before the twin at \/data\/owner/,
     );
     expect(rule(report, 'create-never-takes-over').details).toEqual([
-      expect.stringMatching(/took over: observe of the first differs .* at \/data\/owner$/),
+      expect.stringMatching(/took over: observe of first differs .* at \/data\/owner$/),
       expect.stringMatching(
-        /^create \(first\) and a twin first-twin with the same configs: after the twin was deleted, observe of the first differs from before the twin at .*\/exists/,
+        /^twin first-twin of first \(same configs\): after its delete, observe of first differs from before the twin at .*\/exists/,
       ),
     ]);
   });
@@ -461,8 +461,8 @@ describe('the contract kit on a good module and on broken ones', () => {
     });
     expect(claimed.rules.filter((r) => r.status !== 'PASS')).toEqual([]);
     expect(rule(claimed, 'create-never-takes-over').details).toEqual([
-      'create (first) and a twin first-twin with the same configs: the twin was refused (409, claimKey p/first-note)',
-      "create (flat) and a twin flat-twin with the same configs: the twin made an object of its own; the first observed the same after the twin's create and after its delete",
+      'twin first-twin of first (same configs): refused (409, claimKey p/first-note)',
+      "twin flat-twin of flat (same configs): made its own object; flat observes the same after the twin's create and delete",
     ]);
 
     rmSync(join(scratch, 'backend'), { recursive: true });
@@ -475,7 +475,7 @@ describe('the contract kit on a good module and on broken ones', () => {
     });
     expect(blind.passed).toBe(true);
     expect(rule(blind, 'create-never-takes-over').reason).toMatch(
-      /^create \(first\) and a twin first-twin with the same configs: the twin ended in ERROR; the first still synced COMPLETED with the same output after the twin's create and converged an update of the same spec after its delete/,
+      /^twin first-twin of first \(same configs\): ended in ERROR; first still syncs as a no-op after the twin's create and delete, and an update of the same spec converges/,
     );
     expect(rule(blind, 'import-same-output').reason).toBe(
       'kind note has no observe (import, refresh and drift need it)',
@@ -648,6 +648,8 @@ describe('steward module test (the CLI)', () => {
     expect(stdout).toMatch(/1\. schemas compile\s+PASS/);
     expect(stdout).toMatch(/5\. sync steps are idempotent\s+PASS/);
     expect(stdout).toMatch(/7\. delete converges, and again\s+PASS/);
+    expect(stdout).toMatch(/9\. create never takes over\s+PASS/);
+    expect(stdout).toMatch(/10\. observe changes nothing\s+SKIP\s+kind greeting has no observe/);
     expect(stdout).toMatch(/all rules passed/);
     expect(readdirSync(out)).toEqual([]);
   }, 30_000);
@@ -667,6 +669,33 @@ describe('steward module test (the CLI)', () => {
     );
     expect(stdout).toMatch(/4\. create converges\s+PASS/);
     expect(stdout).toMatch(/1 rule failed/);
+  }, 30_000);
+
+  it('exits 1 and names rule 10 for an ES module whose observe writes through a named import', async () => {
+    const out = join(scratch, 'out');
+    mkdirSync(out);
+    const observe = `
+  async observe({ resource }) {
+    // a best-effort stamp of when it last looked: the kit traps it even though it is caught
+    try { writeFileSync(path.join(process.env.OUT_DIR, 'last-observed'), 'now'); } catch {}
+    const file = path.join(process.env.OUT_DIR, resource.name + '.txt');
+    if (!fs.existsSync(file)) return { exists: false };
+    return { exists: true, configs: { who: fs.readFileSync(file, 'utf8').slice('hello '.length) }, output: { file } };
+  },`;
+    const dir = writeFolder(
+      'greeting-observer',
+      'index.mjs',
+      `import fs, { writeFileSync } from 'node:fs';\nimport path from 'node:path';\nexport default { kind: 'greeting', description: 'Observe leaves a stamp.', ${greeting('({ action }) => ({ data: { step: action } })')}${observe} };\n`,
+    );
+    const { code, stdout } = await runCli(dir, { OUT_DIR: out });
+    expect(code).toBe(1);
+    expect(stdout).toMatch(
+      /10\. observe changes nothing\s+FAIL\s+create \(hello\): observe tried to change the backend: fs\.writeFileSync\(\)/,
+    );
+    expect(stdout).toMatch(/11\. observe after create: no drift\s+PASS/);
+    expect(stdout).toMatch(/12\. import gives the same output\s+PASS/);
+    expect(stdout).toMatch(/1 rule failed/);
+    expect(readdirSync(out)).toEqual([]);
   }, 30_000);
 
   it('exits 1 when the folder has no module', async () => {
