@@ -5,15 +5,11 @@ import { syncInputOf } from './direct-calls.js';
 import type { Example } from './examples.js';
 import { checkNoTakeover } from './no-takeover.js';
 import { checkObserveAfterCreate, checkObserveAfterDelete, hasObserve } from './observe-rules.js';
+import { OBSERVE_RULES } from './rules.js';
 
 const AS: RequestOptions = { actor: 'contract-kit' };
 /** The rules judged on a created resource (rules 9–12). */
-const AFTER_CREATE = [
-  'create-never-takes-over',
-  'observe-read-only',
-  'observe-no-drift',
-  'import-same-output',
-] as const;
+const AFTER_CREATE = ['create-never-takes-over', ...OBSERVE_RULES] as const;
 
 /**
  * One example's whole life on the real Steward: create; then update and every

@@ -8,8 +8,7 @@ import {
   resyncProblem,
   syncInputOf,
 } from './direct-calls.js';
-
-const OBSERVE_RULES = ['observe-read-only', 'observe-no-drift', 'import-same-output'] as const;
+import { OBSERVE_RULES } from './rules.js';
 
 /** True when the kind has `observe`; else rules 10–12 are skipped, naming it. */
 export function hasObserve(ctx: ConvergeContext): boolean {

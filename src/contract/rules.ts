@@ -15,6 +15,13 @@ export const RULES = [
 ] as const;
 
 export type RuleId = (typeof RULES)[number]['id'];
+
+/** The rules that need the kind's `observe`: a kind without it gets them as SKIP. */
+export const OBSERVE_RULES = [
+  'observe-read-only',
+  'observe-no-drift',
+  'import-same-output',
+] as const satisfies readonly RuleId[];
 export type RuleStatus = 'PASS' | 'FAIL' | 'SKIP';
 
 /** One rule's verdict: `reason` says why in one line, `details` lists every problem found. */

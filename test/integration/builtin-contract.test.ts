@@ -22,6 +22,7 @@ import { createProcessModule } from '../../modules/process/index.js';
 import {
   type ContractReport,
   formatReport,
+  OBSERVE_RULES,
   type RuleId,
   runModuleContract,
 } from '../../src/contract/index.js';
@@ -79,7 +80,7 @@ function expectAllPass(report: ContractReport, kind: string, skipped: RuleId[] =
 
 /** The rules a kind without `observe` skips (they pass once the module has one). */
 const unobserved = (definition: ModuleDefinition): RuleId[] =>
-  definition.observe ? [] : ['observe-read-only', 'observe-no-drift', 'import-same-output'];
+  definition.observe ? [] : [...OBSERVE_RULES];
 
 /** Live processes with MARK in their environment or arguments. */
 function markedProcesses(): number[] {

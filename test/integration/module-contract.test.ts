@@ -14,10 +14,16 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { createFileModule } from '../../modules/file/index.js';
-import { type ContractReport, type RuleId, runModuleContract } from '../../src/contract/index.js';
+import {
+  type ContractReport,
+  OBSERVE_RULES,
+  type RuleId,
+  runModuleContract,
+} from '../../src/contract/index.js';
 import {
   defineModule,
   type ModuleDefinition,
+  type ObserveResult,
   type SyncResult,
   TerminalError,
 } from '../../src/sdk/index.js';
@@ -44,8 +50,9 @@ function rule(report: ContractReport, id: RuleId) {
 describe('the contract kit on the built-in file module', () => {
   it('passes every rule with modules/file/examples, and leaves nothing behind', async () => {
     const root = join(scratch, 'files');
+    const definition = createFileModule({ root });
     const report = await runModuleContract({
-      definition: createFileModule({ root }),
+      definition,
       examplesDir: join(REPO, 'modules/file/examples'),
     });
     expect(report.kind).toBe('file');
@@ -62,17 +69,16 @@ describe('the contract kit on the built-in file module', () => {
       'secrets-stay-secret': 'SKIP',
       // its claimKey refuses a second resource on the same path
       'create-never-takes-over': 'PASS',
-      // no observe yet
-      'observe-read-only': 'SKIP',
-      'observe-no-drift': 'SKIP',
-      'import-same-output': 'SKIP',
+      // judged once the module has observe
+      ...Object.fromEntries(OBSERVE_RULES.map((id) => [id, definition.observe ? 'PASS' : 'SKIP'])),
     });
     expect(rule(report, 'create-never-takes-over').reason).toMatch(
       /^twin motd-twin of motd \(same configs\): refused \(409, claimKey demo\//,
     );
-    expect(rule(report, 'observe-no-drift').reason).toBe(
-      'kind file has no observe (import, refresh and drift need it)',
-    );
+    if (!definition.observe)
+      expect(rule(report, 'observe-no-drift').reason).toBe(
+        'kind file has no observe (import, refresh and drift need it)',
+      );
     expect(report.passed).toBe(true);
     expect(rule(report, 'actions-plan').details).toEqual(
       expect.arrayContaining([
@@ -219,15 +225,25 @@ async function check(
   return runModuleContract({ definition, examplesDir: writeNoteExamples(scratch), stepBudget });
 }
 
-/** The rules a kind without `observe` skips. */
-const OBSERVE_RULES: RuleId[] = ['observe-read-only', 'observe-no-drift', 'import-same-output'];
+/** The note module whose observe answers `change(what it saw)` for a note that exists. */
+function observing(change: (seen: ObserveResult) => ObserveResult) {
+  return (dir: string): Partial<ModuleDefinition> => {
+    const good = noteModule(dir);
+    return {
+      async observe(input, ctx) {
+        const seen = await good.observe!(input, ctx);
+        return seen.exists ? change(seen) : seen;
+      },
+    };
+  };
+}
 
 /** Every rule but `failing` (and `skipped`, SKIP) passes; `failing` fails with a reason matching `why`. */
 function expectOnlyFailure(
   report: ContractReport,
   failing: RuleId,
   why: RegExp,
-  skipped: RuleId[] = [],
+  skipped: readonly RuleId[] = [],
 ): void {
   expect(report.passed).toBe(false);
   const expected = Object.fromEntries(
@@ -512,17 +528,9 @@ describe('the contract kit on a good module and on broken ones', () => {
   });
 
   it('fails observe-no-drift when observe reports another value than the spec right after create', async () => {
-    const report = await check((dir) => {
-      const good = noteModule(dir);
-      return {
-        async observe(input, ctx) {
-          const seen = await good.observe!(input, ctx);
-          return seen.exists
-            ? { ...seen, configs: { text: `${String(seen.configs?.text)}!` } }
-            : seen;
-        },
-      };
-    });
+    const report = await check(
+      observing((seen) => ({ ...seen, configs: { text: `${String(seen.configs?.text)}!` } })),
+    );
     expectOnlyFailure(
       report,
       'observe-no-drift',
@@ -531,17 +539,9 @@ describe('the contract kit on a good module and on broken ones', () => {
   });
 
   it('fails import-same-output when observe returns another output than sync published, never showing it', async () => {
-    const report = await check((dir) => {
-      const good = noteModule(dir);
-      return {
-        async observe(input, ctx) {
-          const seen = await good.observe!(input, ctx);
-          return seen.exists
-            ? { ...seen, output: { ...seen.output, token: 'another-token' } }
-            : seen;
-        },
-      };
-    });
+    const report = await check(
+      observing((seen) => ({ ...seen, output: { ...seen.output, token: 'another-token' } })),
+    );
     expectOnlyFailure(
       report,
       'import-same-output',
