@@ -12,6 +12,7 @@ Endpoints:
     GET  /module  the module description (kind, schemas, actions)
     POST /plan    pure: decides what sync has to do; never touches the store
     POST /sync    does it: writes or removes the key, reports the outcome
+    POST /observe reads the key and changes nothing (for import and refresh)
 """
 
 import argparse
@@ -66,6 +67,10 @@ DESCRIPTION = {
     },
     # Steward re-syncs COMPLETED entries this often, which repairs a value edited by hand.
     "resync_interval_ms": 60000,
+    # This server answers POST /observe, so entries can be imported and refreshed.
+    "has_observe": True,
+    # The key names the entry: two resources on one key are refused when the second is accepted.
+    "claim_key": ["key"],
 }
 
 
@@ -123,6 +128,11 @@ class Store:
                 entries[key] = value
                 self._write(entries)
 
+    def get(self, key):
+        """The value, or None when the key is not there. Reads only."""
+        with self.lock:
+            return self._read().get(key)
+
     def remove(self, key):
         with self.lock:
             entries = self._read()
@@ -140,13 +150,30 @@ def sync(store, request):
         return {"status": "COMPLETED", "data": {"pending": []}}
     value = resource["spec"]["configs"].get("value", "")
     store.put(key, value)
-    output = {
+    return {"status": "COMPLETED", "output": output_of(store, key, value), "data": {"pending": []}}
+
+
+def observe(store, request):
+    """Reads the key and changes nothing: what is there, as configs and as the output /sync would publish."""
+    key = request["resource"]["spec"]["configs"]["key"]
+    value = store.get(key)
+    if value is None:
+        return {"exists": False}
+    return {
+        "exists": True,
+        "configs": {"key": key, "value": value},
+        "output": output_of(store, key, value),
+        "data": {"pending": []},
+    }
+
+
+def output_of(store, key, value):
+    return {
         "key": key,
         "length": len(value),
         "sha256": hashlib.sha256(value.encode("utf-8")).hexdigest(),
         "store": store.path,
     }
-    return {"status": "COMPLETED", "output": output, "data": {"pending": []}}
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -172,6 +199,8 @@ class Handler(BaseHTTPRequestHandler):
                 self._answer(200, plan(request))
             elif self.path == "/sync":
                 self._answer(200, sync(self.store, request))
+            elif self.path == "/observe":
+                self._answer(200, observe(self.store, request))
             else:
                 self._error(404, "no route for POST %s" % self.path)
         except Rejected as rejected:

@@ -60,6 +60,16 @@ export function isSameProcess(
   );
 }
 
+/**
+ * The argument vector a live process was started with (/proc/<pid>/cmdline), argv[0] included;
+ * undefined when it is gone or unreadable. A program may rewrite it (process.title, setproctitle).
+ */
+export function readCommandLine(pid: number): string[] | undefined {
+  const text = readText(`/proc/${pid}/cmdline`);
+  if (!text) return undefined; // a zombie or kernel thread has an empty one
+  return (text.endsWith('\0') ? text.slice(0, -1) : text).split('\0');
+}
+
 /** Signals the process group led by `pid` (every replica is spawned detached, so it leads one). */
 function signalGroup(pid: number, signal: NodeJS.Signals): void {
   try {

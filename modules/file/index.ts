@@ -1,4 +1,5 @@
 import { defineModule, type ModuleDefinition } from '../../src/sdk/index.js';
+import { observeFile } from './observe.js';
 import { fileClaimKey } from './paths.js';
 import { type FileData, planFile } from './plan.js';
 import {
@@ -36,5 +37,6 @@ export function createFileModule({ root }: FileModuleOptions): ModuleDefinition 
     claimKey: ({ project, configs }) => fileClaimKey(project, configs.path),
     plan: planFile,
     sync: (input, ctx) => syncFile(root, input, ctx),
+    observe: (input) => observeFile(root, input),
   });
 }

@@ -4,9 +4,10 @@ import type { SyncContext, SyncInput, SyncResult } from '../../src/sdk/index.js'
 import { contentChecksum, inProjectDirectory, modeOf } from './disk.js';
 import { resolveInRoot } from './paths.js';
 import type { FileData, FileStep } from './plan.js';
+import { type WriteReceipts, writeReceipts } from './receipts.js';
 import type { FileConfigs, FileOutput } from './schema.js';
 import { refuseSymlinks } from './symlinks.js';
-import { matchesWhatWeWrite, notOurs, writeFile } from './write.js';
+import { isOwnEarlierWrite, notOurs, writeFile } from './write.js';
 
 /**
  * Does the first pending step and reports the rest: one step a call, each
@@ -22,6 +23,7 @@ export async function syncFile(
   const data = resource.state.data ?? { pending: [] };
   const [step, ...rest] = data.pending;
   const configs = resource.spec.configs;
+  const receipts = writeReceipts(root, { urn: resource.urn, createdAt: resource.created_at });
   return inProjectDirectory(root, resource.project, async (dir) => {
     const target = resolveInRoot(dir, configs.path);
     let now = data;
@@ -29,7 +31,7 @@ export async function syncFile(
       await refuseSymlinks(dir, target, {
         finalMayBeLink: step === 'remove' || step === 'remove_previous',
       });
-      now = await runStep(step, { dir, target, configs, data, now: ctx.now() });
+      now = await runStep(step, { dir, target, configs, data, receipts, now: ctx.now() });
       ctx.log.debug('file step done', { step });
       if (rest.length) return { status: 'PENDING', data: { ...now, pending: rest } };
     }
@@ -47,32 +49,36 @@ interface StepInput {
   target: string;
   configs: FileConfigs;
   data: FileData;
+  receipts: WriteReceipts;
   now: Date;
 }
 
 /** Runs one step; answers the data with what the resource holds afterwards. */
 async function runStep(
   step: FileStep,
-  { dir, target, configs, data, now }: StepInput,
+  { dir, target, configs, data, receipts, now }: StepInput,
 ): Promise<FileData> {
   const owned = data.written === configs.path;
   const held: FileData = { ...data, written: configs.path };
   switch (step) {
     case 'write':
-      await writeFile(target, configs, { replace: owned });
+      await writeFile(target, configs, { replace: owned, receipts });
       return held;
     case 'chmod':
       if (!owned) throw notOurs(configs.path);
       await chmod(target, modeOf(configs));
       return data;
     case 'touch':
-      if (!owned || !(await exists(target))) await writeFile(target, configs, { replace: false });
+      if (!owned || !(await exists(target)))
+        await writeFile(target, configs, { replace: false, receipts });
       await utimes(target, now, now);
       return held;
     case 'remove':
       if (data.written !== undefined) await removeIn(dir, data.written);
-      // A create whose write-back was lost wrote the file without recording it: recognise it by its content and mode.
-      if (!owned && (await matchesWhatWeWrite(target, configs))) await rm(target, { force: true });
+      // A write whose write-back was lost (a crash) left the file unrecorded: its receipt proves it is this resource's.
+      if (!owned && (await isOwnEarlierWrite(target, configs, receipts)))
+        await rm(target, { force: true });
+      await receipts.forget();
       return data;
     case 'remove_previous':
       if (data.previous_path !== undefined && data.previous_path !== configs.path)

@@ -1,10 +1,10 @@
-import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import { link, lstat, mkdir, open, rename, rm } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { dirname } from 'node:path';
 
 import { TerminalError } from '../../src/sdk/index.js';
-import { modeOf } from './disk.js';
+import { modeOf, openTemporary } from './disk.js';
+import { inodeOf, type WriteReceipts } from './receipts.js';
 
 type Wanted = { path: string; content?: string; mode?: string };
 
@@ -16,28 +16,29 @@ type Wanted = { path: string; content?: string; mode?: string };
  * is the resource's own) or hard-linked to it, which fails with EEXIST instead of
  * replacing what is there. The temporary file is gone afterwards, failed or not.
  *
- * On EEXIST the existing file is compared with what this write makes (a regular
- * file, same mode, same content): equal is this resource's own earlier attempt
- * (a crash, a lost write-back) and the write is done; anything else was not made
- * by this resource and is left untouched: TerminalError "already exists".
+ * Before the link, the temporary file's inode goes into the resource's receipt
+ * (receipts.ts). On EEXIST the file there is this resource's own earlier attempt
+ * (a crash, a lost write-back) only when the receipt names its inode and it still
+ * holds exactly what this write makes; then the write is done. Anything else was
+ * not made by this resource and is left untouched: TerminalError "already exists".
  */
 export async function writeFile(
   target: string,
   wanted: Wanted,
-  { replace }: { replace: boolean },
+  { replace, receipts }: { replace: boolean; receipts: WriteReceipts },
 ): Promise<void> {
   await mkdir(dirname(target), { recursive: true });
-  const temporary = join(dirname(target), `.steward-tmp-${randomBytes(8).toString('hex')}`);
+  let temporary: string | undefined;
+  let inode: string;
   try {
-    const handle = await open(
-      temporary,
-      constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
-      0o600,
-    );
+    const opened = await openTemporary(dirname(target), '.steward-tmp-');
+    temporary = opened.temporary;
+    const handle = opened.handle;
     try {
       await handle.chmod(modeOf(wanted)); // exact, whatever the umask
       await handle.writeFile(wanted.content ?? '', 'utf8');
       await handle.datasync(); // a link that survives a power cut names the content, not an empty file
+      inode = await inodeOf(handle);
     } finally {
       await handle.close();
     }
@@ -45,19 +46,37 @@ export async function writeFile(
       await rename(temporary, target);
       return;
     }
+    await receipts.record(wanted.path, inode);
     try {
       await link(temporary, target);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      if (!(await matchesWhatWeWrite(target, wanted))) throw alreadyExists(wanted.path);
+      if (await isOwnEarlierWrite(target, wanted, receipts)) return;
+      await receipts.unrecord(wanted.path, inode);
+      throw alreadyExists(wanted.path);
     }
   } finally {
-    await rm(temporary, { force: true });
+    if (temporary !== undefined) await rm(temporary, { force: true });
   }
 }
 
+/**
+ * True when `target` is a file this resource linked there (its receipt names the
+ * inode) that still has exactly the content and mode it writes. The content check
+ * also guards against an inode number freed and reused by someone else's file.
+ */
+export async function isOwnEarlierWrite(
+  target: string,
+  wanted: Wanted,
+  receipts: WriteReceipts,
+): Promise<boolean> {
+  return (
+    (await receipts.linkedHere(wanted.path, target)) && (await matchesWhatWeWrite(target, wanted))
+  );
+}
+
 /** True when `target` is a regular file with exactly the mode and content this resource writes. */
-export async function matchesWhatWeWrite(target: string, wanted: Wanted): Promise<boolean> {
+async function matchesWhatWeWrite(target: string, wanted: Wanted): Promise<boolean> {
   const content = Buffer.from(wanted.content ?? '', 'utf8');
   const info = await lstat(target).catch(() => undefined);
   if (!info?.isFile() || (info.mode & 0o7777) !== modeOf(wanted) || info.size !== content.length)

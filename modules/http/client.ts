@@ -1,9 +1,11 @@
 import {
+  type ObserveResult,
   type SyncContext,
   type SyncInput,
   type SyncResult,
   TerminalError,
 } from '../../src/sdk/index.js';
+import { observeResultFromWire } from './observe-answer.js';
 import {
   type DescribedModule,
   describedModuleFromWire,
@@ -12,7 +14,7 @@ import {
   syncResultFromWire,
 } from './protocol.js';
 
-/** The asynchronous calls of the protocol: the description at start-up, and /sync. */
+/** The asynchronous calls of the protocol: the description at start-up, /sync and /observe. */
 export interface ClientOptions {
   timeoutMs: number;
   fetch: typeof globalThis.fetch;
@@ -79,17 +81,51 @@ export async function postSync(
   endpoint: string,
   input: SyncInput,
   ctx: SyncContext,
-  { timeoutMs, fetch }: ClientOptions,
+  client: ClientOptions,
 ): Promise<SyncResult> {
   const where = `http module ${endpoint}: POST /sync`;
+  const body = await postInSync(where, `${endpoint}/sync`, syncRequestToWire(input), ctx, client);
+  return syncResultFromWire(where, body);
+}
+
+/**
+ * `POST {endpoint}/observe`, for an endpoint whose description says `has_observe`:
+ * the same request as /sync, the same bounds (timeout, abort signal) and the same
+ * error mapping; the answer is checked as an `ObserveResult`.
+ */
+export async function postObserve(
+  endpoint: string,
+  input: SyncInput,
+  ctx: SyncContext,
+  client: ClientOptions,
+): Promise<ObserveResult> {
+  const where = `http module ${endpoint}: POST /observe`;
+  const body = await postInSync(
+    where,
+    `${endpoint}/observe`,
+    syncRequestToWire(input),
+    ctx,
+    client,
+  );
+  return observeResultFromWire(where, body);
+}
+
+/** One call of the sync loop: the parsed JSON of a 2xx answer, or the failure the engine should see. */
+async function postInSync(
+  where: string,
+  url: string,
+  request: unknown,
+  ctx: SyncContext,
+  { timeoutMs, fetch }: ClientOptions,
+): Promise<unknown> {
   const timeout = AbortSignal.timeout(timeoutMs);
   let status: number;
   let text: string;
   try {
-    const res = await fetch(`${endpoint}/sync`, {
+    const res = await fetch(url, {
       method: 'POST',
       headers: JSON_HEADERS,
-      body: JSON.stringify(syncRequestToWire(input)),
+      body: JSON.stringify(request),
       signal: AbortSignal.any([ctx.signal, timeout]),
     });
     status = res.status;
@@ -106,11 +142,9 @@ export async function postSync(
     throw new TerminalError(errorMessageOf(status, text));
   if (status < 200 || status > 299)
     throw new Error(`${where} answered ${status}: ${errorMessageOf(status, text)}`);
-  let body: unknown;
   try {
-    body = JSON.parse(text);
+    return JSON.parse(text);
   } catch {
     throw new Error(`${where} answered ${status} without a JSON body`);
   }
-  return syncResultFromWire(where, body);
 }

@@ -1,5 +1,6 @@
 import { defineModule, type ModuleDefinition } from '../../src/sdk/index.js';
-import { fetchDescription, postSync } from './client.js';
+import { claimKeyOf } from './claim-key.js';
+import { fetchDescription, postObserve, postSync } from './client.js';
 import { createPlan } from './plan.js';
 
 export interface HttpModuleOptions {
@@ -29,11 +30,19 @@ export async function loadHttpModules(
   return Promise.all(
     endpoints.map(async (given) => {
       const endpoint = normalisedEndpoint(given);
-      const described = await fetchDescription(endpoint, client);
+      const { hasObserve, claimKeyFields, ...described } = await fetchDescription(endpoint, client);
       const definition = defineModule({
         ...described,
+        // Only the remote knows what names its object; without claim_key its resources hold no claim.
+        ...(claimKeyFields && {
+          claimKey: ({ configs }) => claimKeyOf(claimKeyFields, configs),
+        }),
         plan: createPlan(endpoint, client),
         sync: (input, ctx) => postSync(endpoint, input, ctx, client),
+        // A kind without it stays without observe, so an import of it is refused (400 naming the kind).
+        ...(hasObserve && {
+          observe: (input, ctx) => postObserve(endpoint, input, ctx, client),
+        }),
       });
       return { definition, origin: endpoint };
     }),

@@ -9,6 +9,7 @@ import type {
   SyncInput,
   SyncResult,
 } from '../../src/sdk/index.js';
+import { claimKeyFieldsOf } from './claim-key.js';
 
 /**
  * The wire protocol of an HTTP module (docs/http-modules.md), snake_case JSON,
@@ -28,6 +29,10 @@ export interface WireDescription {
   resync_interval_ms?: number | null;
   /** As `secretBindings`: secret config → the configs and `dependencies.NAME` it is sent to. */
   secret_bindings?: Record<string, string[]> | null;
+  /** True when the endpoint serves `POST /observe` (the kind then has `observe`). */
+  has_observe?: boolean | null;
+  /** The top-level configs whose values name the backend object (the kind's `claimKey`). */
+  claim_key?: string[] | null;
 }
 
 /** `POST {endpoint}/plan` request. `now` is ISO 8601. */
@@ -54,6 +59,14 @@ export interface WireSyncRequest {
   dependencies: Record<string, ResolvedDependency>;
 }
 
+/** `POST {endpoint}/observe` answer (200); the request is a `WireSyncRequest`. */
+export interface WireObserveResponse {
+  exists: boolean;
+  configs?: Record<string, unknown>;
+  output?: Record<string, unknown>;
+  data?: unknown;
+}
+
 /** `POST {endpoint}/sync` answer (200). */
 export interface WireSyncResponse {
   status: 'PENDING' | 'COMPLETED';
@@ -72,6 +85,10 @@ export type DescribedModule = {
   actions: Record<string, ActionDefinition>;
   resyncIntervalMs?: number;
   secretBindings?: Record<string, readonly string[]>;
+  /** The description's `has_observe`. */
+  hasObserve: boolean;
+  /** The description's `claim_key`: config fields, in order. */
+  claimKeyFields?: readonly string[];
 };
 
 /** An answer that breaks the protocol; `where` names the endpoint and call. */
@@ -82,7 +99,7 @@ export class ProtocolError extends Error {
   }
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
+export const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** The problem with the first member the protocol does not know, if any. */
@@ -97,7 +114,7 @@ function unknownMember(
     : `${what} has unknown member "${key}" (allowed: ${allowed.join(', ')}; the protocol is snake_case)`;
 }
 
-function checkMembers(
+export function checkMembers(
   where: string,
   what: string,
   value: Record<string, unknown>,
@@ -126,6 +143,8 @@ export function describedModuleFromWire(where: string, body: unknown): Described
     'actions',
     'resync_interval_ms',
     'secret_bindings',
+    'has_observe',
+    'claim_key',
   ]);
   if (typeof body.kind !== 'string') fail('kind must be a string');
   if (typeof body.description !== 'string') fail('description must be a string');
@@ -147,6 +166,10 @@ export function describedModuleFromWire(where: string, body: unknown): Described
   ) {
     fail('secret_bindings must be an object of arrays of field names, or null');
   }
+  if (body.has_observe != null && typeof body.has_observe !== 'boolean')
+    fail('has_observe must be a boolean or null');
+  const claimKey = claimKeyFieldsOf(body.claim_key, body.config_schema as JSONSchema);
+  if (typeof claimKey === 'string') fail(claimKey);
   if (!isObject(body.actions)) return fail('actions must be an object');
   const actions: Record<string, ActionDefinition> = {};
   for (const [name, action] of Object.entries(body.actions)) {
@@ -183,6 +206,8 @@ export function describedModuleFromWire(where: string, body: unknown): Described
     ...(body.secret_bindings != null && {
       secretBindings: body.secret_bindings as Record<string, string[]>,
     }),
+    hasObserve: body.has_observe === true,
+    ...(claimKey !== undefined && { claimKeyFields: claimKey as string[] }),
   };
 }
 

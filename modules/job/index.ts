@@ -2,6 +2,7 @@ import { defineModule, type ModuleDefinition } from '../../src/sdk/index.js';
 import { SECRET_ENV_BINDINGS } from '../child-process/command-schema.js';
 import { resolveLocalProgram } from '../child-process/local-program.js';
 import { jobLogs } from './logs.js';
+import { observeJob } from './observe.js';
 import { planJob } from './plan.js';
 import { WRAPPER_PATH } from './runner.js';
 import {
@@ -70,6 +71,7 @@ export function createJobModule(options: JobModuleOptions): ModuleDefinition {
     usage: () => ({ processes: 1 }),
     plan: (input) => planJob(allowList, envAllowList, input),
     sync: (input, ctx) => syncJob(deps, input, ctx),
+    observe: (input) => observeJob(runDir, input),
     logs: (input, ctx) => jobLogs(runDir, logPollMs, input, ctx),
   });
 }

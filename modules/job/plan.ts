@@ -11,15 +11,19 @@ import type { JobConfigs, JobData, JobOutput } from './schema.js';
 export function planJob(
   allowList: readonly string[],
   envAllowList: readonly EnvAllowEntry[],
-  { action, desired }: PlanInput<JobConfigs, JobOutput, JobData>,
+  { action, current, desired }: PlanInput<JobConfigs, JobOutput, JobData>,
 ): PlanResult<JobConfigs, JobOutput, JobData> {
+  // An import runs nothing (observe reads the last run); the allow-list is checked before a run.
+  if (action === 'import') return {};
+  // The marker's token stays with the resource: without it, its own run directory would look foreign.
+  const owner = current?.state.data?.owner;
   if (action !== 'delete') assertLaunchAllowed(desired.spec.configs, { allowList, envAllowList });
   switch (action) {
     case 'create':
     case 'update':
     case 'rerun':
     case 'delete':
-      return { data: {} };
+      return { data: owner ? { owner } : {} };
     default:
       throw new ValidationError(`job has no action "${action}"`);
   }

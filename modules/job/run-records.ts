@@ -2,7 +2,7 @@ import { join } from 'node:path';
 
 import type { ProcessIdentity } from '../child-process/proc-info.js';
 import { readJsonFile } from '../child-process/run-dir.js';
-import type { JobOutput } from './schema.js';
+import type { JobConfigs, JobOutput } from './schema.js';
 
 /** The files of a job's run directory (`<runDir>/job.<project>.<name>/`). */
 export function runFiles(dir: string) {
@@ -21,6 +21,8 @@ export function runFiles(dir: string) {
 
 export interface RunRecord extends ProcessIdentity {
   run_id: string;
+  /** The configs the run was started with, `secret_env` left out (absent in records of older Stewards). */
+  configs?: Omit<JobConfigs, 'secret_env'>;
 }
 
 export interface ExitRecord {

@@ -90,7 +90,8 @@ export async function startRun(
     await rm(files.spec(runId), { force: true }); // it holds the secret environment
     throw err;
   });
-  const run: RunRecord = { run_id: runId, ...identity };
+  const { secret_env: _secret, ...launched } = configs; // never on disk beyond the spec file
+  const run: RunRecord = { run_id: runId, ...identity, configs: launched };
   await writeJsonAtomic(files.run, run);
   return run;
 }

@@ -20,6 +20,8 @@ export type JobOutput = {
 export interface JobData {
   /** The run whose failed output is already published; the next sync fails the operation. */
   reported?: string;
+  /** The token of this resource's run-directory marker (child-process/ownership.ts). */
+  owner?: string;
 }
 
 /** `spec.configs` of a job: the command (as for `process`) and its time limit. */

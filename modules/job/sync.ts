@@ -1,4 +1,4 @@
-import { rm } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 
 import {
   type SyncContext,
@@ -6,6 +6,7 @@ import {
   type SyncResult,
   TerminalError,
 } from '../../src/sdk/index.js';
+import { alreadyExists, ownershipOf, ownerToken, writeOwner } from '../child-process/ownership.js';
 import { hasProcfs, isSameProcess } from '../child-process/proc-info.js';
 import { resourceDir } from '../child-process/run-dir.js';
 import { failureMessage, readExit, readRun, runOutput, succeeded } from './run-records.js';
@@ -36,27 +37,47 @@ export async function syncJob(
   const dir = resourceDir(deps.runDir, resource);
   const configs = resource.spec.configs;
   const runId = resource.state.operation_id;
+  const owner = ownerToken(resource);
   const run = await readRun(dir);
+  const ownership = await ownershipOf(
+    dir,
+    resource,
+    typeof resource.state.output.run_id === 'string',
+  );
   if (resource.state.action === 'delete') {
-    if (run) await stopRun(deps, dir, run, ctx.signal);
-    await rm(dir, { recursive: true, force: true });
-    return { status: 'COMPLETED', data: {} };
+    // A resource whose create was refused (or a stranger's directory) is forgotten, the directory untouched.
+    if (ownership !== 'foreign') {
+      if (run) await stopRun(deps, dir, run, ctx.signal);
+      await rm(dir, { recursive: true, force: true });
+    } else ctx.log.warn('run directory not made by this resource; left as it is', { dir });
+    return { status: 'COMPLETED', data: { owner } };
   }
+  if (ownership === 'foreign') throw new TerminalError(alreadyExists('a job', dir));
   // Without /proc no process can be told from another; delete still works (nothing can have been started).
   if (!hasProcfs())
     throw new TerminalError('the job module needs Linux /proc to tell its processes from others');
+  if (ownership !== 'ours') {
+    // Before the first run starts: a create retried after a crash finds it and carries on with its run.
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    await writeOwner(dir, resource);
+  }
   if (run?.run_id !== runId) {
     if (run) await stopRun(deps, dir, run, ctx.signal);
     const started = await startRun(deps, dir, runId, configs);
     ctx.log.info('job started', { pid: started.pid });
-    return { status: 'PENDING', requeueAfterMs: deps.pollMs, output: runOutput(started), data: {} };
+    return {
+      status: 'PENDING',
+      requeueAfterMs: deps.pollMs,
+      output: runOutput(started),
+      data: { owner },
+    };
   }
   const exit = await readExit(dir);
   if (exit?.run_id === runId) {
     const output = runOutput(run, exit);
-    if (succeeded(exit)) return { status: 'COMPLETED', output, data: {} };
+    if (succeeded(exit)) return { status: 'COMPLETED', output, data: { owner } };
     if (resource.state.data?.reported !== runId)
-      return { status: 'PENDING', output, data: { reported: runId } };
+      return { status: 'PENDING', output, data: { reported: runId, owner } };
     throw new TerminalError(failureMessage(exit, configs.timeout_ms ?? 0));
   }
   if (isSameProcess(run)) {
@@ -67,9 +88,9 @@ export async function syncJob(
         elapsedMs,
       });
       await stopRun(deps, dir, run, ctx.signal, true);
-      return { status: 'PENDING', data: {} };
+      return { status: 'PENDING', data: { owner } };
     }
-    return { status: 'PENDING', requeueAfterMs: deps.pollMs };
+    return { status: 'PENDING', requeueAfterMs: deps.pollMs, data: { owner } };
   }
   throw new TerminalError(
     `the job's wrapper (pid ${run.pid}) ended without recording how the command ended`,

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { defineModule, type ModuleDefinition } from '../../src/sdk/index.js';
 import { connectPostgres, type PostgresConnect } from '../postgres-server/connection.js';
 import { createTargetPolicy, guardTargets, type HostLookup } from '../postgres-server/targets.js';
+import { observeDatabase } from './observe.js';
 import { type DatabaseConfigs, type DatabaseData, planDatabase } from './plan.js';
 import {
   configSchema,
@@ -35,7 +36,8 @@ export function createPostgresDatabaseModule({
     kind: 'postgres_database',
     description:
       'A database on a postgres_server, owned by a LOGIN role with a generated password, with extensions and a connection limit. ' +
-      'Steps: create_role, ensure_database, ensure_extensions; delete: drop_database, drop_role (none with deletion_policy orphan).',
+      'Steps: create_role, ensure_database, ensure_extensions; delete: drop_database, drop_role (none with deletion_policy orphan). ' +
+      'Create never takes over a database or role it did not make (import it instead).',
     configSchema,
     outputSchema,
     dependencies: { server: { kind: 'postgres_server' } },
@@ -53,7 +55,11 @@ export function createPostgresDatabaseModule({
         paramsSchema: rotatePasswordParamsSchema,
       },
     },
+    // One resource per database on a server (the server resource itself claims host and port).
+    claimKey: ({ configs, dependencies }) =>
+      dependencies.server === undefined ? undefined : `${dependencies.server}/${configs.database}`,
     plan: planDatabase,
     sync: (input, ctx) => syncDatabase({ connect: guarded, generatePassword }, input, ctx),
+    observe: (input, ctx) => observeDatabase(guarded, input, ctx),
   });
 }

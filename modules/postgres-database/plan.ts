@@ -4,6 +4,7 @@ import {
   type Resource,
   ValidationError,
 } from '../../src/sdk/index.js';
+import type { Adopted } from './ownership.js';
 import type { DatabaseOutput } from './schema.js';
 
 /** The steps `sync` carries out, in order, one per call. */
@@ -23,6 +24,8 @@ export interface DatabaseData {
   drop_extensions?: string[];
   /** The owner before an update changed it: `reassign_owned` hands its objects on, `drop_previous_role` drops it. */
   previous_owner?: string;
+  /** What an import adopted (OIDs from `observe`): this resource's without a marker. Kept by every action. */
+  adopted?: Adopted;
 }
 
 export interface DatabaseConfigs {
@@ -51,31 +54,31 @@ export function planDatabase({
 > {
   const configs = desired.spec.configs;
   if (action !== 'delete') refuseReserved(configs, dependencies.server?.output.admin_user);
+  const adopted = current?.state.data?.adopted;
+  const keep = (data: DatabaseData): { data: DatabaseData } => ({
+    data: adopted ? { ...data, adopted } : data,
+  });
   switch (action) {
     case 'create':
-      return {
-        data: {
-          pending: ['create_role', 'ensure_database', 'ensure_extensions'],
-        },
-      };
+      return keep({ pending: ['create_role', 'ensure_database', 'ensure_extensions'] });
+    case 'import':
+    case 'refresh':
+      // The core calls observe for these; nothing to plan, nothing to change.
+      return {};
     case 'update':
-      return { data: planUpdate(current, desired) };
+      return keep(planUpdate(current, desired));
     case 'rotate_password':
       // After a create that never finished, the database and extensions may be missing too.
-      return {
-        data: {
-          pending:
-            current?.state.observed_version === null
-              ? ['set_password', 'ensure_database', 'ensure_extensions']
-              : ['set_password'],
-        },
-      };
+      return keep({
+        pending:
+          current?.state.observed_version === null
+            ? ['set_password', 'ensure_database', 'ensure_extensions']
+            : ['set_password'],
+      });
     case 'delete':
-      return {
-        data: {
-          pending: configs.deletion_policy === 'orphan' ? [] : ['drop_database', 'drop_role'],
-        },
-      };
+      return keep({
+        pending: configs.deletion_policy === 'orphan' ? [] : ['drop_database', 'drop_role'],
+      });
     default:
       throw new ValidationError(`postgres_database has no action "${action}"`);
   }

@@ -1,18 +1,14 @@
 import {
-  type ResolvedDependency,
   type SyncContext,
   type SyncInput,
   type SyncResult,
   TerminalError,
 } from '../../src/sdk/index.js';
-import {
-  type PostgresConnect,
-  type PostgresTarget,
-  type SslMode,
-  withSession,
-} from '../postgres-server/connection.js';
+import { type PostgresConnect, withSession } from '../postgres-server/connection.js';
+import { markerOf, type Owner } from './ownership.js';
 import type { DatabaseConfigs, DatabaseData, DatabaseStep } from './plan.js';
 import type { DatabaseOutput } from './schema.js';
+import { describe, requireServer, type Server, serverOf, target } from './server.js';
 import {
   dropDatabase,
   dropOwned,
@@ -29,20 +25,12 @@ export interface DatabaseSyncDeps {
   generatePassword: () => string;
 }
 
-/** The server dependency's output: where to connect and as whom. */
-interface Server {
-  host: string;
-  port: number;
-  adminUser: string;
-  adminPassword?: string;
-  sslmode: SslMode;
-}
-
 /**
  * Does the first pending step and reports the rest. A role step decides a new password
  * and publishes it at once in `output` (a secret), never in `data`. If that write-back
  * is lost in a crash, the step runs again and sets (and publishes) another password:
- * the last one written back is the one that works.
+ * the last one written back is the one that works. What an import adopted
+ * (`data.adopted`) stays in `data` after every action.
  */
 export async function syncDatabase(
   deps: DatabaseSyncDeps,
@@ -52,20 +40,25 @@ export async function syncDatabase(
   const configs = resource.spec.configs;
   const data = resource.state.data ?? { pending: [] };
   const [step, ...rest] = data.pending ?? [];
+  const done: DatabaseData = data.adopted
+    ? { pending: [], adopted: data.adopted }
+    : { pending: [] };
   const deleting = resource.state.action === 'delete';
-  const server = serverOf(dependencies.server);
-  if (deleting && (!step || !server)) {
+  if (deleting && (!step || !serverOf(dependencies.server))) {
     // orphan, or a server that never published connection details (so nothing was ever created on it)
-    return { status: 'COMPLETED', data: { pending: [] } };
+    return { status: 'COMPLETED', data: done };
   }
-  if (!server)
-    throw new TerminalError(
-      'the server dependency has not published connection details (host, port, admin_user)',
-    );
+  const server = requireServer(dependencies.server);
+  const owner: Owner = {
+    marker: markerOf(resource),
+    adopted: data.adopted,
+    leftAlone: (what) =>
+      ctx.log.warn('postgres_database left alone what it did not make', { object: what }),
+  };
   let password =
     typeof resource.state.output.password === 'string' ? resource.state.output.password : undefined;
   if (step) {
-    const newPassword = await runStep(step, deps, server, configs, data, ctx);
+    const newPassword = await runStep(step, deps, server, configs, data, owner, ctx);
     if (newPassword !== undefined) password = newPassword;
     ctx.log.debug('postgres_database step done', { step });
     if (rest.length) {
@@ -76,12 +69,8 @@ export async function syncDatabase(
       };
     }
   }
-  if (deleting) return { status: 'COMPLETED', data: { pending: [] } };
-  return {
-    status: 'COMPLETED',
-    data: { pending: [] },
-    output: describe(server, configs, password),
-  };
+  if (deleting) return { status: 'COMPLETED', data: done };
+  return { status: 'COMPLETED', data: done, output: describe(server, configs, password) };
 }
 
 /** Runs one step; returns the new password when the step set one. */
@@ -91,32 +80,34 @@ async function runStep(
   server: Server,
   configs: DatabaseConfigs,
   data: DatabaseData,
+  owner: Owner,
   ctx: SyncContext,
 ): Promise<string | undefined> {
   const admin = target(server, 'postgres');
+  const inDatabase = target(server, configs.database);
   switch (step) {
     case 'create_role':
     case 'set_password': {
       const password = deps.generatePassword();
       await withSession(deps.connect, admin, ctx.signal, (session) =>
-        upsertRole(session, configs.owner, password, server.adminUser),
+        upsertRole(session, configs, password, server.adminUser, owner),
       );
       return password;
     }
     case 'ensure_database':
       await withSession(deps.connect, admin, ctx.signal, (session) =>
-        ensureDatabase(session, configs.database, configs.owner, configs.connection_limit),
+        ensureDatabase(session, configs, owner),
       );
       return undefined;
     case 'ensure_extensions':
-      await withSession(deps.connect, target(server, configs.database), ctx.signal, (session) =>
+      await withSession(deps.connect, inDatabase, ctx.signal, (session) =>
         ensureExtensions(session, configs.extensions ?? [], data.drop_extensions ?? []),
       );
       return undefined;
     case 'reassign_owned': {
       const previous = data.previous_owner;
       if (previous && previous !== configs.owner) {
-        await withSession(deps.connect, target(server, configs.database), ctx.signal, (session) =>
+        await withSession(deps.connect, inDatabase, ctx.signal, (session) =>
           reassignOwned(session, previous, configs.owner, server.adminUser),
         );
       }
@@ -125,73 +116,26 @@ async function runStep(
     case 'drop_previous_role': {
       const previous = data.previous_owner;
       if (!previous || previous === configs.owner) return undefined;
-      const exists = await withSession(
-        deps.connect,
-        target(server, configs.database),
-        ctx.signal,
-        (session) => dropOwned(session, previous, server.adminUser),
+      const exists = await withSession(deps.connect, inDatabase, ctx.signal, (session) =>
+        dropOwned(session, previous, server.adminUser, owner),
       );
       if (exists)
         await withSession(deps.connect, admin, ctx.signal, (session) =>
-          dropRole(session, previous, server.adminUser),
+          dropRole(session, previous, server.adminUser, owner),
         );
       return undefined;
     }
     case 'drop_database':
       await withSession(deps.connect, admin, ctx.signal, (session) =>
-        dropDatabase(session, configs.database),
+        dropDatabase(session, configs.database, owner),
       );
       return undefined;
     case 'drop_role':
       await withSession(deps.connect, admin, ctx.signal, (session) =>
-        dropRole(session, configs.owner, server.adminUser),
+        dropRole(session, configs.owner, server.adminUser, owner),
       );
       return undefined;
     default:
       throw new TerminalError(`unknown step ${JSON.stringify(step)} in state.data`);
   }
-}
-
-function serverOf(dependency: ResolvedDependency | undefined): Server | undefined {
-  const output = dependency?.output ?? {};
-  if (
-    typeof output.host !== 'string' ||
-    typeof output.port !== 'number' ||
-    typeof output.admin_user !== 'string'
-  )
-    return undefined;
-  return {
-    host: output.host,
-    port: output.port,
-    adminUser: output.admin_user,
-    adminPassword: typeof output.admin_password === 'string' ? output.admin_password : undefined,
-    sslmode:
-      output.sslmode === 'disable' || output.sslmode === 'require' ? output.sslmode : 'prefer',
-  };
-}
-
-function target(server: Server, database: string): PostgresTarget {
-  return {
-    host: server.host,
-    port: server.port,
-    user: server.adminUser,
-    password: server.adminPassword,
-    database,
-    sslmode: server.sslmode,
-  };
-}
-
-function describe(
-  server: Server,
-  configs: DatabaseConfigs,
-  password: string | undefined,
-): DatabaseOutput {
-  return {
-    host: server.host,
-    port: server.port,
-    database: configs.database,
-    user: configs.owner,
-    ...(password === undefined ? {} : { password }),
-    sslmode: server.sslmode,
-  };
 }

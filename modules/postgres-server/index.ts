@@ -1,5 +1,7 @@
 import { defineModule, type ModuleDefinition } from '../../src/sdk/index.js';
+import { serverClaimKey } from './claim-key.js';
 import { connectPostgres, type PostgresConnect } from './connection.js';
+import { observeServer } from './observe.js';
 import { planServer, type ServerData } from './plan.js';
 import {
   ADMIN_PASSWORD_BINDINGS,
@@ -31,7 +33,8 @@ export function createPostgresServerModule({
   return defineModule<ServerConfigs, ServerOutput, ServerData>({
     kind: 'postgres_server',
     description:
-      'A connection to an existing PostgreSQL server (10 or later) as an administrator. Sync connects and reads the version; delete leaves the server alone.',
+      'A connection to an existing PostgreSQL server (10 or later) as an administrator, one resource per host and port. ' +
+      'Sync and observe connect and read the version; delete leaves the server alone.',
     configSchema,
     outputSchema,
     secretBindings: ADMIN_PASSWORD_BINDINGS,
@@ -40,7 +43,9 @@ export function createPostgresServerModule({
       update: { description: 'Connect again with the new settings.' },
       delete: { description: 'Forget the server (nothing on it is touched).' },
     },
+    claimKey: serverClaimKey,
     plan: (input) => planServer(policy, input),
     sync: (input, ctx) => syncServer(guarded, input, ctx),
+    observe: (input, ctx) => observeServer(guarded, input, ctx),
   });
 }

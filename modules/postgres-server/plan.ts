@@ -57,6 +57,10 @@ export function planServer(
     }
     case 'delete':
       return { data: { pending: [] } };
+    case 'import':
+    case 'refresh':
+      // The core calls observe for these; nothing to plan.
+      return {};
     default:
       throw new ValidationError(`postgres_server has no action "${action}"`);
   }

@@ -14,7 +14,16 @@ export async function syncServer(
   ctx: SyncContext,
 ): Promise<SyncResult<ServerOutput, ServerData>> {
   if (resource.state.action === 'delete') return { status: 'COMPLETED', data: { pending: [] } };
-  const configs = resource.spec.configs;
+  const output = await readServer(connect, resource.spec.configs, ctx);
+  return { status: 'COMPLETED', data: { pending: [] }, output };
+}
+
+/** Connects as the administrator, reads the version (a SELECT, nothing else) and returns the output dependents use. */
+export async function readServer(
+  connect: PostgresConnect,
+  configs: ServerConfigs,
+  ctx: SyncContext,
+): Promise<ServerOutput> {
   const target = {
     host: configs.host,
     port: configs.port,
@@ -36,16 +45,12 @@ export async function syncServer(
   );
   ctx.log.debug('postgres server reached', { host: configs.host, port: configs.port, version });
   return {
-    status: 'COMPLETED',
-    data: { pending: [] },
-    output: {
-      host: configs.host,
-      port: configs.port,
-      version,
-      version_num: versionNum,
-      admin_user: configs.admin_user,
-      ...(configs.admin_password === undefined ? {} : { admin_password: configs.admin_password }),
-      sslmode: configs.sslmode,
-    },
+    host: configs.host,
+    port: configs.port,
+    version,
+    version_num: versionNum,
+    admin_user: configs.admin_user,
+    ...(configs.admin_password === undefined ? {} : { admin_password: configs.admin_password }),
+    sslmode: configs.sslmode,
   };
 }

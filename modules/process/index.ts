@@ -2,6 +2,7 @@ import { defineModule, type ModuleDefinition } from '../../src/sdk/index.js';
 import { SECRET_ENV_BINDINGS } from '../child-process/command-schema.js';
 import { resolveLocalProgram } from '../child-process/local-program.js';
 import { processLogs } from './logs.js';
+import { observeProcess } from './observe.js';
 import { planProcess, type ProcessData } from './plan.js';
 import {
   configSchema,
@@ -75,6 +76,7 @@ export function createProcessModule(options: ProcessModuleOptions): ModuleDefini
     usage: ({ configs }) => ({ processes: configs.stopped === true ? 0 : (configs.replicas ?? 1) }),
     plan: (input) => planProcess(allowList, envAllowList, input),
     sync: (input, ctx) => syncProcess(deps, input, ctx),
+    observe: (input, ctx) => observeProcess(runDir, input, ctx),
     logs: (input, ctx) => processLogs(runDir, logPollMs, input, ctx),
   });
 }

@@ -13,6 +13,8 @@ export type ProcessStep = 'stop_all' | 'forget_exited';
 
 export interface ProcessData {
   pending: ProcessStep[];
+  /** The token of this resource's run-directory marker (child-process/ownership.ts). */
+  owner?: string;
 }
 
 type ProcessPlanInput = PlanInput<ProcessConfigs, ProcessOutput, ProcessData>;
@@ -33,8 +35,13 @@ export function planProcess(
   { action, params, current, desired }: ProcessPlanInput,
 ): ProcessPlanResult {
   const configs = desired.spec.configs;
+  // The marker's token stays with the resource: without it, its own run directory would look foreign.
+  const owner = current?.state.data?.owner;
+  const data = (pending: ProcessStep[]): ProcessData => (owner ? { pending, owner } : { pending });
   const plan = (pending: ProcessStep[], newConfigs?: ProcessConfigs): ProcessPlanResult =>
-    newConfigs ? { configs: newConfigs, data: { pending } } : { data: { pending } };
+    newConfigs ? { configs: newConfigs, data: data(pending) } : { data: data(pending) };
+  // An import runs nothing (observe reads what runs); the allow-list is checked before any start.
+  if (action === 'import') return plan([]);
   if (action !== 'delete' && action !== 'stop')
     assertLaunchAllowed(configs, { allowList, envAllowList });
   switch (action) {

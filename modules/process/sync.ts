@@ -12,7 +12,8 @@ import { childEnv } from '../child-process/child-env.js';
 import type { EnvAllowEntry } from '../child-process/env-allow-list.js';
 import { resolveLaunch } from '../child-process/launch.js';
 import { rotateByCopy } from '../child-process/log-files.js';
-import { hasProcfs, stopProcessGroup } from '../child-process/proc-info.js';
+import { alreadyExists, ownershipOf, ownerToken, writeOwner } from '../child-process/ownership.js';
+import { hasProcfs, isSameProcess, stopProcessGroup } from '../child-process/proc-info.js';
 import { resourceDir } from '../child-process/run-dir.js';
 import { spawnDetached } from '../child-process/spawn-detached.js';
 import {
@@ -53,25 +54,45 @@ export async function syncProcess(
   const configs = resource.spec.configs;
   const pending = resource.state.data?.pending ?? [];
   const [step, ...rest] = pending;
-  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const owner = ownerToken(resource);
   let records = await loadRecords(dir);
+  const ownership = await ownershipOf(dir, resource, resource.state.output.run_dir === dir);
   const stop = async (record: ReplicaRecord) => {
     const how = await stopProcessGroup(record, deps.stopGraceMs, ctx.signal);
     deps.exits.take(record);
     ctx.log.info('replica stopped', { index: record.index, pid: record.pid, how });
   };
 
+  if (resource.state.action === 'delete') {
+    // A resource whose create was refused (or a stranger's directory) is forgotten, its processes untouched.
+    if (ownership !== 'foreign') {
+      await stopAll(records, stop);
+      await rm(dir, { recursive: true, force: true });
+    } else ctx.log.warn('run directory not made by this resource; left as it is', { dir });
+    return { status: 'COMPLETED', data: { pending: [], owner } };
+  }
+  if (ownership === 'foreign') {
+    const live = records.replicas.filter((record) => !record.exited && isSameProcess(record));
+    if (live.length) {
+      const pids = live.map((record) => record.pid).join(', ');
+      throw new TerminalError(alreadyExists(`a process (pid ${pids})`, dir));
+    }
+    // Nothing of it runs any more (an orphaned resource's stale records): started afresh, logs appended.
+    records = { restarts: 0, replicas: [] };
+  }
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  if (ownership !== 'ours') {
+    // Before anything starts: a crash after the start finds this marker and adopts what it started.
+    await writeOwner(dir, resource);
+    await saveRecords(dir, records);
+  }
+
   if (step) {
     if (step === 'stop_all') records = { ...records, replicas: await stopAll(records, stop) };
     if (step === 'forget_exited')
       records = { ...records, replicas: records.replicas.filter((record) => !record.exited) };
     await saveRecords(dir, records);
-    return { status: 'PENDING', data: { pending: rest } };
-  }
-  if (resource.state.action === 'delete') {
-    await stopAll(records, stop);
-    await rm(dir, { recursive: true, force: true });
-    return { status: 'COMPLETED', data: { pending: [] } };
+    return { status: 'PENDING', data: { pending: rest, owner } };
   }
 
   // Without /proc no process can be told from another; delete still works (nothing can have been started).
@@ -106,7 +127,7 @@ export async function syncProcess(
     await rotateByCopy(replicaLog(dir, record.index), deps.logFileMaxBytes);
   return {
     status: 'COMPLETED',
-    data: { pending: [] },
+    data: { pending: [], owner },
     output: describe(resource, records, executable, desired, dir),
   };
 }
@@ -119,7 +140,8 @@ async function stopAll(
   return [];
 }
 
-function describe(
+/** `state.output` of the replicas `records` names (sync publishes it, observe reports it). */
+export function describe(
   resource: Resource<ProcessConfigs>,
   records: ReplicaRecords,
   executable: string | undefined,

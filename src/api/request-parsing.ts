@@ -107,9 +107,15 @@ export function parsePageSize(raw: string | undefined): number {
 }
 
 export function parseDryRun(raw: string | undefined): boolean {
-  if (raw === undefined || raw === 'false') return false;
+  return parseFlag('dry_run', raw) ?? false;
+}
+
+/** A true/false query parameter (`?flag` alone is true); undefined when absent. */
+export function parseFlag(name: string, raw: string | undefined): boolean | undefined {
+  if (raw === undefined) return undefined;
+  if (raw === 'false') return false;
   if (raw === 'true' || raw === '') return true;
-  throw new InvalidRequestError('dry_run must be true or false');
+  throw new InvalidRequestError(`${name} must be true or false`);
 }
 
 export function parseStatus(raw: string | undefined): ResourceStatus | undefined {

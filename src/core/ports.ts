@@ -68,6 +68,13 @@ export interface AcceptWrites {
   commitAccepted(change: AcceptedChange): Promise<AcceptOutcome>;
   /** Cancels an operation and puts its resource in ERROR, in one transaction. */
   commitCancel(cancel: CancelChange): Promise<CommitOutcome>;
+  /**
+   * Pauses or resumes a resource in one transaction: `paused` is set only while it is still
+   * `!change.paused` (the compare-and-set; 'conflict' otherwise), with `updated_at/by`, the
+   * finished operation, the revision and the events. Nothing else of the row changes. A resume
+   * makes a PENDING row due at once, and the store signals it (StoreSignals).
+   */
+  commitPause(change: PauseChange): Promise<CommitOutcome>;
 }
 
 /** The sync engine's work queue: due resources claimed under a fenced lease (docs/design.md §6). */
@@ -257,6 +264,16 @@ export interface CancelChange {
   events: EventInput[];
 }
 
+export interface PauseChange {
+  urn: string;
+  /** The value written: true pauses, false resumes. */
+  paused: boolean;
+  /** The audit record, already succeeded; the resource's `operation_id` stays the one it had. */
+  operation: Operation;
+  revision: RevisionInput;
+  events: EventInput[];
+}
+
 export interface ClaimRequest {
   owner: string;
   limit: number;
@@ -327,8 +344,12 @@ export interface LeaseRef {
  * operation are still the ones the worker claimed.
  */
 export interface SyncWriteBack extends LeaseRef {
-  /** `deleted` removes the resource; `resync` is a drift re-sync of a COMPLETED resource; the rest update its state. */
-  outcome: 'step' | 'completed' | 'failed' | 'retry' | 'waiting' | 'deleted' | 'resync';
+  /**
+   * `deleted` and `orphaned` remove the resource (an orphan without a module call); `resync` is a
+   * drift re-sync of a COMPLETED resource; the rest update its state.
+   */
+  outcome:
+    'step' | 'completed' | 'failed' | 'retry' | 'waiting' | 'deleted' | 'orphaned' | 'resync';
   status: ResourceStatus;
   output?: Record<string, unknown>;
   /** Present when the module returned `data` (null is a value). */

@@ -81,7 +81,8 @@ export function createAcceptWrites(driver: StoreDriver) {
               quota,
             );
         }
-        if (change.operation.action === 'delete') await assertNoDependents(trx, resource.urn);
+        if (['delete', 'orphan'].includes(change.operation.action))
+          await assertNoDependents(trx, resource.urn);
         if (change.reindex) await reindex(trx, resource);
         if (change.superseded) {
           await trx
@@ -184,12 +185,19 @@ function guarded(query: ResourceUpdate, urn: string, expected: ExpectedState): R
     .where('operation_id', '=', expected.operationId);
 }
 
-/** A dependent committed since core checked: roll back, core re-reads and answers 409. */
+/**
+ * A dependent committed since core checked: roll back, core re-reads and answers 409. A dependent
+ * being removed itself does not count (a cascade accepts it first; the engine waits for it).
+ */
 async function assertNoDependents(trx: Kysely<Database>, urn: string): Promise<void> {
   const dependent = await trx
-    .selectFrom('resource_dependencies')
-    .select('urn')
-    .where('depends_on', '=', urn)
+    .selectFrom('resource_dependencies as d')
+    .innerJoin('resources as r', 'r.urn', 'd.urn')
+    .select('d.urn')
+    .where('d.depends_on', '=', urn)
+    .where((eb) =>
+      eb.not(eb.and([eb('r.status', '=', 'PENDING'), eb('r.action', 'in', ['delete', 'orphan'])])),
+    )
     .executeTakeFirst();
   if (dependent) throw new RollbackConflict();
 }
@@ -202,7 +210,9 @@ async function reindex(trx: Kysely<Database>, resource: Resource): Promise<void>
       .selectFrom('resources')
       .select('urn')
       .where('urn', 'in', targets)
-      .where((eb) => eb.not(eb.and([eb('status', '=', 'PENDING'), eb('action', '=', 'delete')])))
+      .where((eb) =>
+        eb.not(eb.and([eb('status', '=', 'PENDING'), eb('action', 'in', ['delete', 'orphan'])])),
+      )
       .execute();
     if (alive.length !== targets.length) throw new RollbackConflict();
   }

@@ -4,6 +4,7 @@ import type { StoreDriver } from './driver.js';
 import { createEventQueries } from './event-queries.js';
 import { createHistoryQueries } from './history-queries.js';
 import { migrateToLatest } from './migrations.js';
+import { createPauseWrites } from './pause-writes.js';
 import { openPostgres } from './postgres/postgres-driver.js';
 import { createReadQueries } from './read-queries.js';
 import { openSqlite } from './sqlite/sqlite-driver.js';
@@ -74,6 +75,7 @@ export function storeOver(driver: StoreDriver): Store {
     };
   const accept = createAcceptWrites(driver);
   const sync = createSyncWrites(driver);
+  const pause = createPauseWrites(driver);
   const store: Omit<Store, keyof StoreSignals> = {
     ...createReadQueries(driver),
     ...createEventQueries(driver),
@@ -88,6 +90,11 @@ export function storeOver(driver: StoreDriver): Store {
     }),
     commitCancel: announcing(accept.commitCancel, (outcome) => {
       if (outcome === 'committed') signals.eventsCommitted();
+    }),
+    commitPause: announcing(pause.commitPause, (outcome) => {
+      if (outcome !== 'committed') return;
+      signals.eventsCommitted();
+      signals.workDue();
     }),
     claimDue: announcing(sync.claimDue, (claimed) => {
       if (claimed.work.length > 0) signals.eventsCommitted();

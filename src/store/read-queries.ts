@@ -149,6 +149,7 @@ export function createReadQueries({ db }: StoreDriver) {
         .where((eb) =>
           eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<=', nowMs)]),
         )
+        .where((eb) => eb.or([eb('paused', '=', 0), eb('action', '=', 'orphan')]))
         .executeTakeFirst();
       return Number(row?.count ?? 0);
     },
@@ -193,6 +194,7 @@ function resourcesMatching(
   if (filter.project !== undefined) query = query.where('project', '=', filter.project);
   if (filter.kind !== undefined) query = query.where('kind', '=', filter.kind);
   if (filter.status !== undefined) query = query.where('status', '=', filter.status);
+  if (filter.paused !== undefined) query = query.where('paused', '=', filter.paused ? 1 : 0);
   for (const [key, value] of Object.entries(filter.labels ?? {})) {
     query = query.where(
       'urn',

@@ -23,9 +23,10 @@ export async function writeBackRowByRow(
     const applied = results.map(() => false);
     const events: EventInput[] = [];
     const removed: RemovedRow[] = [];
+    const freed: string[] = [];
     for (const i of urnOrder(results)) {
       const writeBack = results[i]!;
-      const ok = await applyWriteBack(trx, writeBack, nowMs, nowIso, removed);
+      const ok = await applyWriteBack(trx, writeBack, nowMs, nowIso, removed, freed);
       applied[i] = ok;
       if (ok) events.push(...writeBack.events);
       else await release(trx, writeBack, nowMs);
@@ -34,10 +35,12 @@ export async function writeBackRowByRow(
       .filter((wb, i) => applied[i] && wb.wakeDependents)
       .map((wb) => wb.urn);
     await wakeDependents(trx, completed, nowMs);
+    await wakeRemovalsWaitingOn(trx, freed, nowMs);
     // After every resource row, as an accept locks its resource row before its project's count.
     await uncountFootprints(trx, removed);
     // Released leases and woken dependents are work for any process.
-    if (applied.includes(false) || completed.length > 0) await driver.notifyWork(trx);
+    if (applied.includes(false) || completed.length > 0 || freed.length > 0)
+      await driver.notifyWork(trx);
     await driver.appendEvents(trx, events, nowIso);
     return applied;
   });
@@ -51,17 +54,24 @@ async function applyWriteBack(
   nowMs: number,
   nowIso: string,
   removed: RemovedRow[],
+  freed: string[],
 ): Promise<boolean> {
-  if (wb.outcome === 'deleted') {
+  if (wb.outcome === 'deleted' || wb.outcome === 'orphaned') {
     // The row's claim_key goes with it: the backend object is free for another resource once its delete completed.
     const gone = await fenced(trx.deleteFrom('resources'), wb)
       .where('operation_id', '=', wb.operationId)
       .where('status', '=', 'PENDING')
-      .where('action', '=', 'delete')
+      .where('action', '=', wb.outcome === 'orphaned' ? 'orphan' : 'delete')
       .returning(['project', 'spec_bytes', 'processes'])
       .executeTakeFirst();
     if (!gone) return false;
     removed.push(gone);
+    const dependencies = await trx
+      .selectFrom('resource_dependencies')
+      .select('depends_on')
+      .where('urn', '=', wb.urn)
+      .execute();
+    freed.push(...dependencies.map((row) => row.depends_on));
     await trx.deleteFrom('resource_labels').where('urn', '=', wb.urn).execute();
     await trx.deleteFrom('resource_dependencies').where('urn', '=', wb.urn).execute();
   } else {
@@ -121,5 +131,26 @@ async function wakeDependents(
         .select('urn')
         .where('depends_on', 'in', [...completed]),
     )
+    .execute();
+}
+
+/**
+ * A delete or orphan waits while others depend on it (core/sync/removal-gate.ts): the removal
+ * of a dependent makes the resources it depended on due now, and the waiting one looks again.
+ */
+async function wakeRemovalsWaitingOn(
+  trx: Kysely<Database>,
+  freed: readonly string[],
+  nowMs: number,
+): Promise<void> {
+  if (freed.length === 0) return;
+  await trx
+    .updateTable('resources')
+    .set({ next_sync_at: nowMs })
+    .where('urn', 'in', [...new Set(freed)])
+    .where('waiting_on', 'is not', null)
+    .where('status', '=', 'PENDING')
+    .where('action', 'in', ['delete', 'orphan'])
+    .where((eb) => eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<=', nowMs)]))
     .execute();
 }

@@ -166,7 +166,7 @@ describeEachDialect('access control: tokens, roles and projects', () => {
         (await create('admin', project, nameIn(project, 'seed'), { value: 1, password: PASSWORD }))
           .status,
       ).toBe(202);
-      for (const slug of ['patch', 'delete', 'execute', 'action', 'retry']) {
+      for (const slug of ['patch', 'delete', 'execute', 'action', 'retry', 'pause']) {
         for (const caller of CALLERS) {
           const res = await create(
             'admin',
@@ -299,6 +299,24 @@ describeEachDialect('access control: tokens, roles and projects', () => {
         const urn = urnOf(p, cellName('retry', c, p));
         return { method: 'POST', url: `${h.api}/resources/${urn}/retry`, target: { urn } };
       },
+    },
+    'POST /api/v1beta1/resources/{urn}/pause': {
+      access: 'change',
+      success: 200,
+      build: (c, p) => {
+        const urn = urnOf(p, cellName('pause', c, p));
+        return { method: 'POST', url: `${h.api}/resources/${urn}/pause`, target: { urn } };
+      },
+    },
+    // The seed is not paused: a resume that changes nothing, answered 200 to whoever may change it.
+    'POST /api/v1beta1/resources/{urn}/resume': {
+      access: 'change',
+      success: 200,
+      build: (_c, p) => ({
+        method: 'POST',
+        url: `${h.api}/resources/${seedUrn(p)}/resume`,
+        target: { urn: seedUrn(p) },
+      }),
     },
     'GET /api/v1beta1/resources/{urn}/revisions': {
       access: 'read',
@@ -497,7 +515,7 @@ describeEachDialect('access control: tokens, roles and projects', () => {
     }
     expect(failures).toEqual([]);
     expect(cells).toBe(documented.length * CALLERS.length * PROJECTS.length);
-    expect(cells).toBe(252);
+    expect(cells).toBe(276);
   });
 
   /**

@@ -74,6 +74,11 @@ describeOneDialect('sqlite', 'the steward CLI client', () => {
   let steward: (args: string[], input?: string) => Promise<Run>;
   let brokenFixed = false;
   const fake = createFakeModule({ kind: 'fake' });
+  const child = createFakeModule({
+    kind: 'fake_child',
+    dependencies: { parent: { kind: 'fake' } },
+    ledger: fake.ledger,
+  });
   fake.script((call) => {
     if (call.urn.endsWith(':broken') && !brokenFixed)
       return { type: 'terminal', message: 'the backend refused broken' };
@@ -86,6 +91,7 @@ describeOneDialect('sqlite', 'the steward CLI client', () => {
       overrides: {
         extraModules: [
           { definition: fake.definition, origin: 'test' },
+          { definition: child.definition, origin: 'test' },
           { definition: chatty, origin: 'test' },
         ],
       },
@@ -323,6 +329,63 @@ describeOneDialect('sqlite', 'the steward CLI client', () => {
     expect(retried.stdout).toBe('orn:steward:fake:demo:broken: COMPLETED at version 1\n');
   });
 
+  it('pauses and resumes, lists paused resources, and deletes with --cascade and --orphan', async () => {
+    const parent = 'orn:steward:fake:day2:parent';
+    const leaf = 'orn:steward:fake_child:day2:leaf';
+    for (const body of [
+      { kind: 'fake', project: 'day2', name: 'parent' },
+      {
+        kind: 'fake_child',
+        project: 'day2',
+        name: 'leaf',
+        spec: { dependencies: { parent } },
+      },
+    ])
+      expect(
+        (await steward(['resource', 'create', '-f', '-', '--wait'], JSON.stringify(body))).code,
+      ).toBe(0);
+
+    const paused = await steward(['resource', 'pause', parent]);
+    expect(paused.stdout).toMatch(new RegExp(`^${parent}: paused \\(operation op_\\w+\\)\n$`));
+    expect((await steward(['resource', 'pause', parent])).stdout).toBe(
+      `${parent}: already paused; nothing changed\n`,
+    );
+    const listed = await steward(['resource', 'list', '--paused', '--project', 'day2']);
+    expect(listed.stdout).toContain(`${parent}  COMPLETED (paused)`);
+    expect(listed.stdout).not.toContain(leaf);
+    const described = await steward(['resource', 'describe', parent]);
+    expect(described.stdout).toMatch(/^paused: +yes: no sync runs until it is resumed$/m);
+    expect(described.stdout).toMatch(/^VERSION +ACTION/m);
+    expect((await steward(['resource', 'resume', parent])).stdout).toMatch(/: resumed \(operation/);
+
+    const order = await steward(['resource', 'delete', parent, '--cascade', '--dry-run']);
+    expect(order.code).toBe(0);
+    const lines = order.stdout.split('\n').filter((line) => line.startsWith('dry run:'));
+    expect(lines).toEqual([
+      expect.stringContaining(`delete of ${leaf}`),
+      expect.stringContaining(`delete of ${parent}`),
+    ]);
+    const orphaned = await steward([
+      'resource',
+      'delete',
+      parent,
+      '--cascade',
+      '--orphan',
+      '--wait',
+    ]);
+    expect(orphaned.code).toBe(0);
+    expect(orphaned.stdout).toMatch(
+      new RegExp(
+        `^orphan of ${leaf} accepted: operation op_\\w+, version 1, PENDING\n${parent}: deleted\n$`,
+      ),
+    );
+    expect((await steward(['resource', 'get', leaf])).code).toBe(1);
+    // Orphaned: the module was never asked to delete either of them.
+    expect(
+      fake.ledger.calls.filter((c) => c.action === 'delete' && c.urn.includes(':day2:')),
+    ).toEqual([]);
+  });
+
   it('deletes with --wait; reading it afterwards fails with the server message', async () => {
     const deleted = await steward(['resource', 'delete', motd, '--wait']);
     expect(deleted).toMatchObject({ code: 0, stdout: `${motd}: deleted\n` });
@@ -342,7 +405,7 @@ describeOneDialect('sqlite', 'the steward CLI client', () => {
     );
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toMatch(
-      /^steward: unknown kind "nope"; known kinds: chatty, fake, file/,
+      /^steward: unknown kind "nope"; known kinds: chatty, fake, fake_child, file/,
     );
     const invalid = await steward([
       'resource',

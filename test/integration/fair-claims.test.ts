@@ -14,11 +14,11 @@ import { type Harness, startSteward, waitFor } from '../helpers/harness.js';
  */
 describeEachDialect('fair claims across projects', () => {
   let h: Harness | undefined;
-  let silent: { server: Server; sockets: Set<Socket>; port: number } | undefined;
+  let silent: { servers: Server[]; sockets: Set<Socket>; ports: number[] } | undefined;
   afterEach(async () => {
     // Refusing new connections and dropping the open ones fails the pg connects at once, so no sync outlives the test.
-    const closed = new Promise((resolve) =>
-      silent ? silent.server.close(resolve) : resolve(undefined),
+    const closed = Promise.all(
+      (silent?.servers ?? []).map((server) => new Promise((resolve) => server.close(resolve))),
     );
     for (const socket of silent?.sockets ?? []) socket.destroy();
     await h?.close();
@@ -28,16 +28,23 @@ describeEachDialect('fair claims across projects', () => {
     silent = undefined;
   });
 
-  /** A TCP server that accepts connections and never answers. */
-  async function silentServer() {
+  /** `count` TCP ports that accept connections and never answer (one per postgres_server: each claims its host and port). */
+  async function silentServers(count: number) {
     const sockets = new Set<Socket>();
-    const server = createServer((socket) => {
-      sockets.add(socket);
-      socket.on('close', () => sockets.delete(socket));
-      socket.on('error', () => undefined);
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    return { server, sockets, port: (server.address() as { port: number }).port };
+    const servers = Array.from({ length: count }, () =>
+      createServer((socket) => {
+        sockets.add(socket);
+        socket.on('close', () => sockets.delete(socket));
+        socket.on('error', () => undefined);
+      }),
+    );
+    await Promise.all(
+      servers.map(
+        (server) => new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve)),
+      ),
+    );
+    const ports = servers.map((server) => (server.address() as { port: number }).port);
+    return { servers, sockets, ports };
   }
 
   async function post(body: unknown): Promise<string> {
@@ -53,7 +60,7 @@ describeEachDialect('fair claims across projects', () => {
   const status = async (urn: string) => (await h!.steward.queries.getResource(urn)).state;
 
   it('completes another project’s file create while slow postgres_server syncs of one project hold their connections', async () => {
-    silent = await silentServer();
+    silent = await silentServers(8);
     // Four slots (one project may hold two while others wait) and eight slow servers: the shape of 8 slots and 24.
     h = await startSteward({ config: { worker: false, workerConcurrency: 4 } });
     const slow: string[] = [];
@@ -63,7 +70,7 @@ describeEachDialect('fair claims across projects', () => {
           kind: 'postgres_server',
           project: 'slow',
           name: `s${i}`,
-          spec: { configs: { host: '127.0.0.1', port: silent.port } },
+          spec: { configs: { host: '127.0.0.1', port: silent.ports[i] } },
         }),
       );
     }
@@ -82,7 +89,7 @@ describeEachDialect('fair claims across projects', () => {
     // Slow syncs hold the other slots (two within the project's share, the rest filling free slots), none has finished.
     await waitFor(
       () => silent!.sockets.size >= 3 || undefined,
-      'three connections to the silent server',
+      'three connections to the silent servers',
     );
     expect(silent.sockets.size).toBeLessThanOrEqual(4);
     for (const urn of slow) {

@@ -1,14 +1,14 @@
 import { createPostgresDatabaseModule } from '../../modules/postgres-database/index.js';
+import { markerOf } from '../../modules/postgres-database/ownership.js';
 import {
   type PlanInput,
-  type ResolvedDependency,
   type Resource,
-  type SyncContext,
   type SyncResult,
   TerminalError,
 } from '../../src/sdk/index.js';
 import { adminQuery, queryAs } from '../helpers/pg-client.js';
 import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
+import { databaseDocument, serverDependency, syncContext } from '../helpers/postgres-documents.js';
 
 /**
  * A crash between a step's side effect and its write-back makes the same step run
@@ -24,64 +24,14 @@ beforeAll(async () => {
 afterAll(() => server?.stop());
 
 const module = createPostgresDatabaseModule();
-const silent = { debug() {}, info() {}, warn() {}, error() {} };
-const ctx = (): SyncContext => ({
-  signal: new AbortController().signal,
-  log: silent,
-  now: () => new Date(),
-});
-
-function dependencies(): Record<string, ResolvedDependency> {
-  return {
-    server: {
-      urn: 'orn:steward:postgres_server:p:main',
-      kind: 'postgres_server',
-      output: {
-        host: server.host,
-        port: server.port,
-        admin_user: server.adminUser,
-        admin_password: server.adminPassword,
-        sslmode: 'disable',
-      },
-    },
-  };
-}
-
-function resource(
+const ctx = syncContext;
+const dependencies = () => serverDependency(server);
+const resource = (
   action: string,
   configs: Record<string, unknown>,
   data: unknown,
   output: Record<string, unknown> = {},
-): Resource {
-  return {
-    urn: 'orn:steward:postgres_database:p:crashy',
-    kind: 'postgres_database',
-    project: 'p',
-    name: 'crashy',
-    labels: {},
-    version: 1,
-    created_at: '2026-01-01T00:00:00.000Z',
-    updated_at: '2026-01-01T00:00:00.000Z',
-    created_by: 't',
-    updated_by: 't',
-    spec: {
-      configs: { extensions: [], connection_limit: -1, deletion_policy: 'delete', ...configs },
-      dependencies: { server: 'orn:steward:postgres_server:p:main' },
-      policy: { mode: 'manage', on_delete: 'delete' },
-    },
-    state: {
-      status: 'PENDING',
-      action,
-      operation_id: 'op_1',
-      output,
-      data,
-      observed_version: null,
-      sync: { attempts: 0, last_error: null, next_sync_at: null, last_synced_at: null },
-      paused: false,
-      drift: null,
-    },
-  };
-}
+): Resource => databaseDocument({ action, configs, data, output });
 
 /**
  * Plans `action`, then runs every step twice on identical input, continuing from the
@@ -176,6 +126,14 @@ it('create: each step run twice converges; the password written back last is the
     await adminQuery(server, 'SELECT datconnlimit FROM pg_database WHERE datname = $1', ['crashy']),
   ).toEqual([{ datconnlimit: 3 }]);
   expect(await count('SELECT 1 FROM pg_extension WHERE extname = $1', 'hstore', 'crashy')).toBe(1);
+  // Both carry this resource's marker: what tells its own work apart from what exists.
+  expect(
+    await adminQuery(
+      server,
+      `SELECT (SELECT shobj_description(oid, 'pg_authid') FROM pg_roles WHERE rolname = 'crashy_owner') AS role,
+              (SELECT shobj_description(oid, 'pg_database') FROM pg_database WHERE datname = 'crashy') AS database`,
+    ),
+  ).toEqual([{ role: markerOf(created), database: markerOf(created) }]);
 });
 
 it('update with a new owner and fewer extensions, and rotate_password: each step run twice converges', async () => {

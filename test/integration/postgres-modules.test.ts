@@ -125,19 +125,33 @@ describeEachDialect('the postgres modules', () => {
       expect((await stored(SERVER_URN)).state.output.admin_password).toBe(server.adminPassword);
     });
 
-    it("goes to ERROR at once with the server's message when the password is wrong", async () => {
-      const urn = 'orn:steward:postgres_server:data:wrong';
-      await call(
+    it('refuses a second resource on the same server (409): the first keeps it', async () => {
+      const again = await call(
         'POST',
         `${h.api}/resources`,
-        serverBody('wrong', {
-          host: server.host,
-          port: server.port,
-          admin_password: 'not-the-password',
-          sslmode: 'disable',
-        }),
+        serverBody('again', { host: server.host, port: server.port, sslmode: 'disable' }),
       );
-      const failed = await waitForStatus(h.api, urn, 'ERROR');
+      expect(again.status).toBe(409);
+      expect(again.body.error.message).toContain(
+        `resource ${SERVER_URN} already manages what orn:steward:postgres_server:data:again names (postgres_server ${server.host}:${server.port})`,
+      );
+      expect(
+        (await call('GET', `${h.api}/resources/orn:steward:postgres_server:data:again`)).status,
+      ).toBe(404);
+      expect((await call('GET', `${h.api}/resources/${SERVER_URN}`)).body.state.status).toBe(
+        'COMPLETED',
+      );
+    });
+
+    // One resource per server: the failures below are PATCHes of that one, put right by a PATCH, as an operator would.
+    const patchServer = (configs: Record<string, unknown>) =>
+      call('PATCH', `${h.api}/resources/${SERVER_URN}`, {
+        configs: { host: server.host, port: server.port, ...configs },
+      });
+
+    it("goes to ERROR at once with the server's message when the password is wrong", async () => {
+      await patchServer({ admin_password: 'not-the-password', sslmode: 'disable' });
+      const failed = await waitForStatus(h.api, SERVER_URN, 'ERROR');
       expect(failed.state.sync.attempts).toBe(1);
       expect(failed.state.sync.last_error).toContain(
         'password authentication failed for user "postgres"',
@@ -145,9 +159,9 @@ describeEachDialect('the postgres modules', () => {
       expect(failed.state.sync.last_error).toContain('28P01');
       const op = await call('GET', `${h.api}/operations/${failed.state.operation_id}`);
       expect(op.body).toMatchObject({ status: 'failed', attempts: 1 });
-      expect(await apiText(urn)).not.toContain('not-the-password');
-      expect((await call('DELETE', `${h.api}/resources/${urn}`)).status).toBe(202);
-      await waitForStatus(h.api, urn, 'GONE');
+      expect(await apiText(SERVER_URN)).not.toContain('not-the-password');
+      expect((await patchServer({ admin_password: server.adminPassword })).status).toBe(202);
+      await waitForStatus(h.api, SERVER_URN, 'COMPLETED');
     });
 
     it('retries an unreachable server: PENDING, attempts growing, last_error set', async () => {
@@ -173,27 +187,25 @@ describeEachDialect('the postgres modules', () => {
     });
 
     it('sslmode require against a server without TLS is retried; prefer (the default) fell back to plaintext above', async () => {
-      const urn = 'orn:steward:postgres_server:data:tls';
-      await call(
-        'POST',
-        `${h.api}/resources`,
-        serverBody('tls', {
-          host: server.host,
-          port: server.port,
-          admin_password: server.adminPassword,
-          sslmode: 'require',
-        }),
-      );
+      await patchServer({ admin_password: server.adminPassword, sslmode: 'require' });
       const retrying = await waitFor(async () => {
-        const res = await call('GET', `${h.api}/resources/${urn}`);
+        const res = await call('GET', `${h.api}/resources/${SERVER_URN}`);
         return res.body.state.sync.attempts >= 2 ? res.body : undefined;
       }, 'two failed attempts');
       expect(retrying.state.status).toBe('PENDING');
       expect(retrying.state.sync.last_error).toContain(
         'The server does not support SSL connections',
       );
-      await call('DELETE', `${h.api}/resources/${urn}`);
-      await waitForStatus(h.api, urn, 'GONE');
+      // A PENDING resource takes no update: cancel the retries (ERROR), then PATCH.
+      const cancelled = await call(
+        'POST',
+        `${h.api}/operations/${retrying.state.operation_id}/cancel`,
+      );
+      expect(cancelled.status).toBe(200);
+      await waitForStatus(h.api, SERVER_URN, 'ERROR');
+      expect((await patchServer({ admin_password: server.adminPassword })).status).toBe(202);
+      const fixed = await waitForStatus(h.api, SERVER_URN, 'COMPLETED');
+      expect(fixed.state.output.sslmode).toBe('prefer');
     });
   });
 
@@ -372,7 +384,7 @@ describeEachDialect('the postgres modules', () => {
       ).toEqual([]);
     });
 
-    it('deletion_policy orphan leaves database and role; creating it again adopts them with a new password', async () => {
+    it('deletion_policy orphan leaves database and role; creating it again is refused, and its delete leaves them', async () => {
       const kept = 'orn:steward:postgres_database:data:kept';
       const keptConfigs = { database: 'kept', owner: 'kept_owner', deletion_policy: 'orphan' };
       await call('POST', `${h.api}/resources`, databaseBody('kept', keptConfigs));
@@ -381,28 +393,32 @@ describeEachDialect('the postgres modules', () => {
       const deleted = await call('DELETE', `${h.api}/resources/${kept}`);
       expect(deleted.body.resource.state.data).toEqual({ pending: [] });
       await waitForStatus(h.api, kept, 'GONE');
+      const works = { rows: [{ user: 'kept_owner', database: 'kept' }] };
       expect(
         await queryAs(server, { user: 'kept_owner', password: first, database: 'kept' }),
-      ).toEqual({ rows: [{ user: 'kept_owner', database: 'kept' }] });
+      ).toEqual(works);
 
+      // A new resource of the same name is not the one that made them: create never takes over.
       await call(
         'POST',
         `${h.api}/resources`,
         databaseBody('kept', { ...keptConfigs, deletion_policy: 'delete' }),
       );
-      await waitForStatus(h.api, kept, 'COMPLETED');
-      const second = await passwordOf(kept);
-      expect(
-        await queryAs(server, { user: 'kept_owner', password: second, database: 'kept' }),
-      ).toMatchObject({ rows: [{ user: 'kept_owner' }] });
+      const refused = await waitForStatus(h.api, kept, 'ERROR');
+      expect(refused.state.sync.attempts).toBe(1);
+      expect(refused.state.sync.last_error).toBe(
+        'role "kept_owner" already exists on the server and was not made by this resource; nothing was changed. Import it with `import: true`, or choose another name',
+      );
       expect(
         await queryAs(server, { user: 'kept_owner', password: first, database: 'kept' }),
-      ).toMatchObject({ code: '28P01' });
+      ).toEqual(works);
       await call('DELETE', `${h.api}/resources/${kept}`);
       await waitForStatus(h.api, kept, 'GONE');
       expect(
-        await adminQuery(server, "SELECT datname FROM pg_database WHERE datname = 'kept'"),
-      ).toEqual([]);
+        await queryAs(server, { user: 'kept_owner', password: first, database: 'kept' }),
+      ).toEqual(works);
+      await adminQuery(server, 'DROP DATABASE kept');
+      await adminQuery(server, 'DROP ROLE kept_owner');
     });
 
     it('refuses injected or reserved names with a 400, and nothing runs', async () => {

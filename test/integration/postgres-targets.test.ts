@@ -118,12 +118,14 @@ describeEachDialect('postgres targets', () => {
     it('allows what it lists, a socket directory only exactly, and refuses loopback when it is not listed', async () => {
       const sockets = join(dir, 'sockets');
       const h = await steward({ postgresTargets: ['192.168.10.0/24', 'db.internal', sockets] });
-      const status = async (name: string, host: string) =>
-        (await call('POST', `${h.api}/resources`, server(name, { host, port: 5432 }))).status;
+      const status = async (name: string, host: string, port = 5432) =>
+        (await call('POST', `${h.api}/resources`, server(name, { host, port }))).status;
       expect(await status('lan', '192.168.10.7')).toBe(202);
       expect(await status('listed-name', 'db.internal')).toBe(202);
       expect(await status('socket', sockets)).toBe(202);
-      expect(await status('socket-slash', `${sockets}/`)).toBe(202);
+      expect(await status('socket-slash', `${sockets}/`, 5433)).toBe(202);
+      // One resource per server: the same directory and port, spelt with a slash, is the same server.
+      expect(await status('socket-again', `${sockets}/`)).toBe(409);
       expect(await status('loopback', '127.0.0.1')).toBe(400);
       expect(await status('other-lan', '192.168.11.7')).toBe(400);
       expect(await status('below-socket', `${sockets}/deeper`)).toBe(400);

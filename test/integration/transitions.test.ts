@@ -127,10 +127,12 @@ describeEachDialect('the transition table over HTTP', () => {
         const before = { resource: (await s.get(urn)).body, operations: await s.operations() };
         const res = await requests[request](urn);
         expectError(res, 409, 'invalid_state');
-        expect(res.body.error.message).toMatch(/while it is PENDING; allowed now: delete, cancel$/);
+        expect(res.body.error.message).toMatch(
+          /while it is PENDING; allowed now: delete, cancel, orphan, pause, resume$/,
+        );
         expect(res.body.error.details).toMatchObject({
           status: 'PENDING',
-          allowed: ['delete', 'cancel'],
+          allowed: ['delete', 'cancel', 'orphan', 'pause', 'resume'],
         });
         expect({ resource: (await s.get(urn)).body, operations: await s.operations() }).toEqual(
           before,

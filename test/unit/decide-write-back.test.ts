@@ -116,6 +116,21 @@ describe('decideWriteBack', () => {
     expect(wb.events.map((e) => e.type)).toEqual(['operation.succeeded', 'resource.deleted']);
   });
 
+  it('an orphan removes the resource without a call, and says it was orphaned', () => {
+    const wb = decideWriteBack(
+      resource({ action: 'orphan' }),
+      lease,
+      { type: 'orphaned' },
+      options,
+      now,
+    );
+    expect(wb).toMatchObject({ outcome: 'orphaned', countsAttempt: false });
+    expect(wb.events.map((e) => [e.type, e.data])).toEqual([
+      ['operation.succeeded', { action: 'orphan' }],
+      ['resource.deleted', { orphaned: true }],
+    ]);
+  });
+
   it('a failure retries with backoff until max attempts, then goes to ERROR', () => {
     const first = decideWriteBack(
       resource(),
@@ -262,6 +277,7 @@ describe('the sync outcome table', () => {
     'returns COMPLETED': { type: 'result', result: { status: 'COMPLETED', output: { a: 1 } } },
     throws: { type: 'failure', error: new Error('boom') },
     'throws TerminalError': { type: 'failure', error: new TerminalError('no') },
+    'is not made (orphan)': { type: 'orphaned' },
   };
   const resyncMs = 10_000;
   const succeeded = ['resource.status_changed', 'operation.succeeded'];
@@ -273,6 +289,8 @@ describe('the sync outcome table', () => {
     ['PENDING',   'update', 1, 'waits',                'waiting',   'PENDING',   1, null,  500,      undefined,   [],        false, false],
     ['PENDING',   'update', 1, 'returns PENDING',      'step',      'PENDING',   0, null,  40,       undefined,   [],        true,  false],
     ['PENDING',   'delete', 1, 'returns COMPLETED',    'deleted',   'COMPLETED', 0, null,  null,     'succeeded', deleted,   true,  false],
+    ['PENDING',   'delete', 1, 'waits',                'waiting',   'PENDING',   1, null,  500,      undefined,   [],        false, false],
+    ['PENDING',   'orphan', 1, 'is not made (orphan)', 'orphaned',  'PENDING',   0, null,  null,     'succeeded', deleted,   false, false],
     ['PENDING',   'update', 1, 'returns COMPLETED',    'completed', 'COMPLETED', 0, null,  resyncMs, 'succeeded', succeeded, true,  true],
     ['PENDING',   'update', 0, 'throws',               'retry',     'PENDING',   1, 'boom', 75,      undefined,   [],        true,  false],
     ['PENDING',   'update', 1, 'throws',               'retry',     'PENDING',   2, 'boom', 150,     undefined,   [],        true,  false],

@@ -1,4 +1,6 @@
+import { createPostgresDatabaseModule } from '../../modules/postgres-database/index.js';
 import { planDatabase } from '../../modules/postgres-database/plan.js';
+import { createPostgresServerModule } from '../../modules/postgres-server/index.js';
 import { planServer } from '../../modules/postgres-server/plan.js';
 import { createTargetPolicy } from '../../modules/postgres-server/targets.js';
 import { deepFreeze } from '../../src/core/json.js';
@@ -178,6 +180,24 @@ describe('postgres_database plan', () => {
     );
   });
 
+  it('keeps what an import adopted through every action, and plans nothing for import itself', () => {
+    const adopted = { database: 16384, role: 16385 };
+    const imported = db({}, undefined, { data: { pending: [], adopted } });
+    expect(planDatabase(input('update', imported, db({ connection_limit: 5 })))).toEqual({
+      data: { pending: ['ensure_database', 'ensure_extensions'], adopted },
+    });
+    expect(planDatabase(input('rotate_password', imported, imported))).toEqual({
+      data: { pending: ['set_password'], adopted },
+    });
+    expect(planDatabase(input('delete', imported, imported))).toEqual({
+      data: { pending: ['drop_database', 'drop_role'], adopted },
+    });
+    expect(planDatabase(input('import', null, db({})))).toEqual({});
+    expect(() => planDatabase(input('import', null, db({ database: 'postgres' })))).toThrow(
+      'is reserved',
+    );
+  });
+
   it("refuses PostgreSQL's own databases and reserved role names", () => {
     for (const database of ['postgres', 'template0', 'template1'])
       expect(() => planDatabase(input('create', null, db({ database })))).toThrow('is reserved');
@@ -250,5 +270,47 @@ describe('postgres_server plan', () => {
     expect(
       planServer(policy, input('delete', srv({ host: '10.0.0.1' }), srv({ host: '10.0.0.1' }))),
     ).toEqual({ data: { pending: [] } });
+  });
+});
+
+describe('claim keys: one resource per backend object', () => {
+  const databaseModule = createPostgresDatabaseModule();
+  const serverModule = createPostgresServerModule();
+  const databaseKey = (configs: Record<string, unknown>, dependencies = { server: SERVER }) =>
+    databaseModule.claimKey!(
+      deepFreeze({ project: 'p', configs: { ...base, ...configs }, dependencies }),
+    );
+  const serverKey = (host: string, port = 5432, project = 'p') =>
+    serverModule.claimKey!(
+      deepFreeze({
+        project,
+        configs: { host, port, admin_user: 'postgres', sslmode: 'prefer' },
+        dependencies: {},
+      }),
+    );
+
+  it('a database: its server resource and its name, whatever the owner or the rest', () => {
+    expect(databaseKey({})).toBe(`${SERVER}/app`);
+    expect(databaseKey({ owner: 'other', extensions: [], connection_limit: 3 })).toBe(
+      databaseKey({}),
+    );
+    expect(databaseKey({ database: 'app2' })).not.toBe(databaseKey({}));
+    expect(databaseKey({}, { server: 'orn:steward:postgres_server:p:other' })).not.toBe(
+      databaseKey({}),
+    );
+    expect(databaseKey({}, {} as { server: string })).toBeUndefined();
+  });
+
+  it('a server: host and port in any project, spelt the same way however it is written', () => {
+    expect(serverKey('127.0.0.1')).toBe('127.0.0.1:5432');
+    expect(serverKey('127.0.0.1', 5432, 'q')).toBe(serverKey('127.0.0.1'));
+    expect(serverKey('127.0.0.1', 5433)).not.toBe(serverKey('127.0.0.1'));
+    expect(serverKey('DB.Example.com.')).toBe(serverKey('db.example.com'));
+    expect(serverKey('/var/run/postgresql/')).toBe(serverKey('/var/run/postgresql'));
+    expect(serverKey('/var/run/postgresql')).toBe('/var/run/postgresql:5432');
+    expect(serverKey('0:0:0:0:0:0:0:1')).toBe('[::1]:5432');
+    expect(serverKey('::1')).toBe('[::1]:5432');
+    // Pure: no lookup, so a name and its address are two keys (docs/decisions.md).
+    expect(serverKey('localhost')).not.toBe(serverKey('127.0.0.1'));
   });
 });

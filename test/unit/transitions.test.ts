@@ -18,6 +18,9 @@ const EXPECTED: Record<UserRequest, RequestSource[]> = {
   delete: ['PENDING', 'COMPLETED', 'ERROR'],
   retry: ['ERROR'],
   cancel: ['PENDING'],
+  orphan: ['PENDING', 'COMPLETED', 'ERROR'],
+  pause: ['PENDING', 'COMPLETED', 'ERROR'],
+  resume: ['PENDING', 'COMPLETED', 'ERROR'],
 };
 
 describe('the transition table', () => {
@@ -47,7 +50,7 @@ describe('the transition table', () => {
     }
   }
 
-  it('sends every request but cancel to PENDING, and cancel to ERROR', () => {
+  it('sends every request but cancel to PENDING, cancel to ERROR, and keeps the status on pause and resume', () => {
     expect(
       Object.fromEntries(Object.entries(TRANSITIONS).map(([request, rule]) => [request, rule.to])),
     ).toEqual({
@@ -57,6 +60,9 @@ describe('the transition table', () => {
       delete: 'PENDING',
       retry: 'PENDING',
       cancel: 'ERROR',
+      orphan: 'PENDING',
+      pause: null,
+      resume: null,
     });
   });
 });

@@ -1,5 +1,6 @@
 import type { Registry } from '../../core/modules/registry.js';
 import type { BodyValidator } from '../schemas.js';
+import { pausePaths } from './day-two-paths.js';
 import { actionParamsExtension, createBodySchema, moduleComponents } from './module-schemas.js';
 import { otherPaths } from './other-paths.js';
 import { resourcePaths } from './resource-paths.js';
@@ -42,6 +43,7 @@ export function buildOpenApiDocument(registry: Registry, schemas: BodyValidator)
     security: [{ bearer: [] }],
     paths: withAccessControl({
       ...resourcePaths({ createBody: createBodySchema(modules), actionParams, kinds }),
+      ...pausePaths(),
       ...secretPaths(),
       ...otherPaths(kinds),
     }),

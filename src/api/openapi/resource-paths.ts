@@ -1,4 +1,5 @@
 import { API_PREFIX } from '../prefix.js';
+import { DELETE_PARAMETERS, DELETE_RESPONSES, PAUSED_FILTER } from './day-two-paths.js';
 import { errorResponses, HEADERS, json, pageOf, param, query } from './responses.js';
 import { componentRef, type Schema } from './schema-refs.js';
 
@@ -48,6 +49,7 @@ export function resourcePaths({
           query('project', componentRef('Name')),
           query('kind', { type: 'string', enum: kinds }),
           query('status', { type: 'string', enum: ['PENDING', 'COMPLETED', 'ERROR'] }),
+          PAUSED_FILTER,
           query(
             'labels',
             { type: 'string' },
@@ -93,11 +95,8 @@ export function resourcePaths({
         operationId: 'deleteResource',
         tags,
         summary: 'Delete a resource (allowed from any status)',
-        parameters: [param('dryRun'), param('ifMatch')],
-        responses: {
-          ...accepted('accepted: PENDING with action delete'),
-          ...errorResponses([400, 404, 409, 412, 500, 503]),
-        },
+        parameters: DELETE_PARAMETERS,
+        responses: DELETE_RESPONSES,
       },
     },
     [`${p}/{urn}/execute`]: {

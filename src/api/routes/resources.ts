@@ -11,6 +11,7 @@ import { API_PREFIX } from '../prefix.js';
 import {
   parseCreateBody,
   parseDryRun,
+  parseFlag,
   parseLabelFilter,
   parsePageSize,
   parseStatus,
@@ -20,6 +21,8 @@ import {
 } from '../request-parsing.js';
 import type { BodyValidator } from '../schemas.js';
 import { sendPage } from '../send-page.js';
+import { pauseRoutes, sendCascade } from './day-two.js';
+import { dryRunAnswer } from './dry-run-answer.js';
 
 export function resourceRoutes(
   commands: ResourceCommands,
@@ -43,12 +46,21 @@ export function resourceRoutes(
   });
 
   router.get('/resources', async (req, res) => {
-    const q = queryOf(req, ['project', 'kind', 'status', 'labels', 'page_size', 'page_token']);
+    const q = queryOf(req, [
+      'project',
+      'kind',
+      'status',
+      'paused',
+      'labels',
+      'page_size',
+      'page_token',
+    ]);
     const page = await queries.listResources(
       {
         project: q.project,
         kind: q.kind,
         status: parseStatus(q.status),
+        paused: parseFlag('paused', q.paused),
         labels: parseLabelFilter(q.labels, limits.labels),
       },
       parsePageSize(q.page_size),
@@ -77,13 +89,18 @@ export function resourceRoutes(
   });
 
   router.delete('/resources/:urn', async (req, res) => {
-    const { dry_run } = queryOf(req, ['dry_run']);
+    const q = queryOf(req, ['dry_run', 'orphan', 'cascade']);
     const caller = authorizeResource(res, req.params.urn, NEEDS.change, 'delete resources');
-    sendAccepted(
-      res,
-      await commands.remove(req.params.urn, requestOptions(req, caller, parseDryRun(dry_run))),
-    );
+    const options = requestOptions(req, caller, parseDryRun(q.dry_run));
+    const removal = { orphan: parseFlag('orphan', q.orphan) };
+    if (!parseFlag('cascade', q.cascade)) {
+      sendAccepted(res, await commands.remove(req.params.urn, options, removal));
+      return;
+    }
+    sendCascade(res, await commands.removeCascade(req.params.urn, options, removal, caller.scope));
   });
+
+  pauseRoutes(router, commands);
 
   router.post('/resources/:urn/execute', async (req, res) => {
     const { dry_run } = queryOf(req, ['dry_run']);
@@ -142,14 +159,7 @@ export function resourceRoutes(
 function sendAccepted(res: Response, accepted: Accepted): void {
   res.setHeader('ETag', `"${accepted.resource.version}"`);
   if (accepted.dryRun) {
-    res.status(200).json({
-      resource: accepted.resource,
-      operation: accepted.operation,
-      dry_run: true,
-      action: accepted.operation.action,
-      changes: accepted.review?.changes ?? [],
-      ...(accepted.review?.steps ? { steps: accepted.review.steps } : {}),
-    });
+    res.status(200).json(dryRunAnswer(accepted));
     return;
   }
   res.setHeader('Location', `${API_PREFIX}/operations/${accepted.operation.id}`);

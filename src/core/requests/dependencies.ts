@@ -4,6 +4,7 @@ import type { Resource } from '../model.js';
 import type { RegisteredModule } from '../modules/registry.js';
 import { parseUrn } from '../names.js';
 import type { ResourceReads } from '../ports.js';
+import { removesRow } from './removal.js';
 
 /**
  * Checks `spec.dependencies` against what the module declares: known names,
@@ -81,5 +82,5 @@ export function toResolved(resource: Resource): ResolvedDependency {
 }
 
 export function isBeingDeleted(resource: Resource): boolean {
-  return resource.state.status === 'PENDING' && resource.state.action === 'delete';
+  return resource.state.status === 'PENDING' && removesRow(resource.state.action);
 }

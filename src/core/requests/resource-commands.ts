@@ -13,9 +13,11 @@ import { formatUrn, parseUrn } from '../names.js';
 import type { AcceptedChange, AcceptWrites, ResourceReads } from '../ports.js';
 import type { OpenedSecrets } from '../secrets/sealing-store.js';
 import { refuseMovedSecrets } from '../secrets/secret-bindings.js';
+import { type CascadeAccepted, cascadeRemove } from './cascade.js';
 import { claimHeldError, claimKeyOf } from './claims.js';
 import { resolveDependencies } from './dependencies.js';
 import { eventFor, newOperation, newResource, pendingFor, revisionOf } from './documents.js';
+import { createPauseCommands } from './pause-commands.js';
 import {
   applyPlan,
   keepOmittedSecrets,
@@ -24,6 +26,8 @@ import {
   validatedParams,
 } from './planning.js';
 import { footprintOf, NO_QUOTAS, quotaExceeded, type Quotas } from './quotas.js';
+import { removalAction, type RemovalOptions, removesRow } from './removal.js';
+import type { ProjectScope } from './scope.js';
 import { plannedSteps, type SpecChange, specChanges } from './spec-changes.js';
 import { assertTransition, type UserRequest } from './transitions.js';
 import { operationView, resourceView } from './views.js';
@@ -202,36 +206,76 @@ export function createResourceCommands({
     });
   }
 
-  /** Allowed from any status; a running operation is cancelled as superseded. */
-  function remove(urn: string, options: RequestOptions): Promise<Accepted> {
-    return withRetries(urn, 'delete', options, async (current, module) => {
-      if (current.state.status === 'PENDING' && current.state.action === 'delete') {
-        const running = await store.findOperation(current.state.operation_id);
-        if (running)
-          return {
-            resource: resourceView(current, registry),
-            operation: operationView(running, registry),
-            dryRun: Boolean(options.dryRun),
-          };
-      }
-      const dependents = await store.findDependents(urn);
-      if (dependents.length) {
-        throw new InvalidStateError(
-          `cannot delete ${urn}: ${dependents.join(', ')} depend${dependents.length === 1 ? 's' : ''} on it`,
-          { dependents },
+  /**
+   * Allowed from any status; a running operation is cancelled as superseded. An orphan (asked for,
+   * or the resource's policy: removal.ts) is a delete that forgets the record and keeps the backend.
+   */
+  function remove(
+    urn: string,
+    options: RequestOptions,
+    removal: RemovalOptions = {},
+  ): Promise<Accepted> {
+    return withRetries(
+      urn,
+      removal.orphan ? 'orphan' : 'delete',
+      options,
+      async (current, module) => {
+        const action = removalAction(current, removal);
+        if (current.state.status === 'PENDING' && current.state.action === action) {
+          const running = await store.findOperation(current.state.operation_id);
+          if (running)
+            return {
+              resource: resourceView(current, registry),
+              operation: operationView(running, registry),
+              dryRun: Boolean(options.dryRun),
+            };
+        }
+        const dependents = (await store.findDependents(urn)).filter(
+          (dependent) => !removal.cascadeWith?.has(dependent),
         );
-      }
-      const resolved = await resolveForPlan(module, current.project, current.spec.dependencies);
-      const now = clock();
-      const desired = pendingFor(
-        current,
-        'delete',
-        newOperationId(now.getTime()),
-        options.actor,
-        now,
-      );
-      return planned(module, current, desired, 'delete', {}, resolved, now, options);
-    });
+        if (dependents.length) {
+          throw new InvalidStateError(
+            `cannot delete ${urn}: ${dependents.join(', ')} depend${dependents.length === 1 ? 's' : ''} on it`,
+            { dependents },
+          );
+        }
+        // An orphan plans nothing: the module is never asked about it.
+        const resolved =
+          action === 'orphan'
+            ? {}
+            : await resolveForPlan(module, current.project, current.spec.dependencies);
+        const now = clock();
+        const desired = pendingFor(
+          current,
+          action,
+          newOperationId(now.getTime()),
+          options.actor,
+          now,
+        );
+        return planned(module, current, desired, action, {}, resolved, now, options);
+      },
+    );
+  }
+
+  /** `DELETE ?cascade=true`: every dependent first, leaves first, then `urn` (cascade.ts). */
+  function removeCascade(
+    urn: string,
+    options: RequestOptions,
+    removal: Pick<RemovalOptions, 'orphan'>,
+    scope: ProjectScope,
+  ): Promise<CascadeAccepted<Accepted>> {
+    return cascadeRemove(
+      store,
+      urn,
+      scope,
+      (target, dryRun, cascadeWith) =>
+        remove(
+          target,
+          { ...options, dryRun, ifMatch: target === urn ? options.ifMatch : undefined },
+          { ...removal, cascadeWith },
+        ),
+      Boolean(options.dryRun),
+    );
   }
 
   /** ERROR → PENDING: the same action and params again, as a new operation. */
@@ -289,7 +333,10 @@ export function createResourceCommands({
     now: Date,
     options: RequestOptions,
   ): Promise<Accepted> {
-    const plan = await runPlan(module, { action, params, current, desired, dependencies, now });
+    const plan =
+      action === 'orphan'
+        ? {}
+        : await runPlan(module, { action, params, current, desired, dependencies, now });
     const resource = applyPlan(module, current, desired, plan);
     const operation = newOperation(resource, action, params, options.actor, now);
     const changedSpec = resource.version !== current.version;
@@ -329,7 +376,7 @@ export function createResourceCommands({
         superseded,
         reindex,
         // A delete keeps its key until the row is gone; every other plan may have moved it.
-        claimKey: action === 'delete' ? undefined : claimKeyOf(module, resource),
+        claimKey: removesRow(action) ? undefined : claimKeyOf(module, resource),
         events,
         revision: changedSpec ? revisionOf(current, resource, operation, registry) : undefined,
         // A delete is never refused: it keeps the stored footprint until the row is gone.
@@ -398,7 +445,11 @@ export function createResourceCommands({
       checkIfMatch(current, options.ifMatch);
       if (!(request === 'delete' && current.state.action === 'delete'))
         assertTransition(request, current.state.status, urn);
-      return attempt(current, registry.get(current.kind));
+      // An orphan never asks the module (no plan, no claim key, no footprint): a resource whose
+      // kind is no longer loaded can still be let go, so nothing is stuck forever.
+      const module =
+        request === 'orphan' ? registry.find(current.kind) : registry.get(current.kind);
+      return attempt(current, module as RegisteredModule);
     });
   }
 
@@ -407,7 +458,15 @@ export function createResourceCommands({
     return { footprint: footprintOf(module, resource), limits: quotas.limits };
   }
 
-  return { create, update, execute, remove, retry };
+  return {
+    create,
+    update,
+    execute,
+    remove,
+    removeCascade,
+    retry,
+    ...createPauseCommands({ store, registry, clock }),
+  };
 }
 
 export type ResourceCommands = ReturnType<typeof createResourceCommands>;

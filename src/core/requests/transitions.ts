@@ -2,17 +2,22 @@ import { InvalidStateError, NotFoundError } from '../errors.js';
 import type { ResourceStatus } from '../model.js';
 
 /** The requests a user can make of a resource (docs/design.md §4). */
-export type UserRequest = 'create' | 'update' | 'action' | 'delete' | 'retry' | 'cancel';
+export type UserRequest =
+  'create' | 'update' | 'action' | 'delete' | 'retry' | 'cancel' | 'orphan' | 'pause' | 'resume';
 
 /** Where a resource can be when the request arrives; ABSENT means the URN is free. */
 export type RequestSource = ResourceStatus | 'ABSENT';
 
+/** Every status a resource can be in: the requests allowed from anywhere. */
+const ANY_STATUS: readonly RequestSource[] = ['PENDING', 'COMPLETED', 'ERROR'];
+
 /**
  * The one transition table. Every user request checks it before planning, and
  * the store applies the result as a compare-and-set on the status read here.
+ * `to: null` keeps the status: pause and resume flip `state.paused`, nothing else.
  */
 export const TRANSITIONS: Readonly<
-  Record<UserRequest, { from: readonly RequestSource[]; to: ResourceStatus }>
+  Record<UserRequest, { from: readonly RequestSource[]; to: ResourceStatus | null }>
 > = Object.freeze({
   create: { from: ['ABSENT'], to: 'PENDING' },
   update: { from: ['COMPLETED', 'ERROR'], to: 'PENDING' },
@@ -20,6 +25,10 @@ export const TRANSITIONS: Readonly<
   delete: { from: ['PENDING', 'COMPLETED', 'ERROR'], to: 'PENDING' },
   retry: { from: ['ERROR'], to: 'PENDING' },
   cancel: { from: ['PENDING'], to: 'ERROR' },
+  // Like delete, from anywhere: a resource stuck in ERROR on its delete can always be let go.
+  orphan: { from: ANY_STATUS, to: 'PENDING' },
+  pause: { from: ANY_STATUS, to: null },
+  resume: { from: ANY_STATUS, to: null },
 });
 
 /** What the sync loop may do with a PENDING resource. */
@@ -49,7 +58,7 @@ export function assertTransition(
   request: UserRequest,
   source: RequestSource,
   urn: string,
-): ResourceStatus {
+): ResourceStatus | null {
   const rule = TRANSITIONS[request];
   if (rule.from.includes(source)) return rule.to;
   if (source === 'ABSENT') throw new NotFoundError(`resource ${urn} does not exist`, { urn });

@@ -68,6 +68,7 @@ export function sealingStore(store: SecretBearing, secrets: ResourceSecrets): Se
         ),
       }),
     commitCancel: (cancel) => store.commitCancel(cancel),
+    commitPause: (change) => store.commitPause(change),
 
     async claimDue(claim) {
       const batch = await store.claimDue(claim);

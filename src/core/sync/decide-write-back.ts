@@ -18,7 +18,9 @@ export interface OutcomeOptions {
 export type SyncObservation =
   | { type: 'result'; result: SyncResult }
   | { type: 'failure'; error: unknown }
-  | { type: 'waiting'; on: string[] };
+  | { type: 'waiting'; on: string[] }
+  /** An orphan with no dependents left: the row goes, the module is not called. */
+  | { type: 'orphaned' };
 
 /**
  * The sync outcome policy: what one sync call returned or threw, with the lease's claimed
@@ -28,7 +30,9 @@ export type SyncObservation =
  *
  * | claimed   | the call                           | outcome   | status    | attempts  | next sync          |
  * | --------- | ---------------------------------- | --------- | --------- | --------- | ------------------ |
- * | PENDING   | dependencies not COMPLETED         | waiting   | PENDING   | unchanged | + dependencyPollMs |
+ * | PENDING   | dependencies not COMPLETED, or     | waiting   | PENDING   | unchanged | + dependencyPollMs |
+ * |           | dependents left (delete, orphan)   |           |           |           |                    |
+ * | PENDING   | none (action orphan, no dependents)| orphaned  | (row gone)| 0         | none               |
  * | PENDING   | returned PENDING                   | step      | PENDING   | 0         | + requeueAfterMs   |
  * | PENDING   | returned COMPLETED, action delete  | deleted   | (row gone)| 0         | none               |
  * | PENDING   | returned COMPLETED                 | completed | COMPLETED | 0         | resync interval    |
@@ -57,6 +61,23 @@ export function decideWriteBack(
   };
   const from = resource.state.status;
   const operationId = resource.state.operation_id;
+  // The write-back removes only a PENDING orphan's row: fenced like every other write.
+  if (observation.type === 'orphaned') {
+    return {
+      ...base,
+      outcome: 'orphaned',
+      status: 'PENDING',
+      attempts: 0,
+      lastError: null,
+      nextSyncAtMs: null,
+      countsAttempt: false,
+      operation: { status: 'succeeded', error: null },
+      events: [
+        eventFor(resource, 'operation.succeeded', operationId, { action: 'orphan' }),
+        eventFor(resource, 'resource.deleted', operationId, { orphaned: true }),
+      ],
+    };
+  }
   if (lease.claimedStatus === 'COMPLETED')
     return decideResync(resource, base, observation, options, nowMs, random);
   if (observation.type === 'waiting') {
@@ -171,7 +192,7 @@ export function decideWriteBack(
 function decideResync(
   resource: Resource,
   base: Omit<SyncWriteBack, 'outcome' | 'status' | 'attempts' | 'lastError' | 'nextSyncAtMs'>,
-  observation: SyncObservation,
+  observation: Exclude<SyncObservation, { type: 'orphaned' }>,
   options: OutcomeOptions,
   nowMs: number,
   random: () => number,

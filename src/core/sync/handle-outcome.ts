@@ -71,6 +71,12 @@ export function handleOutcome(
     case 'deleted':
       count('deleted');
       return log.info('resource deleted', { durationMs, version: end.version });
+    case 'orphaned':
+      count('orphaned');
+      return log.info('resource orphaned: its record removed, the backend left as it was', {
+        durationMs,
+        version: end.version,
+      });
     case 'completed':
       count('completed');
       return log.info('sync completed', { durationMs, version: end.version });

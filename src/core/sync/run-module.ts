@@ -16,9 +16,10 @@ import type { SealedStore } from '../secrets/sealing-store.js';
 import { SEALED_PREFIX } from '../secrets/secret-box.js';
 import { findSealed, scrubSecrets } from '../secrets/secrets.js';
 import type { SyncObservation } from './decide-write-back.js';
+import { removalGate } from './removal-gate.js';
 
 export interface RunModuleDeps {
-  store: Pick<SealedStore, 'findResources' | 'unreadableSecretsOf'>;
+  store: Pick<SealedStore, 'findResources' | 'findDependents' | 'unreadableSecretsOf'>;
   registry: Registry;
   clock: () => Date;
   timeoutMs: number;
@@ -28,7 +29,8 @@ export interface RunModuleDeps {
 /**
  * Runs the module's `sync` once, as the loop sees it: the module's result, a failure, or a wait on
  * dependencies that are not COMPLETED (a delete does not wait: it only needs them
- * to exist). Never throws.
+ * to exist). A delete or an orphan waits on its dependents instead, and an orphan never calls
+ * the module (removal-gate.ts). Never throws.
  *
  * Secrets cross here: the module gets the resource and its dependencies' outputs
  * as the sealing store opened them (one that did not open fails the sync, naming
@@ -41,6 +43,8 @@ export async function runModule(
   controller: AbortController,
   log: CoreLogger,
 ): Promise<SyncObservation> {
+  const removal = await removalGate(deps.store, resource);
+  if (removal) return removal;
   const module = deps.registry.find(resource.kind);
   if (!module)
     return {

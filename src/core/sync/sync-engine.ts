@@ -52,7 +52,7 @@ export interface SyncEngineOptions {
 
 export interface SyncEngineDeps {
   /** The sealing store (sealing-store.ts): claimed resources come opened, write-backs go out sealed. */
-  store: SyncQueue & Pick<SealedStore, 'findResources' | 'unreadableSecretsOf'>;
+  store: SyncQueue & Pick<SealedStore, 'findResources' | 'findDependents' | 'unreadableSecretsOf'>;
   /** Work made due by this process's commits or announced by another process wakes the loop before its poll. */
   signals: Pick<StoreSignals, 'onWorkDue'>;
   registry: Registry;

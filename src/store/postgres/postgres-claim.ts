@@ -11,7 +11,7 @@ import { EVENT_ORDER_LOCK } from './postgres-events.js';
  * locks both keep). The fast one claims the oldest due rows; the fair one shares the slots across
  * projects. PostgreSQL plans each call of either for its values (a custom plan): the fair one's
  * planning costs about 1 ms more, so a claim that fairness cannot change (ClaimRequest.shares absent)
- * takes the fast one.
+ * takes the fast one. Both skip a paused row unless its action is orphan (it stays due, and waits).
  */
 
 /**
@@ -40,6 +40,7 @@ const CLAIM = `
   with due as (
     select urn, next_sync_at as due_at from resources
     where next_sync_at <= $1::bigint and (lease_expires_at is null or lease_expires_at <= $1::bigint)
+      and (paused = 0 or action = 'orphan')
     order by next_sync_at
     limit $5::int
     for update skip locked
@@ -65,6 +66,7 @@ const CLAIM_FAIR = `
   with recursive head as (
     select urn, project, next_sync_at from resources
     where next_sync_at <= $1::bigint and (lease_expires_at is null or lease_expires_at <= $1::bigint)
+      and (paused = 0 or action = 'orphan')
     order by next_sync_at
     limit $5::int
     for update skip locked
@@ -86,6 +88,7 @@ const CLAIM_FAIR = `
       select r.urn, r.project, r.next_sync_at from resources r
       where r.project = p.project and r.next_sync_at is not null and r.next_sync_at <= $1::bigint
         and (r.lease_expires_at is null or r.lease_expires_at <= $1::bigint)
+        and (r.paused = 0 or r.action = 'orphan')
       order by r.next_sync_at
       limit greatest(0, $9::int - coalesce((select h.n from held h where h.project = p.project), 0))
       for update skip locked

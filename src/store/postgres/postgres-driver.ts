@@ -62,7 +62,7 @@ export function openPostgres({ url, poolSize }: PostgresOptions): StoreDriver {
     claimDue: (request) => claimDuePostgres(namedQuery, request),
     saveSyncResults: (results, nowMs) =>
       // Deletes (which also free the row's claim key) always take the row-by-row form.
-      results.some((wb) => wb.outcome === 'deleted')
+      results.some((wb) => wb.outcome === 'deleted' || wb.outcome === 'orphaned')
         ? writeBackRowByRow(driver, results, nowMs)
         : saveSyncResultsPostgres(namedQuery, results, nowMs, urnOrder(results)),
     translateError(err) {

@@ -89,7 +89,7 @@ export async function claimDueSqlite(
   });
 }
 
-/** The oldest due rows, through the due index; of one project only when `project` is given. */
+/** The oldest due rows not paused, through the due index; of one project only when `project` is given. */
 async function dueRows(
   trx: Kysely<Database>,
   nowMs: number,
@@ -101,9 +101,9 @@ async function dueRows(
     .select(['urn', 'project', 'next_sync_at'])
     .where('next_sync_at', 'is not', null)
     .where('next_sync_at', '<=', nowMs)
-    .where((eb) =>
-      eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<=', nowMs)]),
-    );
+    .where((eb) => eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<=', nowMs)]))
+    // A paused row waits where it is (its requests stay due); only an orphan goes ahead.
+    .where((eb) => eb.or([eb('paused', '=', 0), eb('action', '=', 'orphan')]));
   if (project !== undefined) query = query.where('project', '=', project);
   const rows = await query.orderBy('next_sync_at').limit(limit).execute();
   return rows.map((row) => ({
