@@ -1,7 +1,7 @@
 import type { Request } from 'express';
 
 import { InvalidRequestError } from '../core/errors.js';
-import type { ResourceStatus } from '../core/model.js';
+import type { ResourcePolicy, ResourceStatus } from '../core/model.js';
 import { FIXED_LIMITS, LIMIT_SETTINGS } from '../core/requests/limits.js';
 import type {
   CreateRequest,
@@ -18,7 +18,12 @@ interface NestedCreate {
   project: string;
   name: string;
   labels?: Record<string, string>;
-  spec?: { configs?: Record<string, unknown>; dependencies?: Record<string, string> };
+  spec?: {
+    configs?: Record<string, unknown>;
+    dependencies?: Record<string, string>;
+    policy?: Partial<ResourcePolicy>;
+  };
+  import?: boolean;
 }
 interface FlatCreate {
   kind: string;
@@ -28,6 +33,8 @@ interface FlatCreate {
   labels?: Record<string, string>;
   configs?: Record<string, unknown>;
   dependencies?: Record<string, string>;
+  policy?: Partial<ResourcePolicy>;
+  import?: boolean;
 }
 
 /** The nested body, or the seed's flat one (`parent` is the project). */
@@ -35,7 +42,8 @@ export function parseCreateBody(schemas: BodyValidator, body: unknown): CreateRe
   const isObject = typeof body === 'object' && body !== null && !Array.isArray(body);
   const nested =
     isObject &&
-    ('spec' in body || !('configs' in body || 'parent' in body || 'dependencies' in body));
+    ('spec' in body ||
+      !('configs' in body || 'parent' in body || 'dependencies' in body || 'policy' in body));
   if (nested) {
     const b = schemas.assert<NestedCreate>('create-resource.json', body);
     return {
@@ -45,6 +53,8 @@ export function parseCreateBody(schemas: BodyValidator, body: unknown): CreateRe
       labels: b.labels,
       configs: b.spec?.configs,
       dependencies: b.spec?.dependencies,
+      policy: b.spec?.policy,
+      import: b.import,
     };
   }
   const b = schemas.assert<FlatCreate>('create-resource-flat.json', body);
@@ -55,20 +65,28 @@ export function parseCreateBody(schemas: BodyValidator, body: unknown): CreateRe
     labels: b.labels,
     configs: b.configs,
     dependencies: b.dependencies,
+    policy: b.policy,
+    import: b.import,
   };
 }
 
 export function parseUpdateBody(schemas: BodyValidator, body: unknown): UpdateRequest {
   const b = schemas.assert<{
     labels?: Record<string, string>;
-    spec?: { configs?: Record<string, unknown>; dependencies?: Record<string, string> };
+    spec?: {
+      configs?: Record<string, unknown>;
+      dependencies?: Record<string, string>;
+      policy?: Partial<ResourcePolicy>;
+    };
     configs?: Record<string, unknown>;
     dependencies?: Record<string, string>;
+    policy?: Partial<ResourcePolicy>;
   }>('update-resource.json', body);
   return {
     labels: b.labels,
     configs: b.spec?.configs ?? b.configs,
     dependencies: b.spec?.dependencies ?? b.dependencies,
+    policy: b.spec?.policy ?? b.policy,
   };
 }
 

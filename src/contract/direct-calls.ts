@@ -1,5 +1,6 @@
 import { diffJson } from '../core/json.js';
 import { toResolved } from '../core/requests/dependencies.js';
+import { callObserve } from '../core/sync/observe-module.js';
 import type { ObserveResult, ResolvedDependency, SyncInput } from '../sdk/index.js';
 import { type ConvergeContext, message, syncOnce } from './converge.js';
 import type { Outcome } from './recording-module.js';
@@ -39,51 +40,26 @@ export interface Observation {
 }
 
 /**
- * Calls the author's `observe` once on a copy of `input`, with writes trapped and
- * the sync deadline (`syncTimeoutMs`): past it the signal aborts and the call
- * counts as failed. The kit's clock is `ctx.now`.
+ * Calls the author's `observe` once on a copy of `input`, as the engine's import and
+ * refresh do (`callObserve`: the sync deadline, the result checked), with writes
+ * trapped (write-trap.ts). The kit's clock is `ctx.now`.
  */
 export async function observeOnce(ctx: ConvergeContext, input: SyncInput): Promise<Observation> {
-  const definition = ctx.original.definition;
-  const controller = new AbortController();
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      const error = new Error(`observe timed out after ${ctx.syncTimeoutMs} ms`);
-      controller.abort(error);
-      reject(error);
-    }, ctx.syncTimeoutMs);
-  });
-  try {
-    const { outcome, attempts } = await withWriteTraps(() =>
-      Promise.race([
-        Promise.resolve().then(() =>
-          definition.observe!(structuredClone(input), {
-            signal: controller.signal,
-            log: ctx.secrets.logger,
-            now: ctx.steward.clock,
-          }),
-        ),
-        deadline,
-      ]),
-    );
-    return { outcome: checked(outcome), writes: attempts };
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/** A result that is not `{ exists: boolean, … }` is a failure of the call, as the core would treat it. */
-function checked(outcome: Outcome<ObserveResult>): Outcome<ObserveResult> {
-  if (!('value' in outcome)) return outcome;
-  const value = outcome.value as unknown;
-  if (
-    typeof value !== 'object' ||
-    value === null ||
-    typeof (value as { exists?: unknown }).exists !== 'boolean'
-  )
-    return { error: new Error('observe did not return an object with a boolean "exists"') };
-  return { value: JSON.parse(JSON.stringify(value)) as ObserveResult };
+  const { outcome, attempts } = await withWriteTraps(() =>
+    callObserve(
+      ctx.original,
+      structuredClone(input),
+      { log: ctx.secrets.logger, now: ctx.steward.clock },
+      new AbortController(),
+      { timeoutMs: ctx.syncTimeoutMs, maxStateBytes: ctx.maxStateBytes },
+    ),
+  );
+  // Through JSON, as it is stored: a key set to undefined is no key, and compares so.
+  const stored =
+    'value' in outcome
+      ? { value: JSON.parse(JSON.stringify(outcome.value)) as ObserveResult }
+      : outcome;
+  return { outcome: stored, writes: attempts };
 }
 
 /**

@@ -1,4 +1,5 @@
 import { jsonEqual } from '../core/json.js';
+import { computeDrift } from '../core/sync/drift.js';
 import type { ObserveResult, SyncInput } from '../sdk/index.js';
 import { type ConvergeContext, message } from './converge.js';
 import {
@@ -56,9 +57,12 @@ export async function checkObserveAfterCreate(
   if (!observed.exists) {
     book.fail('observe-no-drift', `${label}: observe says exists: false right after create`);
   } else {
+    // As a refresh compares them: each config observe returns, JSON-equal to the spec's.
     const returned = observed.configs ?? {};
-    const desired = Object.fromEntries(Object.keys(returned).map((key) => [key, configs[key]]));
-    const drift = pathsOf(desired, returned);
+    const definition = ctx.original.definition;
+    const drift = Object.keys(
+      computeDrift(configs, observed, definition.configSchema, '').fields,
+    ).join(', ');
     if (drift)
       book.fail(
         'observe-no-drift',

@@ -1,4 +1,5 @@
 import type {
+  Drift,
   EventInput,
   EventRecord,
   Operation,
@@ -346,14 +347,28 @@ export interface LeaseRef {
 export interface SyncWriteBack extends LeaseRef {
   /**
    * `deleted` and `orphaned` remove the resource (an orphan without a module call); `resync` is a
-   * drift re-sync of a COMPLETED resource; the rest update its state.
+   * drift re-sync of a COMPLETED resource; `imported` and `refreshed` complete an import and a
+   * refresh (or an observe-mode sync); the rest update its state.
    */
   outcome:
-    'step' | 'completed' | 'failed' | 'retry' | 'waiting' | 'deleted' | 'orphaned' | 'resync';
+    | 'step'
+    | 'completed'
+    | 'failed'
+    | 'retry'
+    | 'waiting'
+    | 'deleted'
+    | 'orphaned'
+    | 'resync'
+    | 'imported'
+    | 'refreshed';
   status: ResourceStatus;
   output?: Record<string, unknown>;
   /** Present when the module returned `data` (null is a value). */
   data?: { value: unknown };
+  /** Present when `state.drift` is written (null is a value). */
+  drift?: { value: Drift | null };
+  /** An import's configs with what observe read filled in (the sealing store seals them); absent: unchanged. */
+  configs?: Record<string, unknown>;
   observedVersion?: number;
   attempts: number;
   lastError: string | null;

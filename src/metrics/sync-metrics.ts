@@ -12,7 +12,7 @@ export function createSyncMetrics(registry: Registry): SyncObserver {
   const registers = [registry];
   const reconciles = new Counter({
     name: 'steward_reconcile_total',
-    help: 'Sync calls by kind and result (completed, step, waiting, retry, failed, deleted, orphaned, resync, resync_failed, lost, aborted, write_failed).',
+    help: 'Sync calls by kind and result (completed, step, waiting, retry, failed, deleted, orphaned, resync, resync_failed, imported, refreshed, lost, aborted, write_failed).',
     labelNames: ['kind', 'result'] as const,
     registers,
   });

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 
-import type { EventInput } from '../core/model.js';
+import type { Drift, EventInput } from '../core/model.js';
 import type { SyncWriteBack } from '../core/ports.js';
 import type { StoreDriver } from './driver.js';
 import { fenced, release, urnOrder } from './lease-fence.js';
@@ -88,6 +88,8 @@ async function applyWriteBack(
         ...(wb.output !== undefined ? { output: JSON.stringify(wb.output) } : {}),
         ...(wb.data !== undefined ? { data: JSON.stringify(wb.data.value ?? null) } : {}),
         ...(wb.observedVersion !== undefined ? { observed_version: wb.observedVersion } : {}),
+        ...(wb.drift !== undefined ? { drift: driftColumn(wb.drift.value) } : {}),
+        ...(wb.configs !== undefined ? { configs: JSON.stringify(wb.configs) } : {}),
       }),
       wb,
     )
@@ -109,6 +111,11 @@ async function applyWriteBack(
       .execute();
   }
   return true;
+}
+
+/** `state.drift` as its column holds it: JSON, or null before the first look. */
+export function driftColumn(drift: Drift | null): string | null {
+  return drift === null ? null : JSON.stringify(drift);
 }
 
 /** Resources waiting on any of `completed` become due now: one statement for the whole batch. */

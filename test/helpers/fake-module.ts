@@ -1,6 +1,8 @@
 import {
   defineModule,
   type ModuleDefinition,
+  type ObserveResult,
+  type Resource,
   type SyncResult,
   TerminalError,
   ValidationError,
@@ -30,6 +32,13 @@ export type Behaviour =
   /** Returns as ok, then on the next turn of the event loop makes the returned output circular and its data huge. */
   | { type: 'tamper' };
 
+/** What the next observe call does: return this result (or the default one: what sync would have made), or throw. */
+export type ObserveBehaviour =
+  | { type: 'default' }
+  | { type: 'result'; result: ObserveResult }
+  | { type: 'throw'; message: string }
+  | { type: 'terminal'; message: string };
+
 export interface SyncCall {
   urn: string;
   action: string;
@@ -44,6 +53,8 @@ export interface Ledger {
   active: Map<string, number>;
   overlaps: string[];
   completed: string[];
+  /** Every observe call (import, refresh, observe mode); absent in ledgers made before observe. */
+  observes?: SyncCall[];
 }
 
 /**
@@ -58,6 +69,8 @@ export function createFakeModule(
     ledger?: Ledger;
     worker?: string;
     resyncIntervalMs?: number;
+    /** Build the kind without `observe` (it cannot be imported, refreshed or observed). */
+    withoutObserve?: boolean;
   } = {},
 ) {
   const ledger: Ledger = options.ledger ?? {
@@ -67,6 +80,28 @@ export function createFakeModule(
     completed: [],
   };
   let script: (call: SyncCall) => Behaviour = () => ({ type: 'ok' });
+  let observeScript: (call: SyncCall) => ObserveBehaviour = () => ({ type: 'default' });
+  const observe = async ({ resource }: { resource: Resource }): Promise<ObserveResult> => {
+    const call = callOf(resource, options.worker);
+    (ledger.observes ??= []).push(call);
+    const behaviour = observeScript(call);
+    switch (behaviour.type) {
+      case 'throw':
+        throw new Error(behaviour.message);
+      case 'terminal':
+        throw new TerminalError(behaviour.message);
+      case 'result':
+        return structuredClone(behaviour.result);
+      case 'default': {
+        const { value } = resource.spec.configs;
+        return {
+          exists: true,
+          configs: value === undefined ? {} : { value },
+          output: { value: value ?? null, dependencies: [], token: 'secret-token-value' },
+        };
+      }
+    }
+  };
   const definition = defineModule({
     kind: options.kind ?? 'fake',
     description: 'A scriptable module for tests.',
@@ -110,14 +145,9 @@ export function createFakeModule(
         data: { remaining: action === 'delete' ? 1 : Number(desired.spec.configs.steps ?? 1) },
       };
     },
+    ...(options.withoutObserve ? {} : { observe }),
     async sync({ resource, dependencies }, ctx): Promise<SyncResult> {
-      const call: SyncCall = {
-        urn: resource.urn,
-        action: resource.state.action,
-        version: resource.version,
-        operationId: resource.state.operation_id,
-        worker: options.worker,
-      };
+      const call = callOf(resource, options.worker);
       ledger.calls.push(call);
       if (ledger.active.has(resource.urn)) ledger.overlaps.push(resource.urn);
       ledger.active.set(resource.urn, (ledger.active.get(resource.urn) ?? 0) + 1);
@@ -197,6 +227,20 @@ export function createFakeModule(
     script(fn: (call: SyncCall) => Behaviour) {
       script = fn;
     },
+    /** Decides what each following observe call does. */
+    scriptObserve(fn: (call: SyncCall) => ObserveBehaviour) {
+      observeScript = fn;
+    },
+  };
+}
+
+function callOf(resource: Resource, worker: string | undefined): SyncCall {
+  return {
+    urn: resource.urn,
+    action: resource.state.action,
+    version: resource.version,
+    operationId: resource.state.operation_id,
+    worker,
   };
 }
 

@@ -51,6 +51,120 @@ function resource(overrides: { action?: string; attempts?: number } = {}): Resou
 }
 
 describe('decideWriteBack', () => {
+  const completedLease = { ...lease, claimedStatus: 'COMPLETED' as const };
+  const completed = (drift: Resource['state']['drift']): Resource => ({
+    ...resource(),
+    spec: { ...resource().spec, configs: { mode: 'a', size: 1 } },
+    state: { ...resource().state, status: 'COMPLETED', drift },
+  });
+  const checked = new Date(now).toISOString();
+
+  it('an import fills in the configs observe read where the request left them out, and its drift is of the filled-in spec', () => {
+    const importing: Resource = {
+      ...resource({ action: 'import' }),
+      spec: { ...resource().spec, configs: { mode: 'a', size: 1 } },
+    };
+    const wb = decideWriteBack(
+      importing,
+      lease,
+      {
+        type: 'observed',
+        result: { exists: true, configs: { mode: 'b', size: 2, name: 'x' }, data: { mine: false } },
+      },
+      {
+        ...options,
+        configSchema: { type: 'object', properties: { size: { type: 'integer', default: 1 } } },
+      },
+      now,
+    );
+    // size equals its default (left out), name is absent: both from the backend; mode was given.
+    expect(wb.configs).toEqual({ mode: 'a', size: 2, name: 'x' });
+    expect(wb.data).toEqual({ value: { mine: false } });
+    expect(wb.observedVersion).toBe(4);
+    expect(wb.drift?.value).toEqual({
+      checked_at: checked,
+      exists: true,
+      fields: { '/mode': { desired: 'a', actual: 'b' } },
+      error: null,
+    });
+    expect(wb.events.map((e) => e.type)).toContain('resource.drifted');
+  });
+
+  it('an observe-mode re-sync writes the drift it found, with the event when it appears', () => {
+    const wb = decideWriteBack(
+      {
+        ...completed(null),
+        spec: { ...completed(null).spec, policy: { mode: 'observe', on_delete: 'delete' } },
+      },
+      completedLease,
+      { type: 'observed', result: { exists: true, configs: { size: 3 } } },
+      options,
+      now,
+    );
+    expect(wb.drift?.value?.fields).toEqual({ '/size': { desired: 1, actual: 3 } });
+    expect(wb.events).toEqual([
+      expect.objectContaining({
+        type: 'resource.drifted',
+        data: { fields: ['/size'], exists: true },
+      }),
+    ]);
+    expect(wb.configs).toBeUndefined();
+    expect(wb.operation).toBeUndefined();
+  });
+
+  it('a failed manage-mode re-sync keeps the last fields and sets drift.error; a later success clears it with resync_recovered', () => {
+    const before = {
+      checked_at: 'then',
+      exists: true,
+      fields: { '/size': { desired: 1, actual: 2 } },
+      error: null,
+    };
+    const failed = decideWriteBack(
+      completed(before),
+      completedLease,
+      { type: 'failure', error: new Error('down') },
+      options,
+      now,
+      () => 0,
+    );
+    expect(failed.drift?.value).toEqual({ ...before, checked_at: checked, error: 'down' });
+    expect(failed.events.map((e) => e.type)).toEqual(['resource.resync_failed']);
+    const again = decideWriteBack(
+      completed(failed.drift!.value),
+      completedLease,
+      { type: 'failure', error: new Error('down') },
+      options,
+      now,
+      () => 0,
+    );
+    expect(again.events).toEqual([]);
+    const ok = decideWriteBack(
+      completed(failed.drift!.value),
+      completedLease,
+      { type: 'result', result: { status: 'COMPLETED' } },
+      options,
+      now,
+    );
+    expect(ok.drift?.value).toEqual({ checked_at: checked, exists: true, fields: {}, error: null });
+    expect(ok.events.map((e) => e.type)).toEqual([
+      'resource.drift_cleared',
+      'resource.resync_recovered',
+    ]);
+  });
+
+  it('a sync that completes clears the drift a resource had (a PATCH put it right); without drift it writes none', () => {
+    const drifted = {
+      ...completed({ checked_at: 'then', exists: false, fields: {}, error: null }),
+      state: { ...completed(null).state, status: 'PENDING' as const },
+    };
+    drifted.state.drift = { checked_at: 'then', exists: false, fields: {}, error: null };
+    const done = { type: 'result' as const, result: { status: 'COMPLETED' as const } };
+    const wb = decideWriteBack(drifted, lease, done, options, now);
+    expect(wb.drift?.value).toMatchObject({ exists: true, fields: {} });
+    expect(wb.events.map((e) => e.type)).toContain('resource.drift_cleared');
+    expect(decideWriteBack(resource(), lease, done, options, now).drift).toBeUndefined();
+  });
+
   it('a PENDING result is a step: due again after requeueAfterMs, failures reset, no events', () => {
     const wb = decideWriteBack(
       resource({ attempts: 2 }),
@@ -264,6 +378,25 @@ describe('decideWriteBack', () => {
   });
 });
 
+describe("observe's data", () => {
+  const observed: SyncObservation = {
+    type: 'observed',
+    result: { exists: true, configs: {}, output: {}, data: { written: 'etc/motd' } },
+  };
+  it('is kept by an import: the resource now holds what it adopted', () => {
+    const wb = decideWriteBack(resource({ action: 'import' }), lease, observed, options, now);
+    expect(wb.data).toEqual({ value: { written: 'etc/motd' } });
+  });
+  it.each(['refresh', 'update'])(
+    'is never kept by a %s: a refresh of a resource refused on create must not make it the holder',
+    (action) => {
+      const wb = decideWriteBack(resource({ action }), lease, observed, options, now);
+      expect(wb.outcome).toBe('refreshed');
+      expect(wb.data).toBeUndefined();
+    },
+  );
+});
+
 /**
  * The decision table of decide-write-back.ts, row by row: claimed status, action, failures
  * so far and what the call did → outcome and write-back. A changed row fails here. `random`
@@ -277,8 +410,12 @@ describe('the sync outcome table', () => {
     'returns COMPLETED': { type: 'result', result: { status: 'COMPLETED', output: { a: 1 } } },
     throws: { type: 'failure', error: new Error('boom') },
     'throws TerminalError': { type: 'failure', error: new TerminalError('no') },
+    'observes it': { type: 'observed', result: { exists: true, configs: {}, output: { a: 1 } } },
+    'observes nothing': { type: 'observed', result: { exists: false } },
     'is not made (orphan)': { type: 'orphaned' },
   };
+  const nothing =
+    'nothing to import: the fake module found no backend object for orn:steward:fake:p:n';
   const resyncMs = 10_000;
   const succeeded = ['resource.status_changed', 'operation.succeeded'];
   const failed = ['resource.status_changed', 'operation.failed'];
@@ -297,10 +434,17 @@ describe('the sync outcome table', () => {
     ['PENDING',   'update', 2, 'throws',               'failed',    'ERROR',     3, 'boom (gave up after 3 attempts)', null, 'failed', failed, true, false],
     ['PENDING',   'create', 0, 'throws TerminalError', 'failed',    'ERROR',     1, 'no',  null,     'failed',    failed,    true,  false],
     ['COMPLETED', 'update', 1, 'waits',                'resync',    'COMPLETED', 1, null,  500,      undefined,   [],        false, false],
-    ['COMPLETED', 'update', 4, 'throws',               'resync',    'COMPLETED', 5, 'boom', 750,     undefined,   [],        false, false],
-    ['COMPLETED', 'update', 0, 'throws TerminalError', 'resync',    'COMPLETED', 1, 'no',  75,       undefined,   [],        false, false],
+    ['COMPLETED', 'update', 4, 'throws',               'resync',    'COMPLETED', 5, 'boom', 750,     undefined,   ['resource.resync_failed'], false, false],
+    ['COMPLETED', 'update', 0, 'throws TerminalError', 'resync',    'COMPLETED', 1, 'no',  75,       undefined,   ['resource.resync_failed'], false, false],
     ['COMPLETED', 'update', 1, 'returns PENDING',      'resync',    'COMPLETED', 0, null,  40,       undefined,   [],        false, false],
     ['COMPLETED', 'update', 1, 'returns COMPLETED',    'resync',    'COMPLETED', 0, null,  resyncMs, undefined,   [],        false, false],
+    ['PENDING',   'import', 0, 'observes it',          'imported',  'COMPLETED', 0, null,  resyncMs, 'succeeded', succeeded, true,  true],
+    ['PENDING',   'import', 0, 'observes nothing',     'failed',    'ERROR',     1, nothing, null,   'failed',    failed,    true,  false],
+    ['PENDING',   'refresh', 0, 'observes it',         'refreshed', 'COMPLETED', 0, null,  resyncMs, 'succeeded', succeeded, true,  true],
+    ['PENDING',   'refresh', 0, 'observes nothing',    'refreshed', 'COMPLETED', 0, null,  resyncMs, 'succeeded', [...succeeded, 'resource.drifted'], true, true],
+    ['PENDING',   'refresh', 1, 'throws',              'retry',     'PENDING',   2, 'boom', 150,     undefined,   ['resource.resync_failed'], true, false],
+    ['PENDING',   'refresh', 0, 'throws TerminalError', 'failed',   'ERROR',     1, 'no',  null,     'failed',    [...failed, 'resource.resync_failed'], true, false],
+    ['COMPLETED', 'update', 0, 'observes it',          'resync',    'COMPLETED', 0, null,  resyncMs, undefined,   [],        false, false],
   ];
 
   it.each(ROWS)(

@@ -158,6 +158,20 @@ export function resourcePaths({
         },
       },
     },
+    [`${p}/{urn}/refresh`]: {
+      parameters: [param('urn')],
+      post: {
+        operationId: 'refreshResource',
+        tags,
+        summary:
+          "Read the backend with the module's observe and store state.drift; changes nothing (400 for a kind without observe)",
+        parameters: [param('ifMatch')],
+        responses: {
+          '202': accepted('accepted: PENDING with action refresh')['202'],
+          ...errorResponses([400, 404, 409, 412, 413, 415, 500, 503]),
+        },
+      },
+    },
     [`${p}/{urn}/revisions`]: {
       parameters: [param('urn')],
       get: {

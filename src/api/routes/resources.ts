@@ -141,6 +141,12 @@ export function resourceRoutes(
     sendAccepted(res, await commands.retry(req.params.urn, requestOptions(req, caller, false)));
   });
 
+  router.post('/resources/:urn/refresh', async (req, res) => {
+    queryOf(req, []);
+    const caller = authorizeResource(res, req.params.urn, NEEDS.change, 'refresh resources');
+    sendAccepted(res, await commands.refresh(req.params.urn, requestOptions(req, caller, false)));
+  });
+
   router.get('/resources/:urn/revisions', async (req, res) => {
     const q = queryOf(req, ['page_size', 'page_token']);
     const page = await queries.listRevisions(

@@ -7,7 +7,7 @@ import {
 } from '../errors.js';
 import { newOperationId } from '../ids.js';
 import { diffJson } from '../json.js';
-import { DEFAULT_POLICY, type EventInput, type Operation, type Resource } from '../model.js';
+import { type EventInput, type Operation, type Resource, type ResourcePolicy } from '../model.js';
 import type { RegisteredModule, Registry } from '../modules/registry.js';
 import { formatUrn, parseUrn } from '../names.js';
 import type { AcceptedChange, AcceptWrites, ResourceReads } from '../ports.js';
@@ -17,6 +17,7 @@ import { type CascadeAccepted, cascadeRemove } from './cascade.js';
 import { claimHeldError, claimKeyOf } from './claims.js';
 import { resolveDependencies } from './dependencies.js';
 import { eventFor, newOperation, newResource, pendingFor, revisionOf } from './documents.js';
+import { asImport, policyOf, refuseObserveModeAction, requireObserve } from './observe-requests.js';
 import { createPauseCommands } from './pause-commands.js';
 import {
   applyPlan,
@@ -39,12 +40,18 @@ export interface CreateRequest {
   labels?: Record<string, string>;
   configs?: Record<string, unknown>;
   dependencies?: Record<string, string>;
+  /** Adopt the backend object that exists (action `import`); observe mode implies it. */
+  import?: boolean;
+  /** `spec.policy`, partial: the rest from DEFAULT_POLICY. */
+  policy?: Partial<ResourcePolicy>;
 }
 
 export interface UpdateRequest {
   labels?: Record<string, string>;
   configs?: Record<string, unknown>;
   dependencies?: Record<string, string>;
+  /** Replaces the stored `spec.policy` (partial: the rest from DEFAULT_POLICY). */
+  policy?: Partial<ResourcePolicy>;
 }
 
 export interface RequestOptions {
@@ -105,13 +112,16 @@ export function createResourceCommands({
     const urn = formatUrn(request);
     if (await store.findResource(urn))
       throw new AlreadyExistsError(`resource ${urn} already exists`, { urn });
+    const policy = policyOf(request.policy);
+    const importing = request.import === true || policy.mode === 'observe';
+    if (importing) requireObserve(module, 'import');
     const configs = validatedConfigs(module, request.configs ?? {});
     const dependencies = request.dependencies ?? {};
     const resolved = await resolveForPlan(module, request.project, dependencies);
     const now = clock();
     const desired = newResource(
       request,
-      { configs, dependencies, policy: DEFAULT_POLICY },
+      { configs, dependencies, policy },
       request.labels ?? {},
       newOperationId(now.getTime()),
       options.actor,
@@ -125,11 +135,16 @@ export function createResourceCommands({
       dependencies: resolved,
       now,
     });
-    const resource = applyPlan(module, null, desired, plan);
-    const operation = newOperation(resource, 'create', {}, options.actor, now);
+    const planned = applyPlan(module, null, desired, plan);
+    const resource = importing ? asImport(planned) : planned;
+    const action = resource.state.action;
+    const operation = newOperation(resource, action, {}, options.actor, now);
     const events = [
-      eventFor(resource, 'resource.created', operation.id, { version: 1 }),
-      eventFor(resource, 'operation.created', operation.id, { action: 'create' }),
+      eventFor(resource, 'resource.created', operation.id, {
+        version: 1,
+        ...(importing && { import: true }),
+      }),
+      eventFor(resource, 'operation.created', operation.id, { action }),
     ];
     const revision = revisionOf(null, resource, operation, registry);
     const change = {
@@ -155,6 +170,8 @@ export function createResourceCommands({
               keepOmittedSecrets(module, current.spec.configs, request.configs),
             );
       const dependencies = request.dependencies ?? current.spec.dependencies;
+      const policy = request.policy ? policyOf(request.policy) : current.spec.policy;
+      if (policy.mode === 'observe') requireObserve(module, 'be observed');
       refuseMovedSecrets(module.definition, {
         before: current.spec,
         after: { configs, dependencies },
@@ -172,7 +189,7 @@ export function createResourceCommands({
       const desired = {
         ...base,
         labels: request.labels ?? current.labels,
-        spec: { configs, dependencies, policy: current.spec.policy },
+        spec: { configs, dependencies, policy },
       };
       return planned(module, current, desired, 'update', {}, resolved, now, options);
     });
@@ -192,6 +209,7 @@ export function createResourceCommands({
       );
     }
     return withRetries(urn, 'action', options, async (current, module) => {
+      refuseObserveModeAction(current, action);
       const validParams = validatedParams(module, action, params);
       const resolved = await resolveForPlan(module, current.project, current.spec.dependencies);
       const now = clock();
@@ -276,6 +294,27 @@ export function createResourceCommands({
         ),
       Boolean(options.dryRun),
     );
+  }
+
+  /** `POST .../refresh`: the worker reads the backend (`observe`) and writes `state.drift`; the spec stays. */
+  function refresh(urn: string, options: RequestOptions): Promise<Accepted> {
+    return withRetries(urn, 'refresh', options, async (current, module) => {
+      requireObserve(module, 'refresh');
+      const now = clock();
+      const id = newOperationId(now.getTime());
+      const resource = pendingFor(current, 'refresh', id, options.actor, now);
+      const operation = newOperation(resource, 'refresh', {}, options.actor, now);
+      const events = [
+        eventFor(resource, 'resource.status_changed', id, {
+          from: current.state.status,
+          to: 'PENDING',
+          action: 'refresh',
+        }),
+        eventFor(resource, 'operation.created', id, { action: 'refresh' }),
+      ];
+      const change = { resource, expected: expectedOf(current), current, operation, events };
+      return commit({ ...change, nextSyncAtMs: now.getTime(), reindex: false }, options);
+    });
   }
 
   /** ERROR → PENDING: the same action and params again, as a new operation. */
@@ -465,6 +504,7 @@ export function createResourceCommands({
     remove,
     removeCascade,
     retry,
+    refresh,
     ...createPauseCommands({ store, registry, clock }),
   };
 }

@@ -3,7 +3,17 @@ import type { ResourceStatus } from '../model.js';
 
 /** The requests a user can make of a resource (docs/design.md §4). */
 export type UserRequest =
-  'create' | 'update' | 'action' | 'delete' | 'retry' | 'cancel' | 'orphan' | 'pause' | 'resume';
+  | 'create'
+  | 'update'
+  | 'action'
+  | 'delete'
+  | 'retry'
+  | 'cancel'
+  | 'import'
+  | 'refresh'
+  | 'orphan'
+  | 'pause'
+  | 'resume';
 
 /** Where a resource can be when the request arrives; ABSENT means the URN is free. */
 export type RequestSource = ResourceStatus | 'ABSENT';
@@ -25,6 +35,8 @@ export const TRANSITIONS: Readonly<
   delete: { from: ['PENDING', 'COMPLETED', 'ERROR'], to: 'PENDING' },
   retry: { from: ['ERROR'], to: 'PENDING' },
   cancel: { from: ['PENDING'], to: 'ERROR' },
+  import: { from: ['ABSENT'], to: 'PENDING' },
+  refresh: { from: ['COMPLETED', 'ERROR'], to: 'PENDING' },
   // Like delete, from anywhere: a resource stuck in ERROR on its delete can always be let go.
   orphan: { from: ANY_STATUS, to: 'PENDING' },
   pause: { from: ANY_STATUS, to: null },

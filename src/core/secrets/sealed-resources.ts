@@ -95,6 +95,18 @@ export function createResourceSecrets(box: SecretBox, schemasOf: SchemasOf) {
     }) as Record<string, unknown>;
   }
 
+  function sealPart(
+    resource: Pick<Resource, 'urn' | 'kind'>,
+    value: Record<string, unknown>,
+    schema: Parameters<typeof sealSecrets>[1],
+    at: string,
+  ): Record<string, unknown> {
+    if (box.keyId === undefined || !schema) return value;
+    return sealSecrets(value, schema, at, (plain, pointer) =>
+      sealValue(resource.urn, plain, pointer),
+    ) as Record<string, unknown>;
+  }
+
   /** Every sealed value opened; those that do not open are left out and listed. */
   function open(resource: Resource): { resource: Resource; unreadable: UnreadableSecret[] } {
     const unreadable: UnreadableSecret[] = [];
@@ -160,11 +172,15 @@ export function createResourceSecrets(box: SecretBox, schemasOf: SchemasOf) {
       resource: Pick<Resource, 'urn' | 'kind'>,
       output: Record<string, unknown>,
     ): Record<string, unknown> {
-      const schema = schemasOf(resource.kind)?.outputSchema;
-      if (box.keyId === undefined || !schema) return output;
-      return sealSecrets(output, schema, OUTPUT, (value, pointer) =>
-        sealValue(resource.urn, value, pointer),
-      ) as Record<string, unknown>;
+      return sealPart(resource, output, schemasOf(resource.kind)?.outputSchema, OUTPUT);
+    },
+
+    /** Configs a sync writes back (an import's filled-in ones) as they are stored: writeOnly values sealed, like an accepted spec's. */
+    sealConfigs(
+      resource: Pick<Resource, 'urn' | 'kind'>,
+      configs: Record<string, unknown>,
+    ): Record<string, unknown> {
+      return sealPart(resource, configs, schemasOf(resource.kind)?.configSchema, CONFIGS);
     },
 
     /**

@@ -39,12 +39,14 @@ export function sealingStore(store: SecretBearing, secrets: ResourceSecrets): Se
     return opened.resource;
   }
 
+  /** The output, and an import's filled-in configs, of a write-back sealed. */
   function sealOutput(writeBack: SyncWriteBack): SyncWriteBack {
-    if (writeBack.output === undefined) return writeBack;
-    const { kind } = parseUrn(writeBack.urn);
+    if (writeBack.output === undefined && writeBack.configs === undefined) return writeBack;
+    const resource = { urn: writeBack.urn, kind: parseUrn(writeBack.urn).kind };
     return {
       ...writeBack,
-      output: secrets.sealOutput({ urn: writeBack.urn, kind }, writeBack.output),
+      ...(writeBack.output && { output: secrets.sealOutput(resource, writeBack.output) }),
+      ...(writeBack.configs && { configs: secrets.sealConfigs(resource, writeBack.configs) }),
     };
   }
 

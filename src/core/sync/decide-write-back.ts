@@ -1,9 +1,17 @@
-import { isTerminalError, type SyncResult } from '../../sdk/index.js';
+import {
+  isTerminalError,
+  type JSONSchema,
+  type ObserveResult,
+  type SyncResult,
+  TerminalError,
+} from '../../sdk/index.js';
 import { describeError } from '../errors.js';
-import type { Resource } from '../model.js';
+import type { Drift, Resource } from '../model.js';
 import type { LeaseRef, SyncWriteBack } from '../ports.js';
 import { eventFor } from '../requests/documents.js';
 import { SYNC_TRANSITIONS } from '../requests/transitions.js';
+import { clearedDrift, computeDrift, driftEvents, failedDrift, isDrifted } from './drift.js';
+import { observes } from './observe-module.js';
 
 export interface OutcomeOptions {
   maxAttempts: number;
@@ -12,11 +20,15 @@ export interface OutcomeOptions {
   dependencyPollMs: number;
   /** The kind's drift re-sync interval, if it has one. */
   resyncIntervalMs?: number;
+  /** The kind's configSchema: drift shows its secrets only as `{secret: true}`, and an import fills its defaults. */
+  configSchema?: JSONSchema;
 }
 
 /** What the sync loop learned from one call, before it is written. */
 export type SyncObservation =
   | { type: 'result'; result: SyncResult }
+  /** What `observe` read (observe-module.ts): an import, a refresh, or any sync of an observe-mode resource. */
+  | { type: 'observed'; result: ObserveResult }
   | { type: 'failure'; error: unknown }
   | { type: 'waiting'; on: string[] }
   /** An orphan with no dependents left: the row goes, the module is not called. */
@@ -42,6 +54,20 @@ export type SyncObservation =
  * | COMPLETED | threw                              | resync    | COMPLETED | + 1       | backoff            |
  * | COMPLETED | returned PENDING                   | resync    | COMPLETED | 0         | + requeueAfterMs   |
  * | COMPLETED | returned COMPLETED                 | resync    | COMPLETED | 0         | resync interval    |
+ *
+ * `observe` in place of `sync` (observe-module.ts says when), docs/design.md §11:
+ *
+ * | claimed   | the call                           | outcome   | status    | drift                   |
+ * | --------- | ---------------------------------- | --------- | --------- | ----------------------- |
+ * | PENDING   | import, observed exists            | imported  | COMPLETED | of the filled-in configs|
+ * | PENDING   | import, observed missing           | failed    | ERROR     | unchanged ("nothing to import", terminal) |
+ * | PENDING   | refresh or observe mode, observed  | refreshed | COMPLETED | computed                |
+ * | COMPLETED | observe mode, observed             | resync    | COMPLETED | computed                |
+ *
+ * And `state.drift` along the sync rows: a failure of an observing sync (not an import) or of a
+ * drift re-sync sets `drift.error` (its rows above otherwise unchanged); a sync that converged
+ * (completed, or a re-sync that worked) clears a drift or error it had. Each drift write carries
+ * the events of its change (drift.ts `driftEvents`).
  */
 export function decideWriteBack(
   resource: Resource,
@@ -50,6 +76,24 @@ export function decideWriteBack(
   options: OutcomeOptions,
   nowMs: number,
   random: () => number = Math.random,
+): SyncWriteBack {
+  if (observation.type === 'observed')
+    return decideObserved(resource, lease, observation.result, options, nowMs, random);
+  return withDriftCheck(
+    resource,
+    decideSyncWriteBack(resource, lease, observation, options, nowMs, random),
+    observation,
+    nowMs,
+  );
+}
+
+function decideSyncWriteBack(
+  resource: Resource,
+  lease: LeaseRef,
+  observation: Exclude<SyncObservation, { type: 'observed' }>,
+  options: OutcomeOptions,
+  nowMs: number,
+  random: () => number,
 ): SyncWriteBack {
   const base = {
     ...lease,
@@ -192,7 +236,7 @@ export function decideWriteBack(
 function decideResync(
   resource: Resource,
   base: Omit<SyncWriteBack, 'outcome' | 'status' | 'attempts' | 'lastError' | 'nextSyncAtMs'>,
-  observation: Exclude<SyncObservation, { type: 'orphaned' }>,
+  observation: Exclude<SyncObservation, { type: 'orphaned' } | { type: 'observed' }>,
   options: OutcomeOptions,
   nowMs: number,
   random: () => number,
@@ -227,6 +271,148 @@ function decideResync(
       ? nowMs + (result.requeueAfterMs ?? 0)
       : nextResyncAt(options, nowMs, random);
   return { ...resync, output: result.output, data, attempts: 0, lastError: null, nextSyncAtMs };
+}
+
+/**
+ * What `observe` read, written: an import completes with what it found (or fails at once when
+ * there is nothing), a refresh or an observe-mode sync completes with the drift it found, an
+ * observe-mode re-sync stays COMPLETED with it. Output and data are replaced when observe gave them.
+ */
+function decideObserved(
+  resource: Resource,
+  lease: LeaseRef,
+  observed: ObserveResult,
+  options: OutcomeOptions,
+  nowMs: number,
+  random: () => number,
+): SyncWriteBack {
+  const action = resource.state.action;
+  if (action === 'import' && !observed.exists && lease.claimedStatus === 'PENDING') {
+    const missing = new TerminalError(
+      `nothing to import: the ${resource.kind} module found no backend object for ${resource.urn}`,
+    );
+    return decideSyncWriteBack(
+      resource,
+      lease,
+      { type: 'failure', error: missing },
+      options,
+      nowMs,
+      random,
+    );
+  }
+  const importing = action === 'import' && lease.claimedStatus === 'PENDING';
+  const configs = importing
+    ? filledConfigs(resource.spec.configs, observed.configs, options.configSchema)
+    : undefined;
+  const checkedAt = new Date(nowMs).toISOString();
+  const drift = computeDrift(
+    configs ?? resource.spec.configs,
+    observed,
+    options.configSchema,
+    checkedAt,
+  );
+  const operationId = resource.state.operation_id;
+  const written = {
+    ...lease,
+    status: 'COMPLETED' as const,
+    output: observed.output,
+    // Only an import adopts: observe's data is the holder's mark (the file module's `written`), and
+    // a refresh of a resource whose create was refused must not make it the holder of what it found.
+    data: importing && observed.data !== undefined ? { value: observed.data } : undefined,
+    configs,
+    drift: { value: drift },
+    attempts: 0,
+    lastError: null,
+    nextSyncAtMs: nextResyncAt(options, nowMs, random),
+    waitingOn: null,
+  };
+  const changes = driftEvents(resource, resource.state.drift, drift, operationId);
+  if (lease.claimedStatus === 'COMPLETED')
+    return {
+      ...written,
+      outcome: 'resync',
+      countsAttempt: false,
+      wakeDependents: false,
+      events: changes,
+    };
+  return {
+    ...written,
+    outcome: action === 'import' ? 'imported' : 'refreshed',
+    observedVersion: resource.version,
+    operation: { status: 'succeeded', error: null },
+    countsAttempt: true,
+    wakeDependents: true,
+    events: [
+      eventFor(resource, 'resource.status_changed', operationId, {
+        from: resource.state.status,
+        to: 'COMPLETED',
+        action,
+      }),
+      eventFor(resource, 'operation.succeeded', operationId, { action }),
+      ...changes,
+    ],
+  };
+}
+
+/**
+ * An import's configs: the request's, with each config observe read put in where the request
+ * left it out. "Left out" is a config absent from the spec or equal to its schema default (the
+ * accepted spec has the defaults filled in, so a left-out config with a default is no longer
+ * absent); a config given equal to its default is taken from the backend as well, since it says
+ * nothing the default did not (docs/decisions.md, "What an import fills in").
+ */
+export function filledConfigs(
+  spec: Record<string, unknown>,
+  observed: Record<string, unknown> | undefined,
+  configSchema: JSONSchema | undefined,
+): Record<string, unknown> | undefined {
+  if (!observed) return undefined;
+  const properties = (configSchema?.properties ?? {}) as Record<string, JSONSchema>;
+  const filled = { ...spec };
+  for (const [key, value] of Object.entries(observed)) {
+    if (value === undefined) continue;
+    const fallback = Object.hasOwn(properties, key) ? properties[key]?.default : undefined;
+    const leftOut =
+      !Object.hasOwn(spec, key) ||
+      (fallback !== undefined && JSON.stringify(spec[key]) === JSON.stringify(fallback));
+    if (leftOut) filled[key] = value;
+  }
+  return filled;
+}
+
+/**
+ * `state.drift` along a sync's own rows: an observing sync (not an import, which has no drift
+ * yet) or a drift re-sync that failed sets `drift.error`; a sync that converged clears the drift
+ * or error it had (a PATCH or an update puts a drifted resource right). Nothing else changes.
+ */
+function withDriftCheck(
+  resource: Resource,
+  writeBack: SyncWriteBack,
+  observation: Exclude<SyncObservation, { type: 'observed' }>,
+  nowMs: number,
+): SyncWriteBack {
+  const before = resource.state.drift;
+  const checkedAt = new Date(nowMs).toISOString();
+  let after: Drift | undefined;
+  const failed = writeBack.outcome === 'retry' || writeBack.outcome === 'failed';
+  const resyncFailed = writeBack.outcome === 'resync' && writeBack.lastError !== null;
+  if (resyncFailed || (failed && observes(resource) && resource.state.action !== 'import'))
+    after = failedDrift(before, writeBack.lastError ?? 'failed', checkedAt);
+  const converged =
+    observation.type === 'result' &&
+    observation.result.status === 'COMPLETED' &&
+    (writeBack.outcome === 'completed' || writeBack.outcome === 'resync');
+  if (converged && before && (isDrifted(before) || before.error !== null))
+    after = clearedDrift(checkedAt);
+  if (!after) return writeBack;
+  return {
+    ...writeBack,
+    drift: { value: after },
+    events: [
+      ...writeBack.events,
+      ...driftEvents(resource, before, after, resource.state.operation_id),
+    ],
+  };
 }
 
 /** One interval ±10 %, so resources created together do not re-sync together forever. */

@@ -80,6 +80,19 @@ export function handleOutcome(
     case 'completed':
       count('completed');
       return log.info('sync completed', { durationMs, version: end.version });
+    case 'imported':
+      count('imported');
+      return log.info('import completed: the backend object is adopted', {
+        durationMs,
+        drifted: Object.keys(end.writeBack.drift?.value?.fields ?? {}),
+      });
+    case 'refreshed':
+      count('refreshed');
+      return log.info('refresh completed', {
+        durationMs,
+        exists: end.writeBack.drift?.value?.exists,
+        drifted: Object.keys(end.writeBack.drift?.value?.fields ?? {}),
+      });
   }
 }
 

@@ -262,6 +262,7 @@ export function createSyncEngine({
         backoff: options.backoff,
         dependencyPollMs: options.dependencyPollMs,
         resyncIntervalMs: module?.definition.resyncIntervalMs,
+        configSchema: module?.definition.configSchema,
       },
       clock().getTime(),
       random,

@@ -1,4 +1,5 @@
 import type { SyncWriteBack } from '../../core/ports.js';
+import { driftColumn } from '../write-back.js';
 import type { NamedQuery } from './named-query.js';
 import { EVENT_ORDER_LOCK } from './postgres-events.js';
 import { WORK_CHANNEL } from './work-channel.js';
@@ -28,7 +29,8 @@ const WRITE_BACK = `
     select * from jsonb_to_recordset($1::jsonb) as v(
       i int, urn text, lease_token bigint, operation_id text, claimed_status text, status text, attempts int,
       last_error text, next_sync_at bigint, waiting_on text, synced boolean, output text, data text,
-      observed_version int, counts_attempt boolean, op_status text, op_error text, wake boolean)
+      observed_version int, counts_attempt boolean, op_status text, op_error text, wake boolean,
+      set_drift boolean, drift text, configs text)
   ), locked as (
     select urn from resources where urn = any($2::text[]) order by urn for update
   ), applied as (
@@ -37,7 +39,8 @@ const WRITE_BACK = `
       waiting_on = v.waiting_on, lease_owner = null, lease_expires_at = null,
       last_synced_at = case when v.synced then $5::text else r.last_synced_at end,
       output = coalesce(v.output, r.output), data = coalesce(v.data, r.data),
-      observed_version = coalesce(v.observed_version, r.observed_version)
+      observed_version = coalesce(v.observed_version, r.observed_version),
+      drift = case when v.set_drift then v.drift else r.drift end, configs = coalesce(v.configs, r.configs)
     from v
     where r.urn = any($2::text[]) and r.urn = v.urn and r.lease_token = v.lease_token and r.operation_id = v.operation_id and r.status = v.claimed_status
       and (select count(*) from locked) >= 0
@@ -118,6 +121,9 @@ export async function saveSyncResultsPostgres(
     op_status: wb.operation?.status ?? null,
     op_error: wb.operation?.error ?? null,
     wake: wb.wakeDependents,
+    set_drift: wb.drift !== undefined,
+    drift: wb.drift === undefined ? null : driftColumn(wb.drift.value),
+    configs: wb.configs !== undefined ? JSON.stringify(wb.configs) : null,
   }));
   // Events in the row-by-row form's order: write-backs in URN order, each one's events in its own order.
   const events = order.flatMap((i) =>

@@ -1,0 +1,114 @@
+import { type SyncResult } from '../../sdk/index.js';
+import type { RegisteredModule } from '../modules/registry.js';
+import { SEALED_PREFIX } from '../secrets/secret-box.js';
+import { findSealed } from '../secrets/secrets.js';
+
+/** What a call of a module's `sync` or `observe` shares (run-module.ts, observe-module.ts). */
+
+/** A module broke the SyncResult contract; retried like any failure, with a message that says so. */
+export class InvalidSyncResultError extends Error {
+  override readonly name = 'InvalidSyncResultError';
+}
+
+export interface SyncCallOptions {
+  timeoutMs: number;
+  /** Largest `output` + `data` accepted, as UTF-8 bytes of JSON. */
+  maxStateBytes: number;
+}
+
+/**
+ * Calls a module function with a deadline: at `timeoutMs` the signal aborts and the call
+ * counts as failed even if the module ignores the signal (its promise is left behind; its
+ * result, if any, is never written). `sync` and `observe` (observe-module.ts) both go through it.
+ */
+export async function withDeadline<T>(
+  name: string,
+  controller: AbortController,
+  timeoutMs: number,
+  fn: (signal: AbortSignal) => Promise<T>,
+): Promise<unknown> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const error = new Error(`${name} timed out after ${timeoutMs} ms`);
+      controller.abort(error);
+      reject(error);
+    }, timeoutMs);
+  });
+  const aborted = new Promise<never>((_, reject) => {
+    const onAbort = () =>
+      reject(
+        controller.signal.reason instanceof Error
+          ? controller.signal.reason
+          : new Error(`${name} aborted`),
+      );
+    if (controller.signal.aborted) onAbort();
+    else controller.signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    const call = Promise.resolve().then(() => fn(controller.signal));
+    return await Promise.race([call, deadline, aborted]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** A module's result as an object's members, or `fail` naming what it got instead. */
+export function membersOf(result: unknown, fail: (problem: string) => never) {
+  if (typeof result !== 'object' || result === null || Array.isArray(result)) {
+    return fail(
+      `expected an object, got ${result === null ? 'null' : Array.isArray(result) ? 'an array' : typeof result}`,
+    );
+  }
+  return result as Record<string, unknown>;
+}
+
+/**
+ * The `output` and `data` a module returned (sync or observe) as they will be stored: copied
+ * through JSON, within STEWARD_MAX_STATE_BYTES, the output matching outputSchema and holding no
+ * sealed value. Absent members stay absent.
+ */
+export function checkedState(
+  module: RegisteredModule,
+  { output, data }: { output: unknown; data: unknown },
+  options: SyncCallOptions,
+  fail: (problem: string) => never,
+): Pick<SyncResult, 'output' | 'data'> {
+  if (
+    output !== undefined &&
+    (typeof output !== 'object' || output === null || Array.isArray(output))
+  )
+    fail('output must be an object');
+  let outputJson: string | undefined;
+  let dataJson: string | undefined;
+  try {
+    outputJson = output === undefined ? undefined : JSON.stringify(output);
+    dataJson = data === undefined ? undefined : JSON.stringify(data);
+  } catch (err) {
+    return fail(`output and data must be JSON (${(err as Error).message})`);
+  }
+  if (output !== undefined && outputJson === undefined) fail('output must be JSON');
+  if (data !== undefined && dataJson === undefined) fail(`data must be JSON, got ${typeof data}`);
+  const size = Buffer.byteLength(outputJson ?? 'null') + Buffer.byteLength(dataJson ?? 'null');
+  if (size > options.maxStateBytes)
+    fail(
+      `output and data are ${size} bytes of JSON, more than the ${options.maxStateBytes} allowed (STEWARD_MAX_STATE_BYTES)`,
+    );
+  const checked: Pick<SyncResult, 'output' | 'data'> = {};
+  if (outputJson !== undefined) checked.output = JSON.parse(outputJson) as SyncResult['output'];
+  if (dataJson !== undefined) checked.data = JSON.parse(dataJson) as unknown;
+  if (checked.output !== undefined && module.checkOutput) {
+    const problems = module.checkOutput(structuredClone(checked.output));
+    if (problems.length)
+      fail(
+        `output does not match outputSchema: ${problems.map((p) => `${p.path} ${p.message}`).join('; ')}`,
+      );
+  }
+  // Every sealed value in the store is one Steward made (planning.ts refuses the prefix in configs).
+  const sealed = checked.output === undefined ? undefined : findSealed(checked.output);
+  if (sealed !== undefined)
+    fail(
+      `output${sealed} must not start with "${SEALED_PREFIX}": Steward reserves it for sealed secrets`,
+    );
+  return checked;
+}
