@@ -60,6 +60,8 @@ export async function createContractSteward(
     return {
       registry,
       store,
+      /** The store as the engine sees it: documents come out with their secrets opened. */
+      sealed,
       engine,
       clock,
       commands: createResourceCommands({ store: sealed, registry, clock }),

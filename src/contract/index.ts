@@ -3,5 +3,5 @@
  * keep (docs/modules.md, "Testing your module: the contract kit").
  */
 export { formatReport } from './report.js';
-export { type RuleId, type RuleResult, RULES, type RuleStatus } from './rules.js';
+export { OBSERVE_RULES, type RuleId, type RuleResult, RULES, type RuleStatus } from './rules.js';
 export { type ContractOptions, type ContractReport, runModuleContract } from './run-contract.js';

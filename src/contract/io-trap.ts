@@ -66,11 +66,29 @@ const RANDOM_MODULES: Record<string, string[]> = {
 };
 
 function install(attempts: string[]): () => void {
-  const undo: Array<() => void> = [];
+  const patcher = createPatcher();
   const trap = (label: string, what: Trapped) => (): never => {
     attempts.push(`${FORBIDDEN[what]}: ${label}`);
     throw new TrappedCallError(`plan must not ${FORBIDDEN[what]}: ${label} was called`);
   };
+  try {
+    setTraps(trap, patcher.patch, patcher.undo);
+  } catch (err) {
+    patcher.restore();
+    throw err;
+  }
+  syncBuiltinESMExports();
+  return patcher.restore;
+}
+
+/**
+ * Replaces functions on objects (`patch`) and puts every one back (`restore`,
+ * which also re-syncs the ESM named exports of the built-ins). `undo` takes
+ * extra steps to run on restore. A property that is not a configurable function
+ * is left alone.
+ */
+export function createPatcher() {
+  const undo: Array<() => void> = [];
   const patch = (target: object, key: string, replacement: unknown) => {
     const original = Object.getOwnPropertyDescriptor(target, key);
     if (!original || !('value' in original) || typeof original.value !== 'function') return;
@@ -83,16 +101,10 @@ function install(attempts: string[]): () => void {
   };
   const restore = () => {
     for (const step of undo.reverse()) step();
+    undo.length = 0;
     syncBuiltinESMExports();
   };
-  try {
-    setTraps(trap, patch, undo);
-  } catch (err) {
-    restore();
-    throw err;
-  }
-  syncBuiltinESMExports();
-  return restore;
+  return { patch, undo, restore };
 }
 
 function setTraps(

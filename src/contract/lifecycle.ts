@@ -1,10 +1,15 @@
 import type { RequestOptions } from '../core/requests/resource-commands.js';
 import type { SyncInput } from '../sdk/index.js';
 import { converge, type ConvergeContext, type Convergence, message, syncOnce } from './converge.js';
+import { syncInputOf } from './direct-calls.js';
 import type { Example } from './examples.js';
-import { checkObserve } from './observe-rules.js';
+import { checkNoTakeover } from './no-takeover.js';
+import { checkObserveAfterCreate, checkObserveAfterDelete, hasObserve } from './observe-rules.js';
+import { OBSERVE_RULES } from './rules.js';
 
 const AS: RequestOptions = { actor: 'contract-kit' };
+/** The rules judged on a created resource (rules 9–12). */
+const AFTER_CREATE = ['create-never-takes-over', ...OBSERVE_RULES] as const;
 
 /**
  * One example's whole life on the real Steward: create; then update and every
@@ -26,24 +31,22 @@ export async function runExample(
     urn = (await steward.commands.create(example.create, AS)).resource.urn;
   } catch (err) {
     book.fail('actions-plan', `${at('create')}: refused: ${message(err)}`);
-    for (const rule of [
-      'create-converges',
-      'actions-converge',
-      'delete-converges',
-      'observe-read-only',
-      'observe-no-drift',
-      'import-same-output',
-    ] as const)
+    for (const rule of [...AFTER_CREATE, 'actions-converge', 'delete-converges'] as const)
       book.skip(rule, `${at('create')} was refused`);
     return;
   }
   book.pass('actions-plan', `${at('create')} planned`);
   secrets.check(await steward.store.findResource(urn), `${at('create')} accepted`);
   const created = await converge(ctx, urn, 'create', at('create'));
+  const observes = hasObserve(ctx);
   if (created.end === 'COMPLETED') {
     book.pass('create-converges', `${at('create')}: ${created.detail}`);
-    await checkObserve(ctx, urn, at('create'));
-  } else book.fail('create-converges', `${at('create')}: ${created.detail}`);
+    const baseline = observes ? await checkObserveAfterCreate(ctx, urn, at('create')) : undefined;
+    await checkNoTakeover(ctx, example, urn, baseline);
+  } else {
+    book.fail('create-converges', `${at('create')}: ${created.detail}`);
+    for (const rule of AFTER_CREATE) book.skip(rule, `${at('create')} did not converge`);
+  }
 
   const others = [
     'update',
@@ -79,6 +82,7 @@ export async function runExample(
     else book.fail('actions-converge', `${at(action)}: ${ran.detail}`);
   }
 
+  const last = await syncInputOf(ctx, urn);
   try {
     await steward.commands.remove(urn, AS);
   } catch (err) {
@@ -96,6 +100,7 @@ export async function runExample(
     return;
   }
   await deleteAgain(ctx, deleted, at('delete'));
+  if (observes && last) await checkObserveAfterDelete(ctx, last, at('delete'));
 }
 
 /**

@@ -1,99 +1,152 @@
 import { jsonEqual } from '../core/json.js';
-import { toResolved } from '../core/requests/dependencies.js';
 import { computeDrift } from '../core/sync/drift.js';
-import { callObserve } from '../core/sync/observe-module.js';
-import type { ObserveResult, ResolvedDependency, SyncInput } from '../sdk/index.js';
+import type { ObserveResult, SyncInput } from '../sdk/index.js';
 import { type ConvergeContext, message } from './converge.js';
+import {
+  type Observation,
+  observeOnce,
+  pathsOf,
+  resyncProblem,
+  syncInputOf,
+} from './direct-calls.js';
+import { OBSERVE_RULES } from './rules.js';
 
-const OBSERVE_RULES = ['observe-read-only', 'observe-no-drift', 'import-same-output'] as const;
+/** True when the kind has `observe`; else rules 10–12 are skipped, naming it. */
+export function hasObserve(ctx: ConvergeContext): boolean {
+  if (typeof ctx.original.definition.observe === 'function') return true;
+  for (const rule of OBSERVE_RULES)
+    ctx.book.skip(
+      rule,
+      `kind ${ctx.original.definition.kind} has no observe (import, refresh and drift need it)`,
+    );
+  return false;
+}
 
 /**
- * The rules of a kind with `observe` (docs/design.md §11), right after an example's create
- * converged: observe changes nothing (read twice, it reads the same), reports no drift (the
- * object exists and every config it returns equals the spec's), and yields the output the
- * create stored (what an import of the same object would keep). Values are never quoted in a
- * verdict: an output may hold secrets; the differing keys are named instead.
+ * Rules 10–12 right after `urn`'s create converged, as an import or a refresh
+ * would see it. Observe twice (no write tried, equal results), a sync after it
+ * still a no-op converge and a third observe equal again (10); `exists: true` and
+ * each returned config equal to `spec.configs` (11); the output the same as the
+ * one sync published (12). Returns the first observation, the baseline rule 9
+ * compares with, when observe worked.
  */
-export async function checkObserve(
+export async function checkObserveAfterCreate(
   ctx: ConvergeContext,
   urn: string,
   label: string,
-): Promise<void> {
+): Promise<ObserveResult | undefined> {
   const { book } = ctx;
-  const definition = ctx.original.definition;
-  if (!definition.observe) {
-    for (const rule of OBSERVE_RULES) book.skip(rule, `kind ${definition.kind} has no observe`);
-    return;
+  const input = await syncInputOf(ctx, urn);
+  if (!input) return undefined;
+  const first = await observeOnce(ctx, input);
+  const second = await observeOnce(ctx, input);
+  if (!('value' in first.outcome)) {
+    const why = `${label}: observe threw: ${message(first.outcome.error)}`;
+    book.fail('observe-no-drift', why);
+    book.skip('import-same-output', why);
+    readOnly(ctx, label, [first, second], undefined);
+    return undefined;
   }
-  const resource = await ctx.steward.store.findResource(urn);
-  if (!resource) {
-    for (const rule of OBSERVE_RULES) book.skip(rule, `${label}: the resource is gone`);
-    return;
-  }
-  const dependencies: Record<string, ResolvedDependency> = {};
-  const wanted = resource.spec.dependencies;
-  const found = await ctx.steward.store.findResources(Object.values(wanted));
-  for (const [name, depUrn] of Object.entries(wanted)) {
-    const dependency = found.find((d) => d.urn === depUrn);
-    if (dependency) dependencies[name] = toResolved(dependency);
-  }
-  const input: SyncInput = { resource, dependencies };
-  let first: ObserveResult;
-  let second: ObserveResult;
-  try {
-    first = await observeOnce(ctx, structuredClone(input));
-    second = await observeOnce(ctx, structuredClone(input));
-  } catch (err) {
-    for (const rule of OBSERVE_RULES) book.fail(rule, `${label}: observe threw: ${message(err)}`);
-    return;
-  }
+  const observed = first.outcome.value;
+  const resync = await resyncProblem(ctx, input);
+  const third = await observeOnce(ctx, input);
+  readOnly(ctx, label, [first, second, third], resync && `after observe, ${resync}`);
 
-  const changed = differingKeys(first, second);
-  if (changed.length)
-    book.fail(
-      'observe-read-only',
-      `${label}: observed twice in a row, the second read differs in ${changed.join(', ')}: observe changed the backend`,
-    );
-  else book.pass('observe-read-only', `${label}: observed twice, the same both times`);
-
-  if (!first.exists)
-    book.fail('observe-no-drift', `${label}: right after create, observe says nothing exists`);
-  else {
-    const drift = computeDrift(resource.spec.configs, first, definition.configSchema, '');
-    const fields = Object.keys(drift.fields);
-    if (fields.length)
+  const { configs } = input.resource.spec;
+  const { output } = input.resource.state;
+  if (!observed.exists) {
+    book.fail('observe-no-drift', `${label}: observe says exists: false right after create`);
+  } else {
+    // As a refresh compares them: each config observe returns, JSON-equal to the spec's.
+    const returned = observed.configs ?? {};
+    const definition = ctx.original.definition;
+    const drift = Object.keys(
+      computeDrift(configs, observed, definition.configSchema, '').fields,
+    ).join(', ');
+    if (drift)
       book.fail(
         'observe-no-drift',
-        `${label}: right after create, observe reports drift in ${fields.join(', ')}`,
+        `${label}: right after create, observe reports configs that differ from spec.configs at ${drift}`,
       );
-    else book.pass('observe-no-drift', `${label}: no drift right after create`);
+    else
+      book.pass(
+        'observe-no-drift',
+        `${label}: exists, and the ${Object.keys(returned).length} config(s) observe returns equal spec.configs`,
+      );
   }
-
-  const output = first.output ?? {};
-  const differ = differingKeys(output, resource.state.output);
-  if (differ.length)
+  const changed = pathsOf(output, observed.output ?? {});
+  if (changed)
     book.fail(
       'import-same-output',
-      `${label}: observe's output differs from the one create stored in ${differ.join(', ')}: an import would not yield the same output`,
+      `${label}: observe's output differs from the output sync published at ${changed}`,
     );
-  else book.pass('import-same-output', `${label}: observe yields the output create stored`);
+  else book.pass('import-same-output', `${label}: observe's output equals the one sync published`);
+  return observed;
 }
 
-function observeOnce(ctx: ConvergeContext, input: SyncInput): Promise<ObserveResult> {
-  return callObserve(
-    ctx.original,
-    input,
-    { log: ctx.secrets.logger, now: ctx.steward.clock },
-    new AbortController(),
-    { timeoutMs: ctx.syncTimeoutMs, maxStateBytes: ctx.maxStateBytes },
+/**
+ * Rules 10 and 11 after the delete converged, on the last document before it:
+ * observe twice, no write tried, equal results; `exists: false`. An object the
+ * delete kept on purpose (an orphaning config) cannot be told from one it forgot,
+ * so `exists: true` there is reported as not judged.
+ */
+export async function checkObserveAfterDelete(
+  ctx: ConvergeContext,
+  input: SyncInput,
+  label: string,
+): Promise<void> {
+  const first = await observeOnce(ctx, input);
+  const second = await observeOnce(ctx, input);
+  readOnly(ctx, label, [first, second], undefined);
+  if (!('value' in first.outcome)) {
+    ctx.book.fail(
+      'observe-no-drift',
+      `${label}: observe threw after delete (a missing object is exists: false, not a throw): ${message(first.outcome.error)}`,
+    );
+  } else if (first.outcome.value.exists) {
+    ctx.book.skip(
+      'observe-no-drift',
+      `${label}: observe still finds the object after delete; the module keeps it (an orphaning config?), not judged`,
+    );
+  } else ctx.book.pass('observe-no-drift', `${label}: exists: false after delete`);
+}
+
+/** Rule 10's verdict on a series of observations of one unchanged backend. */
+function readOnly(
+  ctx: ConvergeContext,
+  label: string,
+  observations: Observation[],
+  problem: string | undefined,
+): void {
+  const writes = [...new Set(observations.flatMap((o) => o.writes))];
+  const problems: string[] = [];
+  if (writes.length) problems.push(`observe tried to change the backend: ${writes.join(', ')}`);
+  const [first, ...rest] = observations.map((o) => describe(o));
+  const differs = rest.findIndex((other) => !jsonEqual(first, other));
+  if (first && differs >= 0)
+    problems.push(
+      `observe ${differs === 0 ? 'called again' : 'after a sync'} returned ${difference(first, rest[differs]!)}`,
+    );
+  if (problem) problems.push(problem);
+  if (problems.length) {
+    for (const why of problems) ctx.book.fail('observe-read-only', `${label}: ${why}`);
+    return;
+  }
+  ctx.book.pass(
+    'observe-read-only',
+    `${label}: observed ${observations.length} times${observations.length > 2 ? ' around a sync' : ''}: no write tried, the same result`,
   );
 }
 
-/** The top-level keys whose values are not JSON-equal, sorted. */
-function differingKeys(a: object, b: object): string[] {
-  const left = a as Record<string, unknown>;
-  const right = b as Record<string, unknown>;
-  return [...new Set([...Object.keys(left), ...Object.keys(right)])]
-    .filter((key) => !jsonEqual(left[key], right[key]))
-    .sort();
+type Described = { value: ObserveResult } | { error: string };
+
+function describe({ outcome }: Observation): Described {
+  return 'value' in outcome ? { value: outcome.value } : { error: message(outcome.error) };
+}
+
+/** How `other` differs from `first`, naming paths, never values (a secret output). */
+function difference(first: Described, other: Described): string {
+  if ('error' in other) return `a throw (${other.error})`;
+  if ('error' in first) return 'a result where the first call threw';
+  return `a different result (at ${pathsOf(first.value, other.value)})`;
 }

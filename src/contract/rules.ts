@@ -8,12 +8,20 @@ export const RULES = [
   { id: 'actions-converge', title: 'each action converges' },
   { id: 'delete-converges', title: 'delete converges, and again' },
   { id: 'secrets-stay-secret', title: 'secrets stay secret' },
+  { id: 'create-never-takes-over', title: 'create never takes over' },
   { id: 'observe-read-only', title: 'observe changes nothing' },
-  { id: 'observe-no-drift', title: 'observe right after create reports no drift' },
-  { id: 'import-same-output', title: 'import after create yields the same output' },
+  { id: 'observe-no-drift', title: 'observe after create: no drift' },
+  { id: 'import-same-output', title: 'import gives the same output' },
 ] as const;
 
 export type RuleId = (typeof RULES)[number]['id'];
+
+/** The rules that need the kind's `observe`: a kind without it gets them as SKIP. */
+export const OBSERVE_RULES = [
+  'observe-read-only',
+  'observe-no-drift',
+  'import-same-output',
+] as const satisfies readonly RuleId[];
 export type RuleStatus = 'PASS' | 'FAIL' | 'SKIP';
 
 /** One rule's verdict: `reason` says why in one line, `details` lists every problem found. */

@@ -22,6 +22,7 @@ import { createProcessModule } from '../../modules/process/index.js';
 import {
   type ContractReport,
   formatReport,
+  OBSERVE_RULES,
   type RuleId,
   runModuleContract,
 } from '../../src/contract/index.js';
@@ -81,6 +82,10 @@ function expectAllPass(report: ContractReport, kind: string, skipped: RuleId[] =
   expect(formatReport(report)).toMatch(/all rules passed\n$/);
 }
 
+/** The rules a kind without `observe` skips (they pass once the module has one). */
+const unobserved = (definition: ModuleDefinition): RuleId[] =>
+  definition.observe ? [] : [...OBSERVE_RULES];
+
 /** Live processes with MARK in their environment or arguments. */
 function markedProcesses(): number[] {
   const found: number[] = [];
@@ -114,12 +119,13 @@ const baseEnv = () => ({ ...inheritedEnv(process.env), STEWARD_CONTRACT_MARK: MA
 describe('the contract kit on every built-in module, with its shipped examples', () => {
   it('file: a temporary root, left empty', async () => {
     const root = join(scratch, 'files');
+    const definition = createFileModule({ root });
     const report = await runModuleContract({
-      definition: createFileModule({ root }),
+      definition,
       examplesDir: examplesOf('modules/file'),
     });
     // no writeOnly field to follow
-    expectAllPass(report, 'file', ['secrets-stay-secret']);
+    expectAllPass(report, 'file', ['secrets-stay-secret', ...unobserved(definition)]);
     const files = existsSync(root)
       ? readdirSync(root, { recursive: true, withFileTypes: true }).filter((entry) =>
           entry.isFile(),
@@ -146,7 +152,7 @@ describe('the contract kit on every built-in module, with its shipped examples',
       definition,
       examplesDir: examplesOf('modules/process'),
     });
-    expectAllPass(report, 'process');
+    expectAllPass(report, 'process', unobserved(definition));
     expect(report.rules.find((rule) => rule.id === 'actions-plan')!.details).toEqual(
       expect.arrayContaining([
         'scale (sleeper) planned',
@@ -168,7 +174,7 @@ describe('the contract kit on every built-in module, with its shipped examples',
       baseEnv: baseEnv(),
     });
     const report = await runModuleContract({ definition, examplesDir: examplesOf('modules/job') });
-    expectAllPass(report, 'job');
+    expectAllPass(report, 'job', unobserved(definition));
     expect(report.rules.find((rule) => rule.id === 'actions-converge')!.details).toEqual(
       expect.arrayContaining([expect.stringMatching(/^rerun \(migrate\): COMPLETED/)]),
     );
@@ -191,16 +197,15 @@ describe('the contract kit on every built-in module, with its shipped examples',
     const examplesDir = join(scratch, 'postgres-server-examples');
     mkdirSync(examplesDir);
     writeFileSync(join(examplesDir, 'main.json'), JSON.stringify(main));
-    const report = await runModuleContract({
-      definition: createPostgresServerModule(),
-      examplesDir,
-    });
-    expectAllPass(report, 'postgres_server');
+    const definition = createPostgresServerModule();
+    const report = await runModuleContract({ definition, examplesDir });
+    expectAllPass(report, 'postgres_server', unobserved(definition));
   }, 60_000);
 
   it('postgres_database: its examples on a postgres_server fixture, created first and deleted last', async () => {
+    const definition = createPostgresDatabaseModule();
     const report = await runModuleContract({
-      definition: createPostgresDatabaseModule(),
+      definition,
       examplesDir: examplesOf('modules/postgres-database'),
       supportModules: [createPostgresServerModule()],
       // examples/fixtures/server.json takes the server from libpq's variables
@@ -211,7 +216,7 @@ describe('the contract kit on every built-in module, with its shipped examples',
         PGPASSWORD: pg.adminPassword,
       },
     });
-    expectAllPass(report, 'postgres_database');
+    expectAllPass(report, 'postgres_database', unobserved(definition));
     // both examples ran every action; the fixture's admin password was followed too
     expect(report.rules.find((rule) => rule.id === 'actions-converge')!.details).toEqual(
       expect.arrayContaining([
@@ -219,6 +224,13 @@ describe('the contract kit on every built-in module, with its shipped examples',
         expect.stringMatching(/^rotate_password \(analytics-orphan\): COMPLETED/),
       ]),
     );
+    // a twin of each named the same database: refused by the claimKey, nothing adopted
+    expect(report.rules.find((rule) => rule.id === 'create-never-takes-over')!.details).toEqual([
+      expect.stringMatching(
+        /^twin analytics-twin of analytics-orphan \(same configs\): refused \(409/,
+      ),
+      expect.stringMatching(/^twin orders-twin of orders \(same configs\): refused \(409/),
+    ]);
     // orders (deletion_policy delete) is gone with its role; analytics (orphan) is left on the server, as its policy says
     const databases = await adminQuery<{ datname: string }>(
       pg,
@@ -254,7 +266,7 @@ describe('the contract kit on every built-in module, with its shipped examples',
         definition: loaded!.definition,
         examplesDir: examplesOf('examples/http-module-python'),
       });
-      expectAllPass(report, 'kv_entry', ['secrets-stay-secret']);
+      expectAllPass(report, 'kv_entry', ['secrets-stay-secret', ...unobserved(loaded!.definition)]);
       expect(JSON.parse(readFileSync(store, 'utf8'))).toEqual({});
     } finally {
       await python?.stop();

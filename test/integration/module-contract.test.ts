@@ -4,6 +4,7 @@ import fs, {
   mkdirSync,
   mkdtempSync,
   readdirSync,
+  readFileSync,
   rmSync,
   statSync,
   writeFileSync,
@@ -13,8 +14,19 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { createFileModule } from '../../modules/file/index.js';
-import { type ContractReport, type RuleId, runModuleContract } from '../../src/contract/index.js';
-import { defineModule, type ModuleDefinition, type SyncResult } from '../../src/sdk/index.js';
+import {
+  type ContractReport,
+  OBSERVE_RULES,
+  type RuleId,
+  runModuleContract,
+} from '../../src/contract/index.js';
+import {
+  defineModule,
+  type ModuleDefinition,
+  type ObserveResult,
+  type SyncResult,
+  TerminalError,
+} from '../../src/sdk/index.js';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const SECRET = 'hunter2-correct-horse';
@@ -38,8 +50,9 @@ function rule(report: ContractReport, id: RuleId) {
 describe('the contract kit on the built-in file module', () => {
   it('passes every rule with modules/file/examples, and leaves nothing behind', async () => {
     const root = join(scratch, 'files');
+    const definition = createFileModule({ root });
     const report = await runModuleContract({
-      definition: createFileModule({ root }),
+      definition,
       examplesDir: join(REPO, 'modules/file/examples'),
     });
     expect(report.kind).toBe('file');
@@ -54,11 +67,18 @@ describe('the contract kit on the built-in file module', () => {
       'delete-converges': 'PASS',
       // the file module has no writeOnly fields
       'secrets-stay-secret': 'SKIP',
-      // nor (on this branch) observe
-      'observe-read-only': 'SKIP',
-      'observe-no-drift': 'SKIP',
-      'import-same-output': 'SKIP',
+      // its claimKey refuses a second resource on the same path
+      'create-never-takes-over': 'PASS',
+      // judged once the module has observe
+      ...Object.fromEntries(OBSERVE_RULES.map((id) => [id, definition.observe ? 'PASS' : 'SKIP'])),
     });
+    expect(rule(report, 'create-never-takes-over').reason).toMatch(
+      /^twin motd-twin of motd \(same configs\): refused \(409, claimKey demo\//,
+    );
+    if (!definition.observe)
+      expect(rule(report, 'observe-no-drift').reason).toBe(
+        'kind file has no observe (import, refresh and drift need it)',
+      );
     expect(report.passed).toBe(true);
     expect(rule(report, 'actions-plan').details).toEqual(
       expect.arrayContaining([
@@ -77,12 +97,13 @@ describe('the contract kit on the built-in file module', () => {
 });
 
 /**
- * `note`: writes `<scratch>/<name>.txt`, one step per sync call, with a secret
- * config (`password`) and a secret output (`token`). Each broken module below
- * is this one with one thing wrong.
+ * `note`: writes `<scratch>/<file or name>.txt` (a JSON record of its owner, text
+ * and tag), one step per sync call, with a secret config (`password`) and a
+ * secret output (`token`). It never takes over a note another resource wrote,
+ * and `observe` reads a note back. Each broken module below is this one with one
+ * thing wrong.
  */
 function noteModule(dir: string, broken: Partial<ModuleDefinition> = {}): ModuleDefinition {
-  const file = (name: string) => join(dir, `${name}.txt`);
   return defineModule({
     kind: 'note',
     description: 'A note in a file.',
@@ -90,7 +111,11 @@ function noteModule(dir: string, broken: Partial<ModuleDefinition> = {}): Module
       type: 'object',
       additionalProperties: false,
       required: ['text'],
-      properties: { text: { type: 'string' }, password: { type: 'string', writeOnly: true } },
+      properties: {
+        text: { type: 'string' },
+        password: { type: 'string', writeOnly: true },
+        file: { type: 'string', pattern: '^[a-z-]+$' },
+      },
     },
     outputSchema: {
       type: 'object',
@@ -118,28 +143,47 @@ function noteModule(dir: string, broken: Partial<ModuleDefinition> = {}): Module
     async sync({ resource }): Promise<SyncResult> {
       const data = resource.state.data as { pending: string[]; tag?: string };
       const [step, ...rest] = data.pending;
-      const text = String(resource.spec.configs.text) + (data.tag ? ` [${data.tag}]` : '');
-      if (step === 'write') writeFileSync(file(resource.name), text);
-      if (step === 'remove') rmSync(file(resource.name), { force: true });
+      const path = notePath(dir, resource);
+      const held = readNote(path);
+      if (step === 'write') {
+        if (held && held.owner !== resource.urn)
+          throw new TerminalError(`note ${path} exists and ${resource.urn} did not write it`);
+        writeNote(path, resource, data.tag);
+      }
+      if (step === 'remove' && held?.owner === resource.urn) rmSync(path, { force: true });
       if (rest.length) return { status: 'PENDING', data: { ...data, pending: rest } };
       if (resource.state.action === 'delete') return { status: 'COMPLETED', data: { pending: [] } };
-      return {
-        status: 'COMPLETED',
-        data: { pending: [] },
-        output: { path: file(resource.name), token: `token-of-${resource.name}-${SECRET}` },
-      };
+      return { status: 'COMPLETED', data: { pending: [] }, output: noteOutput(dir, resource) };
     },
     async observe({ resource }) {
-      const path = file(resource.name);
-      if (!existsSync(path)) return { exists: false };
+      const held = readNote(notePath(dir, resource));
+      if (!held) return { exists: false };
       return {
         exists: true,
-        configs: { text: fs.readFileSync(path, 'utf8') },
-        output: { path, token: `token-of-${resource.name}-${SECRET}` },
+        configs: { text: held.text },
+        output: noteOutput(dir, resource),
+        data: { owner: held.owner },
       };
     },
     ...broken,
   });
+}
+
+type NoteResource = Parameters<ModuleDefinition['sync']>[0]['resource'];
+const notePath = (dir: string, resource: NoteResource) =>
+  join(dir, `${String(resource.spec.configs.file ?? resource.name)}.txt`);
+const noteOutput = (dir: string, resource: NoteResource) => ({
+  path: notePath(dir, resource),
+  token: `token-of-${resource.name}-${SECRET}`,
+});
+function readNote(path: string): { owner: string; text: string } | undefined {
+  return existsSync(path)
+    ? (JSON.parse(readFileSync(path, 'utf8')) as { owner: string; text: string })
+    : undefined;
+}
+function writeNote(path: string, resource: NoteResource, tag?: string): void {
+  const text = String(resource.spec.configs.text);
+  writeFileSync(path, JSON.stringify({ owner: resource.urn, text, tag }));
 }
 
 /** The examples of `note`: one nested create body, one flat, and params for `stamp`. */
@@ -152,14 +196,15 @@ function writeNoteExamples(dir: string): string {
       kind: 'note',
       project: 'p',
       name: 'first',
-      spec: { configs: { text: 'hi', password: SECRET } },
+      // `file` names the backend object: a twin with the same configs must not take it over
+      spec: { configs: { text: 'hi', password: SECRET, file: 'first-note' } },
     }),
   );
   writeFileSync(
     join(examples, 'first.actions.json'),
     JSON.stringify({
       stamp: { tag: 'v1' },
-      update: { configs: { text: 'hello', password: SECRET } },
+      update: { configs: { text: 'hello', password: SECRET, file: 'first-note' } },
     }),
   );
   writeFileSync(
@@ -180,14 +225,32 @@ async function check(
   return runModuleContract({ definition, examplesDir: writeNoteExamples(scratch), stepBudget });
 }
 
-/** Every rule but `failing` passes; `failing` fails with a reason matching `why`. */
-function expectOnlyFailure(report: ContractReport, failing: RuleId, why: RegExp): void {
+/** The note module whose observe answers `change(what it saw)` for a note that exists. */
+function observing(change: (seen: ObserveResult) => ObserveResult) {
+  return (dir: string): Partial<ModuleDefinition> => {
+    const good = noteModule(dir);
+    return {
+      async observe(input, ctx) {
+        const seen = await good.observe!(input, ctx);
+        return seen.exists ? change(seen) : seen;
+      },
+    };
+  };
+}
+
+/** Every rule but `failing` (and `skipped`, SKIP) passes; `failing` fails with a reason matching `why`. */
+function expectOnlyFailure(
+  report: ContractReport,
+  failing: RuleId,
+  why: RegExp,
+  skipped: readonly RuleId[] = [],
+): void {
   expect(report.passed).toBe(false);
-  // A mutant whose sync makes another backend than `note`'s is given no observe: those rules skip.
-  const unobserved = (r: ContractReport['rules'][number]) =>
-    r.status === 'SKIP' && r.reason === 'kind note has no observe';
   const expected = Object.fromEntries(
-    report.rules.map((r) => [r.id, r.id === failing ? 'FAIL' : unobserved(r) ? 'SKIP' : 'PASS']),
+    report.rules.map((r) => [
+      r.id,
+      r.id === failing ? 'FAIL' : skipped.includes(r.id) ? 'SKIP' : 'PASS',
+    ]),
   );
   expect(statuses(report)).toEqual(expected);
   expect(rule(report, failing).reason).toMatch(why);
@@ -205,6 +268,18 @@ describe('the contract kit on a good module and on broken ones', () => {
       ]),
     );
     expect(rule(report, 'secrets-stay-secret').reason).toMatch(/secret value/);
+    expect(rule(report, 'create-never-takes-over').details).toEqual([
+      "twin first-twin of first (same configs): ended in ERROR; first observes the same after the twin's create and delete",
+      "twin flat-twin of flat (same configs): made its own object; flat observes the same after the twin's create and delete",
+    ]);
+    expect(rule(report, 'observe-no-drift').details).toEqual(
+      expect.arrayContaining([
+        'create (first): exists, and the 1 config(s) observe returns equal spec.configs',
+        'delete (first): exists: false after delete',
+      ]),
+    );
+    // every note is gone, the twins' too; the twin that failed removed nothing of the first's
+    expect(readdirSync(join(scratch, 'backend'))).toEqual([]);
   });
 
   it('fails plan-pure when plan reads a file', async () => {
@@ -249,6 +324,7 @@ describe('the contract kit on a good module and on broken ones', () => {
 
   it('fails sync-idempotent when a step appends and counts', async () => {
     const report = await check((dir) => ({
+      // it keeps a log, not a note: nothing for observe to read
       observe: undefined,
       async sync({ resource }): Promise<SyncResult> {
         const log = join(dir, `${resource.name}.log`);
@@ -267,57 +343,7 @@ describe('the contract kit on a good module and on broken ones', () => {
       /create \(first\) step 1: run again with the same input, sync returned COMPLETED with data \{"lines":2\}; the first run returned COMPLETED with data \{"lines":1\}/,
     );
     expect(rule(report, 'secrets-stay-secret').status).toBe('PASS');
-    expectOnlyFailure(report, 'sync-idempotent', /run again with the same input/);
-  });
-
-  /** `note`'s observe, reading the note's text with `read`. */
-  const observeReading =
-    (dir: string, read: (path: string) => string): ModuleDefinition['observe'] =>
-    async ({ resource }) => {
-      const path = join(dir, `${resource.name}.txt`);
-      return {
-        exists: true,
-        configs: { text: read(path) },
-        output: { path, token: `token-of-${resource.name}-${SECRET}` },
-      };
-    };
-
-  it('fails observe-read-only when observe changes the backend', async () => {
-    const report = await check((dir) => ({
-      observe: observeReading(dir, (path) => {
-        const text = fs.readFileSync(path, 'utf8');
-        fs.appendFileSync(path, '!'); // "touching" what it reads
-        return text;
-      }),
-    }));
-    expectOnlyFailure(
-      report,
-      'observe-read-only',
-      /create \(first\): observed twice in a row, the second read differs in configs: observe changed the backend/,
-    );
-  });
-
-  it('fails observe-no-drift when observe reads back other configs than create wrote', async () => {
-    const report = await check((dir) => ({
-      observe: observeReading(dir, (path) => fs.readFileSync(path, 'utf8').toUpperCase()),
-    }));
-    expectOnlyFailure(
-      report,
-      'observe-no-drift',
-      /right after create, observe reports drift in \/text/,
-    );
-  });
-
-  it('fails import-same-output when observe yields another output than create stored', async () => {
-    const report = await check((dir) => ({
-      async observe({ resource }) {
-        const path = join(dir, `${resource.name}.txt`);
-        return { exists: true, configs: { text: fs.readFileSync(path, 'utf8') }, output: { path } };
-      },
-    }));
-    expectOnlyFailure(report, 'import-same-output', /differs from the one create stored in token/);
-    // The verdict names the key, never the secret it holds.
-    expect(JSON.stringify(report)).not.toContain(`token-of-first-${SECRET}`);
+    expectOnlyFailure(report, 'sync-idempotent', /run again with the same input/, OBSERVE_RULES);
   });
 
   it('fails delete-converges when delete never completes', async () => {
@@ -341,6 +367,7 @@ describe('the contract kit on a good module and on broken ones', () => {
     const report = await check((dir) => {
       const good = noteModule(dir);
       return {
+        // observe reads no echo: only the secret rule is judged here
         observe: undefined,
         async sync(input, ctx) {
           const result = await good.sync(input, ctx);
@@ -357,6 +384,7 @@ describe('the contract kit on a good module and on broken ones', () => {
       report,
       'secrets-stay-secret',
       /resource\.state\.output\.echo holds the value of spec\.configs\.password/,
+      OBSERVE_RULES,
     );
     // the report names where, never the value
     expect(JSON.stringify(report)).not.toContain(SECRET);
@@ -417,12 +445,117 @@ describe('the contract kit on a good module and on broken ones', () => {
     );
   });
 
+  it('fails create-never-takes-over when create overwrites whatever exists (and its delete removes it)', async () => {
+    const report = await check((dir) => ({
+      async sync({ resource }): Promise<SyncResult> {
+        const path = notePath(dir, resource);
+        if (resource.state.action === 'delete') {
+          rmSync(path, { force: true });
+          return { status: 'COMPLETED', data: { pending: [] } };
+        }
+        writeNote(path, resource, (resource.state.data as { tag?: string }).tag);
+        return { status: 'COMPLETED', data: { pending: [] }, output: noteOutput(dir, resource) };
+      },
+    }));
+    expectOnlyFailure(
+      report,
+      'create-never-takes-over',
+      /^twin first-twin of first \(same configs\): its create COMPLETED and took over: observe of first differs from before the twin at \/data\/owner/,
+    );
+    expect(rule(report, 'create-never-takes-over').details).toEqual([
+      expect.stringMatching(/took over: observe of first differs .* at \/data\/owner$/),
+      expect.stringMatching(
+        /^twin first-twin of first \(same configs\): after its delete, observe of first differs from before the twin at .*\/exists/,
+      ),
+    ]);
+  });
+
+  it('passes create-never-takes-over when the claimKey refuses the twin, and without observe checks a sync of the first', async () => {
+    const claimed = await check({
+      claimKey: ({ project, configs }) =>
+        configs.file === undefined ? undefined : `${project}/${String(configs.file)}`,
+    });
+    expect(claimed.rules.filter((r) => r.status !== 'PASS')).toEqual([]);
+    expect(rule(claimed, 'create-never-takes-over').details).toEqual([
+      'twin first-twin of first (same configs): refused (409, claimKey p/first-note)',
+      "twin flat-twin of flat (same configs): made its own object; flat observes the same after the twin's create and delete",
+    ]);
+
+    rmSync(join(scratch, 'backend'), { recursive: true });
+    const blind = await check({ observe: undefined });
+    expect(statuses(blind)).toMatchObject({
+      'create-never-takes-over': 'PASS',
+      'observe-read-only': 'SKIP',
+      'observe-no-drift': 'SKIP',
+      'import-same-output': 'SKIP',
+    });
+    expect(blind.passed).toBe(true);
+    expect(rule(blind, 'create-never-takes-over').reason).toMatch(
+      /^twin first-twin of first \(same configs\): ended in ERROR; first still syncs as a no-op after the twin's create and delete, and an update of the same spec converges/,
+    );
+    expect(rule(blind, 'import-same-output').reason).toBe(
+      'kind note has no observe (import, refresh and drift need it)',
+    );
+  });
+
+  it('fails observe-read-only when observe writes, even a write it catches', async () => {
+    const report = await check((dir) => {
+      const good = noteModule(dir);
+      return {
+        async observe(input, ctx) {
+          // a best-effort stamp of when it last looked: still a change observe must not make
+          try {
+            fs.writeFileSync(join(dir, 'last-observed'), ctx.now().toISOString());
+          } catch {
+            // ignored
+          }
+          return good.observe!(input, ctx);
+        },
+      };
+    });
+    expectOnlyFailure(
+      report,
+      'observe-read-only',
+      /^create \(first\): observe tried to change the backend: fs\.writeFileSync\(\)/,
+    );
+    expect(rule(report, 'observe-read-only').details).toEqual(
+      expect.arrayContaining([
+        'delete (flat): observe tried to change the backend: fs.writeFileSync()',
+      ]),
+    );
+    // the trap kept the write from happening
+    expect(existsSync(join(scratch, 'backend', 'last-observed'))).toBe(false);
+  });
+
+  it('fails observe-no-drift when observe reports another value than the spec right after create', async () => {
+    const report = await check(
+      observing((seen) => ({ ...seen, configs: { text: `${String(seen.configs?.text)}!` } })),
+    );
+    expectOnlyFailure(
+      report,
+      'observe-no-drift',
+      /^create \(first\): right after create, observe reports configs that differ from spec\.configs at \/text/,
+    );
+  });
+
+  it('fails import-same-output when observe returns another output than sync published, never showing it', async () => {
+    const report = await check(
+      observing((seen) => ({ ...seen, output: { ...seen.output, token: 'another-token' } })),
+    );
+    expectOnlyFailure(
+      report,
+      'import-same-output',
+      /^create \(first\): observe's output differs from the output sync published at \/token/,
+    );
+    expect(JSON.stringify(report)).not.toContain(SECRET);
+  });
+
   it('fails schemas-compile, and runs nothing else, when the registry refuses the definition', async () => {
     const report = await check({
       configSchema: { type: 'object', properties: { text: { type: 'no-such-type' } } },
     });
     expect(rule(report, 'schemas-compile')).toMatchObject({ status: 'FAIL' });
-    expect(report.rules.slice(1).map((r) => r.status)).toEqual(Array(10).fill('SKIP'));
+    expect(report.rules.slice(1).map((r) => r.status)).toEqual(Array(11).fill('SKIP'));
   });
 
   it('fails actions-plan when an action has no params to plan with', async () => {
@@ -515,6 +648,8 @@ describe('steward module test (the CLI)', () => {
     expect(stdout).toMatch(/1\. schemas compile\s+PASS/);
     expect(stdout).toMatch(/5\. sync steps are idempotent\s+PASS/);
     expect(stdout).toMatch(/7\. delete converges, and again\s+PASS/);
+    expect(stdout).toMatch(/9\. create never takes over\s+PASS/);
+    expect(stdout).toMatch(/10\. observe changes nothing\s+SKIP\s+kind greeting has no observe/);
     expect(stdout).toMatch(/all rules passed/);
     expect(readdirSync(out)).toEqual([]);
   }, 30_000);
@@ -534,6 +669,33 @@ describe('steward module test (the CLI)', () => {
     );
     expect(stdout).toMatch(/4\. create converges\s+PASS/);
     expect(stdout).toMatch(/1 rule failed/);
+  }, 30_000);
+
+  it('exits 1 and names rule 10 for an ES module whose observe writes through a named import', async () => {
+    const out = join(scratch, 'out');
+    mkdirSync(out);
+    const observe = `
+  async observe({ resource }) {
+    // a best-effort stamp of when it last looked: the kit traps it even though it is caught
+    try { writeFileSync(path.join(process.env.OUT_DIR, 'last-observed'), 'now'); } catch {}
+    const file = path.join(process.env.OUT_DIR, resource.name + '.txt');
+    if (!fs.existsSync(file)) return { exists: false };
+    return { exists: true, configs: { who: fs.readFileSync(file, 'utf8').slice('hello '.length) }, output: { file } };
+  },`;
+    const dir = writeFolder(
+      'greeting-observer',
+      'index.mjs',
+      `import fs, { writeFileSync } from 'node:fs';\nimport path from 'node:path';\nexport default { kind: 'greeting', description: 'Observe leaves a stamp.', ${greeting('({ action }) => ({ data: { step: action } })')}${observe} };\n`,
+    );
+    const { code, stdout } = await runCli(dir, { OUT_DIR: out });
+    expect(code).toBe(1);
+    expect(stdout).toMatch(
+      /10\. observe changes nothing\s+FAIL\s+create \(hello\): observe tried to change the backend: fs\.writeFileSync\(\)/,
+    );
+    expect(stdout).toMatch(/11\. observe after create: no drift\s+PASS/);
+    expect(stdout).toMatch(/12\. import gives the same output\s+PASS/);
+    expect(stdout).toMatch(/1 rule failed/);
+    expect(readdirSync(out)).toEqual([]);
   }, 30_000);
 
   it('exits 1 when the folder has no module', async () => {
