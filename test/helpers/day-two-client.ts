@@ -4,9 +4,15 @@ import { openEvents, type SseEvent, type SseStream } from './sse.js';
 /**
  * The day-2 requests of issue 13 (create, import, PATCH, refresh, delete with its options) as a
  * user sends them to a running Steward, over real HTTP, for the end-to-end suites of the built-in
- * kinds. Each waits for nothing unless its name says so.
+ * kinds. Only `settled` and `eventsUntil` wait.
  */
-export function dayTwoClient(api: string) {
+export function dayTwoClient(
+  api: string,
+  options: {
+    /** Called while waiting, for a Steward whose worker the test steps (`engine.drain()`). */
+    step?: () => Promise<unknown>;
+  } = {},
+) {
   const resource = (urn: string) => `${api}/resources/${urn}`;
   const client = {
     create: (body: Record<string, unknown>) => call('POST', `${api}/resources`, body),
@@ -22,6 +28,7 @@ export function dayTwoClient(api: string) {
       const { id } = accepted.body.operation as { id: string };
       await waitFor(
         async () => {
+          await options.step?.();
           const op = await call('GET', `${api}/operations/${id}`);
           return ['succeeded', 'failed', 'cancelled'].includes(op.body.status);
         },
