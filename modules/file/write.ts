@@ -98,7 +98,7 @@ async function matchesWhatWeWrite(target: string, wanted: Wanted): Promise<boole
 function alreadyExists(path: string): TerminalError {
   return new TerminalError(
     `file ${path} already exists and this resource did not write it; Steward never replaces a file it did not create: ` +
-      'remove or move that file, or choose another path, then retry',
+      'import it with `"import": true` to manage it, or remove or move it, or choose another path, then retry',
   );
 }
 

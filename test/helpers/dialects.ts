@@ -70,6 +70,16 @@ export const ONE_DIALECT_SUITES: Readonly<Record<string, { dialect: Dialect; rea
     dialect: 'sqlite',
     reason: "the job module's runs and files; its resources' store writes are those of every kind",
   },
+  'test/integration/process-job-day-two.test.ts': {
+    dialect: 'sqlite',
+    reason:
+      "the process and job kinds' day two with their child processes and run directories; the store writes of import, refresh and orphan are the file and postgres day-two suites' on both databases",
+  },
+  'test/integration/http-module-day-two.test.ts': {
+    dialect: 'sqlite',
+    reason:
+      "an HTTP module endpoint (the Python example) through import, refresh, observe mode and orphan; their store writes are the file and postgres day-two suites' on both databases",
+  },
   'test/integration/external-module.test.ts': {
     dialect: 'sqlite',
     reason: 'loading modules from STEWARD_MODULE_PATHS; nothing of it touches the database',

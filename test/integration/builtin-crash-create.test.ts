@@ -1,0 +1,140 @@
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { type ChildSteward, spawnSteward } from '../helpers/child-steward.js';
+import { dayTwoClient } from '../helpers/day-two-client.js';
+import { describeEachDialect } from '../helpers/dialects.js';
+import { call, waitFor, waitForStatus } from '../helpers/harness.js';
+import { testDatabase } from '../helpers/test-database.js';
+import { fenceWriteBack } from '../helpers/write-back-fence.js';
+
+/**
+ * A create killed with SIGKILL between the module's backend write and Steward's write-back
+ * (issue 13), end to end: a real `steward serve` child, the real `file` and `job` kinds. The
+ * window is made certain, not raced: a trigger refuses the write-back that would record the
+ * write (test/helpers/write-back-fence.ts), Steward logs the refusal, and then it is killed.
+ * Restarted without the trigger, the create must find its own object and converge with one.
+ */
+describeEachDialect('a create killed between its backend write and the write-back', () => {
+  let dir: string;
+  let child: ChildSteward | undefined;
+  let release: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'steward-crash-create-'));
+    release = join(dir, 'release');
+  });
+  afterEach(async () => {
+    await child?.stop('SIGKILL');
+    child = undefined;
+    writeFileSync(release, ''); // a job's command still waiting ends
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function environment() {
+    return {
+      STEWARD_DB: await testDatabase(dir),
+      STEWARD_FILE_ROOT: join(dir, 'files'),
+      STEWARD_RUN_DIR: join(dir, 'run'),
+      STEWARD_ALLOWED_COMMANDS: '/bin/sh',
+      // The killed process's lease lapses soon after the restart; none lapses before the kill.
+      STEWARD_LEASE_MS: '2000',
+      STEWARD_BACKOFF_BASE_MS: '10',
+      STEWARD_BACKOFF_MAX_MS: '50',
+    };
+  }
+
+  /** Waits for the fenced write-back to be refused, kills Steward with SIGKILL, lifts the fence and starts it again. */
+  async function killInTheWindow(env: Record<string, string>, lift: () => Promise<void>) {
+    await waitFor(
+      () => child!.output.join('').includes('sync write-back failed'),
+      'the write-back to be refused',
+      20_000,
+    );
+    expect(await child!.stop('SIGKILL')).toBeNull();
+    await lift();
+    child = await spawnSteward(env);
+    return dayTwoClient(child.api);
+  }
+
+  it('file: the retried create finds the file it linked (its receipt) and converges with one file', async () => {
+    const env = await environment();
+    child = await spawnSteward(env);
+    const fence = await fenceWriteBack(env.STEWARD_DB, 'data', '"written"');
+    const urn = 'orn:steward:file:demo:once';
+    const created = await call('POST', `${child.api}/resources`, {
+      kind: 'file',
+      project: 'demo',
+      name: 'once',
+      spec: { configs: { path: 'crash/once.txt', content: 'once\n', mode: '0640' } },
+    });
+    expect(created.status).toBe(202);
+    const target = join(dir, 'files', 'demo', 'crash', 'once.txt');
+
+    const api = await killInTheWindow(env, () => fence.lift());
+    // What the killed process left: the file written, its write never recorded.
+    expect(readFileSync(target, 'utf8')).toBe('once\n');
+    const left = await api.get(urn);
+    expect(left.state.data.written).toBeUndefined();
+    expect(left.state.data.pending).toEqual(['write', 'chmod']);
+    const inode = statSync(target).ino;
+
+    const done = await waitForStatus(child.api, urn, 'COMPLETED', 20_000);
+    expect(done.state.data).toEqual({ pending: [], written: 'crash/once.txt' });
+    expect(done.state.sync.last_error).toBeNull();
+    expect(statSync(target).ino).toBe(inode); // the same file, not a second write over it
+    expect(statSync(target).mode & 0o777).toBe(0o640);
+    expect(readdirSync(join(dir, 'files', 'demo', 'crash'))).toEqual(['once.txt']); // no temporary left
+    expect(readdirSync(join(dir, 'files', '.steward-receipts'))).toHaveLength(1);
+
+    // It is the resource's own: its delete removes it, and the receipt with it.
+    expect((await api.settled(await api.remove(urn))) ?? null).toBeNull();
+    expect(existsSync(target)).toBe(false);
+    expect(existsSync(join(dir, 'files', '.steward-receipts'))).toBe(false);
+  });
+
+  it('job: the retried create carries on with the run it started (one run) and completes', async () => {
+    const env = await environment();
+    child = await spawnSteward(env);
+    const fence = await fenceWriteBack(env.STEWARD_DB, 'output', '"run_id"');
+    const starts = join(dir, 'starts');
+    const urn = 'orn:steward:job:demo:once';
+    const created = await call('POST', `${child.api}/resources`, {
+      kind: 'job',
+      project: 'demo',
+      name: 'once',
+      spec: {
+        configs: {
+          command: '/bin/sh',
+          args: ['-c', `echo started >> ${starts}; while [ ! -e ${release} ]; do sleep 0.05; done`],
+        },
+      },
+    });
+    expect(created.status).toBe(202);
+    const operationId = created.body.operation.id as string;
+
+    const api = await killInTheWindow(env, () => fence.lift());
+    const restartedAt = new Date().toISOString();
+    expect((await api.get(urn)).state.output.run_id).toBeUndefined();
+    expect(readFileSync(starts, 'utf8')).toBe('started\n');
+    // The restarted Steward syncs the create while the command still runs: it must adopt that run.
+    await waitFor(
+      async () => (await api.get(urn)).state.sync.last_synced_at > restartedAt,
+      'the restarted Steward to sync the create while its run goes on',
+      20_000,
+    );
+    expect((await api.get(urn)).state.status).toBe('PENDING');
+    writeFileSync(release, '');
+    const done = await waitForStatus(child.api, urn, 'COMPLETED', 20_000);
+    expect(done.state.output).toMatchObject({ run_id: operationId, exit_code: 0 });
+    expect(readFileSync(starts, 'utf8')).toBe('started\n'); // the command ran once
+  });
+});
