@@ -83,20 +83,25 @@ def plan(request):
     action = request["action"]
     desired = request["desired"]["spec"]["configs"]
     current = request["current"]
+    # An imported key stays this resource's through every later plan (sync reads the mark in data).
+    adopted = current is not None and bool((current["state"].get("data") or {}).get("adopted"))
+
+    def steps(*pending):
+        return dict({"adopted": True} if adopted else {}, pending=list(pending))
     if action in ("create", "update"):
         if current is not None and current["spec"]["configs"]["key"] != desired["key"]:
             raise Rejected(
                 'key cannot change from "%s" to "%s"; delete this entry and create another'
                 % (current["spec"]["configs"]["key"], desired["key"])
             )
-        return {"data": {"pending": ["write"]}}
+        return {"data": steps("write")}
     if action == "append":
         value = desired.get("value", "") + request["params"]["text"]
         if len(value) > MAX_VALUE:
             raise Rejected("appending would make the value %d characters long, more than %d" % (len(value), MAX_VALUE))
-        return {"configs": dict(desired, value=value), "data": {"pending": ["write"]}}
+        return {"configs": dict(desired, value=value), "data": steps("write")}
     if action == "delete":
-        return {"data": {"pending": ["remove"]}}
+        return {"data": steps("remove")}
     raise Rejected('kv_entry has no action "%s"' % action)
 
 
@@ -141,16 +146,52 @@ class Store:
                 self._write(entries)
 
 
-def sync(store, request):
-    """Idempotent: sets (or removes) the key whatever the pending step says, so a repeat or a drift re-sync is harmless."""
+class Owners(Store):
+    """Which resource wrote each key (``<store>.owners.json``): a create never takes over a key it did not write."""
+
+    def __init__(self, store_path):
+        super().__init__(store_path + ".owners.json")
+
+
+def owner_token(resource):
+    """One resource, one token: a resource created again under the same URN later is another owner."""
+    return "%s %s" % (resource["urn"], resource["created_at"])
+
+
+def owns(owners, resource, key):
+    """This resource wrote the key (its token is recorded), or adopted it with an import (its data says so)."""
+    return owners.get(key) == owner_token(resource) or bool((resource["state"].get("data") or {}).get("adopted"))
+
+
+class AlreadyExists(Exception):
+    """The key is there and this resource did not write it: /sync answers 409, which Steward takes as terminal."""
+
+
+def sync(store, owners, request):
+    """Idempotent: sets (or removes) the key whatever the pending step says, so a repeat or a drift re-sync is harmless.
+
+    Never takes over: a key that exists and that this resource did not write (nor import) is refused, untouched. The
+    owner is recorded before the value, so a create retried after a crash finds its own key.
+    """
     resource = request["resource"]
     key = resource["spec"]["configs"]["key"]
+    data = resource["state"].get("data") or {}
+    mine = owns(owners, resource, key)
     if resource["state"]["action"] == "delete":
-        store.remove(key)
+        if mine:
+            store.remove(key)
+            owners.remove(key)
         return {"status": "COMPLETED", "data": {"pending": []}}
+    if store.get(key) is not None and not mine:
+        raise AlreadyExists(
+            'key "%s" already exists and was not written by this resource; import it with "import": true to manage it'
+            % key
+        )
+    owners.put(key, owner_token(resource))
     value = resource["spec"]["configs"].get("value", "")
     store.put(key, value)
-    return {"status": "COMPLETED", "output": output_of(store, key, value), "data": {"pending": []}}
+    kept = {"adopted": True} if data.get("adopted") else {}
+    return {"status": "COMPLETED", "output": output_of(store, key, value), "data": dict(kept, pending=[])}
 
 
 def observe(store, request):
@@ -163,7 +204,8 @@ def observe(store, request):
         "exists": True,
         "configs": {"key": key, "value": value},
         "output": output_of(store, key, value),
-        "data": {"pending": []},
+        # Kept by an import only: this resource now holds the key (sync may change and delete it).
+        "data": {"pending": [], "adopted": True},
     }
 
 
@@ -179,6 +221,7 @@ def output_of(store, key, value):
 class Handler(BaseHTTPRequestHandler):
     server_version = "steward-kv-example/1"
     store = None  # set in main()
+    owners = None  # set in main()
     quiet = False
 
     def do_GET(self):
@@ -198,13 +241,15 @@ class Handler(BaseHTTPRequestHandler):
             if self.path == "/plan":
                 self._answer(200, plan(request))
             elif self.path == "/sync":
-                self._answer(200, sync(self.store, request))
+                self._answer(200, sync(self.store, self.owners, request))
             elif self.path == "/observe":
                 self._answer(200, observe(self.store, request))
             else:
                 self._error(404, "no route for POST %s" % self.path)
         except Rejected as rejected:
             self._error(400, str(rejected))
+        except AlreadyExists as taken:
+            self._error(409, str(taken))
         except (KeyError, TypeError) as bad:
             self._error(400, "malformed request: %r" % (bad,))
         except OSError as failure:
@@ -236,6 +281,7 @@ def main():
     args = parser.parse_args()
 
     Handler.store = Store(args.store)
+    Handler.owners = Owners(args.store)
     Handler.quiet = args.quiet
     server = ThreadingHTTPServer((args.host, args.port), Handler)
     server.daemon_threads = True

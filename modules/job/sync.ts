@@ -90,7 +90,13 @@ export async function syncJob(
       await stopRun(deps, dir, run, ctx.signal, true);
       return { status: 'PENDING', data: { owner } };
     }
-    return { status: 'PENDING', requeueAfterMs: deps.pollMs, data: { owner } };
+    // A Steward restarted mid-run finds its run here: publish it, so run_id and pid show while it runs.
+    return {
+      status: 'PENDING',
+      requeueAfterMs: deps.pollMs,
+      output: runOutput(run),
+      data: { owner },
+    };
   }
   throw new TerminalError(
     `the job's wrapper (pid ${run.pid}) ended without recording how the command ended`,

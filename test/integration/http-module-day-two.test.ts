@@ -80,6 +80,22 @@ describeOneDialect('sqlite', 'an http module, day two through the API', () => {
     expect(entries().shared).toBe('a2');
   });
 
+  it('a create over an entry it did not write ends in ERROR saying how to import it; the entry is untouched', async () => {
+    setOutOfBand('taken', 'by hand');
+    const before = storeSnapshot();
+    const refused = await api.settled(
+      await api.create(body('taken', { key: 'taken', value: 'from steward' })),
+    );
+    expect(refused.state.status).toBe('ERROR');
+    expect(refused.state.sync.last_error).toMatch(
+      /key "taken" already exists and was not written by this resource; import it with "import": true/,
+    );
+    expect(storeSnapshot()).toEqual(before);
+    // Its delete forgets the record and leaves the entry it never wrote.
+    expect(await api.settled(await api.remove(urnOf('taken')))).toBeNull();
+    expect(storeSnapshot()).toEqual(before);
+  });
+
   it('imports an existing entry: COMPLETED with its real output, the store unchanged; a later update and delete act on it', async () => {
     setOutOfBand('greeting', 'hello');
     const before = storeSnapshot();

@@ -101,7 +101,7 @@ describe('observe through the Python example (kind kv_entry)', () => {
         sha256: '2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824',
         store: storeFile(),
       },
-      data: { pending: [] },
+      data: { pending: [], adopted: true },
     });
     expect(
       await kv.observe!(
