@@ -34,7 +34,16 @@ export type Command = fc.AsyncCommand<Model, ModelSteward>;
 export type IfMatch = 'none' | 'current' | 'stale';
 
 /** What the runs did, for the report. */
-export const counts = { runs: 0, commands: 0, requests: 0, denied: 0, syncs: 0, interrupted: 0 };
+export const counts = {
+  runs: 0,
+  commands: 0,
+  requests: 0,
+  denied: 0,
+  syncs: 0,
+  interrupted: 0,
+  /** Dependents waiting in the round that completed their parent: woken at once, or left to the poll. */
+  sameRoundWakes: { now: 0, polled: 0 },
+};
 /** How often each request met each status and what it answered: the rows of §4 the runs exercised. */
 export const rowsSeen = new Map<string, number>();
 
@@ -288,10 +297,18 @@ export const scriptObserve = (c: { name: string; outcomes: ObserveOutcome[] }) =
 
 export const step = () =>
   command('worker step', async (m, r) => {
-    const expected = worker.workerStep(m);
+    const { sameRoundWakes, ...expected } = worker.workerStep(m);
     const { claimed, calls } = await r.step();
     counts.syncs += calls.length;
     expect({ claimed, calls: callsOf(calls) }).toEqual(expected);
+    // The one place the dialects differ (worker.ts): woken now, or after the poll; the model takes what happened.
+    for (const urn of sameRoundWakes) {
+      const res = await call('GET', `${r.api}/resources/${urn}`);
+      const dueAtMs = Date.parse(res.body.state.sync.next_sync_at);
+      expect([m.nowMs, m.nowMs + m.dependencyPollMs]).toContain(dueAtMs);
+      m.resources.get(urn)!.dueAtMs = dueAtMs;
+      counts.sameRoundWakes[dueAtMs === m.nowMs ? 'now' : 'polled'] += 1;
+    }
   });
 
 /** A worker round with requests arriving while its syncs run; the syncs end with ok after the requests. */

@@ -69,7 +69,7 @@ describeEachDialect('the state machine of docs/design.md §4', () => {
         .map(([row, n]) => `  ${row}: ${n}`);
       console.log(
         `state machine: ${counts.runs} runs, ${counts.commands} commands (${counts.requests} requests, ${counts.denied} of them denied; ` +
-          `${counts.syncs} sync calls; ${counts.interrupted} rounds interrupted)\n${rows.join('\n')}`,
+          `${counts.syncs} sync calls; ${counts.interrupted} rounds interrupted; same-round wakes ${JSON.stringify(counts.sameRoundWakes)})\n${rows.join('\n')}`,
       );
     },
     soak(300_000, 3 * 3_600_000),

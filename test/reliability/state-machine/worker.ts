@@ -76,7 +76,11 @@ export function everyDueCallsModule(model: Model): boolean {
  * One worker round: every due resource is claimed (its operation starts running), then each
  * does its move with its next scripted outcome; the write-backs wake who waits on them.
  */
-export function workerStep(model: Model): { claimed: number; calls: ExpectedCall[] } {
+export function workerStep(model: Model): {
+  claimed: number;
+  calls: ExpectedCall[];
+  sameRoundWakes: string[];
+} {
   const due = dueNow(model);
   const round = due.map((urn) => {
     const resource = model.resources.get(urn)!;
@@ -96,8 +100,16 @@ export function workerStep(model: Model): { claimed: number; calls: ExpectedCall
       observed(model, urn, resource, model.observeScripts.get(urn)?.shift() ?? 'exists', wakes);
     else written(model, urn, resource, model.scripts.get(urn)?.shift() ?? { type: 'ok' }, wakes);
   }
+  // A dependent that starts waiting in the round that completes its parent: SQLite wakes it at
+  // once, PostgreSQL's one-statement write-back does not (it waits the poll); the step reads which.
+  const sameRoundWakes = moves
+    .filter(
+      ({ move, resource }) => move === 'waiting' && wakes.completed.includes(resource.parent!),
+    )
+    .map(({ urn }) => urn);
   wake(model, wakes);
   return {
+    sameRoundWakes,
     claimed: due.length,
     calls: moves
       .filter(({ move }) => move === 'sync' || move === 'observe')
