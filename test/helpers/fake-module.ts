@@ -37,7 +37,9 @@ export type ObserveBehaviour =
   | { type: 'default' }
   | { type: 'result'; result: ObserveResult }
   | { type: 'throw'; message: string }
-  | { type: 'terminal'; message: string };
+  | { type: 'terminal'; message: string }
+  /** Waits for the promise (a test's gate), then carries on as `default`. */
+  | { type: 'gate'; until: Promise<void> };
 
 export interface SyncCall {
   urn: string;
@@ -92,14 +94,11 @@ export function createFakeModule(
         throw new TerminalError(behaviour.message);
       case 'result':
         return structuredClone(behaviour.result);
-      case 'default': {
-        const { value } = resource.spec.configs;
-        return {
-          exists: true,
-          configs: value === undefined ? {} : { value },
-          output: { value: value ?? null, dependencies: [], token: 'secret-token-value' },
-        };
-      }
+      case 'gate':
+        await behaviour.until;
+        return observedAsSpec(resource);
+      case 'default':
+        return observedAsSpec(resource);
     }
   };
   const definition = defineModule({
@@ -231,6 +230,16 @@ export function createFakeModule(
     scriptObserve(fn: (call: SyncCall) => ObserveBehaviour) {
       observeScript = fn;
     },
+  };
+}
+
+/** What the fake's observe finds by default: the object as the spec says (what sync would have made). */
+function observedAsSpec(resource: Resource): ObserveResult {
+  const { value } = resource.spec.configs;
+  return {
+    exists: true,
+    configs: value === undefined ? {} : { value },
+    output: { value: value ?? null, dependencies: [], token: 'secret-token-value' },
   };
 }
 

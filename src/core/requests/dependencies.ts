@@ -9,14 +9,17 @@ import { removesRow } from './removal.js';
 /**
  * Checks `spec.dependencies` against what the module declares: known names,
  * required ones present, each URN existing, of the declared kind, in the same
- * project. Returns them resolved (outputs with secrets, for the module, when `store`
- * opens them).
+ * project, and (unless `removing`) not being deleted. Returns them resolved (outputs with
+ * secrets, for the module, when `store` opens them). The delete of a dependent plans with a
+ * dependency that is being deleted: that dependency waits for it (removal-gate.ts), so refusing
+ * it would leave both stuck.
  */
 export async function resolveDependencies(
   store: Pick<ResourceReads, 'findResources'>,
   module: RegisteredModule,
   project: string,
   requested: Record<string, string>,
+  removing = false,
 ): Promise<Record<string, ResolvedDependency>> {
   const declared = module.definition.dependencies ?? {};
   const problems: Array<{ path: string; message: string }> = [];
@@ -64,7 +67,7 @@ export async function resolveDependencies(
     const resource = byUrn.get(urn);
     if (!resource)
       problems.push({ path: `/spec/dependencies/${name}`, message: `${urn} does not exist` });
-    else if (isBeingDeleted(resource))
+    else if (!removing && isBeingDeleted(resource))
       problems.push({ path: `/spec/dependencies/${name}`, message: `${urn} is being deleted` });
     else resolved[name] = toResolved(resource);
   }

@@ -100,7 +100,8 @@ export function createResourceCommands({
     module: RegisteredModule,
     project: string,
     requested: Record<string, string>,
-  ) => resolveDependencies(store, module, project, requested);
+    removing = false,
+  ) => resolveDependencies(store, module, project, requested, removing);
 
   /** A create lost a race with a concurrent change of a dependency: look again (and answer what it is now). */
   function create(request: CreateRequest, options: RequestOptions): Promise<Accepted> {
@@ -261,7 +262,7 @@ export function createResourceCommands({
         const resolved =
           action === 'orphan'
             ? {}
-            : await resolveForPlan(module, current.project, current.spec.dependencies);
+            : await resolveForPlan(module, current.project, current.spec.dependencies, true);
         const now = clock();
         const desired = pendingFor(
           current,

@@ -267,5 +267,7 @@ describeEachDialect('fuzzed API input', (dialect) => {
     expect(await status(SEEDS.existing)).toBe(200);
     expect(await status(SEEDS.talker)).toBe(200);
     expect(await status(SEEDS.gone)).toBe(404);
+    const held = (await (await fetch(`${s.h.api}/resources/${SEEDS.held}`)).json()) as any;
+    expect(held.state.paused).toBe(true);
   });
 });

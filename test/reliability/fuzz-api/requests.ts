@@ -43,17 +43,70 @@ function validBodies(endpoint: Endpoint): unknown[] {
       },
       { kind: 'fake', parent: 'p', name: 'fresh-flat', configs: { value: 2 }, labels: {} },
       { kind: 'chatty', project: 'p', name: 'fresh-chatty', spec: { configs: {} } },
+      // Day 2 (issue 13): an import, and a policy in either form.
+      {
+        kind: 'fake',
+        project: 'p',
+        name: 'fresh-import',
+        import: true,
+        spec: { configs: { value: 1 }, policy: { mode: 'observe', on_delete: 'orphan' } },
+      },
+      { kind: 'fake', parent: 'p', name: 'fresh-policy', policy: { on_delete: 'orphan' } },
+      { kind: 'chatty', project: 'p', name: 'fresh-chatty-import', import: true },
     ],
     'PATCH /resources/{urn}': [
       { configs: { value: 3 } },
       { labels: { team: 'b' } },
       { spec: { configs: { steps: 2 }, dependencies: {} } },
       { dependencies: {} },
+      { policy: { mode: 'observe' } },
+      { policy: { mode: 'manage', on_delete: 'orphan' } },
     ],
     'POST /resources/{urn}/execute': [{ action: 'bump', params: { by: 1 } }, { action: 'poke' }],
     'POST /resources/{urn}/actions/{action}': [{ by: 1 }, {}],
   };
   return bodies[key] ?? [{}];
+}
+
+/** Near misses of the day-2 fields the mutations would seldom hit: wrong types, unknown keys, bad modes. */
+function badBodies(endpoint: Endpoint): unknown[] {
+  const key = `${endpoint.method} ${endpoint.template.replace(/^\/api\/v1beta1/, '')}`;
+  const policies: unknown[] = [
+    { mode: 'watch' },
+    { on_delete: 'keep' },
+    { mode: 'observe', extra: true },
+    { mode: null },
+    { on_delete: ['orphan'] },
+    'observe',
+    [],
+    null,
+  ];
+  const bodies: Record<string, unknown[]> = {
+    'POST /resources': [
+      ...policies.map((policy) => ({
+        kind: 'fake',
+        project: 'p',
+        name: 'bad-policy',
+        spec: { configs: {}, policy },
+      })),
+      ...policies.map((policy) => ({ kind: 'fake', parent: 'p', name: 'bad-flat', policy })),
+      ...[1, 'true', null, {}, false].map((flag) => ({
+        kind: 'fake',
+        project: 'p',
+        name: 'bad-import',
+        import: flag,
+      })),
+      { kind: 'fake', project: 'p', name: 'bad-place', spec: { configs: {}, import: true } },
+      { kind: 'fake', project: 'p', name: 'existing', import: true },
+    ],
+    'PATCH /resources/{urn}': [
+      ...policies.map((policy) => ({ policy })),
+      ...policies.map((policy) => ({ spec: { policy } })),
+      { import: true },
+      { paused: true },
+    ],
+  };
+  return bodies[key] ?? [];
 }
 
 interface Mutation {
@@ -133,8 +186,12 @@ function bodyFor(endpoint: Endpoint): fc.Arbitrary<string | undefined> {
       return text.slice(0, cut % text.length);
     }),
   );
+  const bad = badBodies(endpoint);
   const some = fc.oneof(
     { weight: 6, arbitrary: nearValid },
+    ...(bad.length
+      ? [{ weight: 2, arbitrary: fc.constantFrom(...bad).map((body) => bodyText(body)) }]
+      : []),
     { weight: 2, arbitrary: fc.jsonValue().map((value) => bodyText(value)) },
     { weight: 1, arbitrary: deepValue.map((value) => bodyText(value)) },
     { weight: 2, arbitrary: junk },
@@ -203,6 +260,9 @@ function queryValue(name: string, world: FuzzWorld): fc.Arbitrary<string> {
       '',
     ),
     dry_run: fc.constantFrom('true', 'false', '', 'TRUE', '1', 'yes'),
+    orphan: fc.constantFrom('true', 'false', '', 'TRUE', '1', 'yes'),
+    cascade: fc.constantFrom('true', 'false', '', 'TRUE', '1', 'yes'),
+    paused: fc.constantFrom('true', 'false', '', 'TRUE', '1', 'no'),
     follow: fc.constantFrom('true', 'false', '', '1'),
     urn: wireUrn(world.urns, world.kinds),
     kind: fc.oneof(fc.constantFrom(...world.kinds), nameLike),
@@ -228,6 +288,9 @@ function queryFor(endpoint: Endpoint, world: FuzzWorld): fc.Arbitrary<string> {
     'follow',
     'tail',
     'since',
+    'orphan',
+    'cascade',
+    'paused',
   ];
   const key = fc.oneof(
     {

@@ -40,6 +40,8 @@ export const SEEDS = {
   existing: `${P}:existing`,
   waiting: `${P}:waiting`,
   broken: `${P}:broken`,
+  /** COMPLETED and paused (issue 13): resume, `?paused=true` and requests that wait meet it. */
+  held: `${P}:held`,
   gone: `${P}:gone`,
   talker: 'orn:steward:chatty:p:talker',
 };
@@ -57,7 +59,8 @@ export interface FuzzSteward {
  * Steward with the fake module and `chatty`, no worker (the test steps it, so nothing
  * writes between two requests), and the seeds: `existing` COMPLETED, `waiting` PENDING
  * with a running operation (its sync asks to be called again in an hour), `broken` in
- * ERROR, `talker` COMPLETED with logs and a dependency on `existing`, `gone` deleted.
+ * ERROR, `held` COMPLETED and paused, `talker` COMPLETED with logs and a dependency on
+ * `existing` (so a cascade has a tree), `gone` deleted.
  */
 export async function startFuzzSteward(): Promise<FuzzSteward> {
   const fake = createFakeModule();
@@ -81,14 +84,29 @@ export async function startFuzzSteward(): Promise<FuzzSteward> {
     if (res.status !== 202)
       throw new Error(`seeding: POST ${path} answered ${res.status}: ${JSON.stringify(res.body)}`);
   };
-  const status = async (urn: string) => {
+  const read = async (urn: string) => {
     const res = await call('GET', `${h.api}/resources/${urn}`);
-    return res.status === 404 ? 'GONE' : (res.body.state.status as string);
+    return res.status === 404
+      ? { status: 'GONE', paused: false }
+      : { status: res.body.state.status as string, paused: res.body.state.paused as boolean };
+  };
+  const status = async (urn: string) => (await read(urn)).status;
+  /** Pause or resume `urn` so its flag is `paused` (200 either way; a flip writes). */
+  const setPaused = async (urn: string, paused: boolean) => {
+    const state = await read(urn);
+    if (state.status === 'GONE' || state.paused === paused) return;
+    const res = await call('POST', `${h.api}/resources/${urn}/${paused ? 'pause' : 'resume'}`);
+    if (res.status !== 200) throw new Error(`seeding: pause of ${urn} answered ${res.status}`);
   };
 
   async function reseed(): Promise<void> {
+    // A seed a fuzzed request paused is resumed first, so the drain can bring it back.
+    for (const name of ['existing', 'waiting', 'broken'] as const)
+      await setPaused(SEEDS[name], false);
+    await setPaused(SEEDS.talker, false);
+    await setPaused(SEEDS.held, false);
     await h.steward.engine.drain();
-    for (const name of ['existing', 'waiting', 'broken'] as const) {
+    for (const name of ['existing', 'waiting', 'broken', 'held'] as const) {
       const state = await status(SEEDS[name]);
       if (state === 'GONE')
         await post('/resources', {
@@ -109,6 +127,7 @@ export async function startFuzzSteward(): Promise<FuzzSteward> {
         spec: { configs: {}, dependencies: { home: SEEDS.existing } },
       });
     await h.steward.engine.drain();
+    await setPaused(SEEDS.held, true);
   }
 
   try {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 
-import type { SyncCall } from '../../helpers/fake-module.js';
+import type { ObserveBehaviour } from '../../helpers/fake-module.js';
 import { expectError, urnOf } from '../../helpers/fake-steward.js';
 import { call, type JsonResponse } from '../../helpers/harness.js';
 import {
@@ -10,9 +10,9 @@ import {
   factsOf,
   operationFactsOf,
 } from './agreement.js';
-import type { Configs, Model, Outcome } from './design.js';
+import type { Configs, Model, ObserveOutcome, Outcome } from './design.js';
 import * as design from './design.js';
-import type { ModelSteward } from './steward.js';
+import type { ModelSteward, ModuleCall } from './steward.js';
 import type { ExpectedCall } from './worker.js';
 import * as worker from './worker.js';
 
@@ -23,15 +23,27 @@ import * as worker from './worker.js';
  * known sequence can be replayed; `COMMANDS` draws them at random.
  */
 
-export const NAMES = ['a', 'b'];
+export const NAMES = ['a', 'b', 'c'];
+/** The fixed tree of the cascade (§11): `c` always names `a` as its parent. */
+export const PARENTS: Readonly<Record<string, string>> = { c: 'a' };
 export const LEASE_MS = 2_000;
 export const MAX_ATTEMPTS = 3;
+export const DEPENDENCY_POLL_MS = 1_000;
 
 export type Command = fc.AsyncCommand<Model, ModelSteward>;
 export type IfMatch = 'none' | 'current' | 'stale';
 
 /** What the runs did, for the report. */
-export const counts = { runs: 0, commands: 0, requests: 0, denied: 0, syncs: 0, interrupted: 0 };
+export const counts = {
+  runs: 0,
+  commands: 0,
+  requests: 0,
+  denied: 0,
+  syncs: 0,
+  interrupted: 0,
+  /** Dependents waiting in the round that completed their parent: woken at once, or left to the poll. */
+  sameRoundWakes: { now: 0, polled: 0 },
+};
 /** How often each request met each status and what it answered: the rows of §4 the runs exercised. */
 export const rowsSeen = new Map<string, number>();
 
@@ -61,23 +73,27 @@ export const create = (c: {
   name: string;
   configs: Partial<Configs>;
   labels?: Record<string, string>;
+  importing?: boolean;
 }) =>
   command(
-    `create ${c.name} ${JSON.stringify(c.configs)}${c.labels ? ` labels ${JSON.stringify(c.labels)}` : ''}`,
+    `${c.importing ? 'import' : 'create'} ${c.name} ${JSON.stringify(c.configs)}${c.labels ? ` labels ${JSON.stringify(c.labels)}` : ''}`,
     async (m, r) => {
       const urn = urnOf(c.name);
-      const row = `create ${sourceOf(m, urn)}`;
+      const parentName = PARENTS[c.name];
+      const parent = parentName === undefined ? undefined : urnOf(parentName);
+      const row = `${c.importing ? 'import' : 'create'} ${sourceOf(m, urn)}${parent ? `, parent ${sourceOf(m, parent)}` : ''}`;
       const body = {
         kind: 'fake',
         project: 'p',
         name: c.name,
         labels: c.labels,
-        spec: { configs: c.configs },
+        spec: { configs: c.configs, ...(parent && { dependencies: { parent } }) },
+        ...(c.importing && { import: true }),
       };
       expectAnswer(
         m,
         row,
-        design.create(m, urn, c.configs, c.labels),
+        design.create(m, urn, c.configs, c.labels, { importing: c.importing, parent }),
         await call('POST', `${r.api}/resources`, body),
       );
     },
@@ -144,34 +160,79 @@ export const bump = (c: {
     expectAnswer(m, row, answer, res);
   });
 
-/** DELETE, or the same through `actions/delete` or `execute` (decisions.md: exactly DELETE). */
+/**
+ * DELETE, or the same through `actions/delete` or `execute` (decisions.md: exactly DELETE);
+ * with `?orphan=true` and `?cascade=true` (§11) through DELETE only.
+ */
 export const remove = (c: {
   name: string;
   ifMatch: IfMatch;
   via: 'DELETE' | 'actions' | 'execute';
+  orphan?: boolean;
+  cascade?: boolean;
 }) =>
-  command(`delete ${c.name} if-match:${c.ifMatch} via ${c.via}`, async (m, r) => {
-    const urn = urnOf(c.name);
-    const version = ifMatchOf(m, urn, c.ifMatch);
-    const row = `delete ${sourceOf(m, urn, c.ifMatch)}`;
-    const answer = design.remove(m, urn, version);
-    const res =
-      c.via === 'DELETE'
-        ? await call('DELETE', `${r.api}/resources/${urn}`, undefined, headersOf(version))
-        : c.via === 'actions'
+  command(
+    `delete ${c.name} if-match:${c.ifMatch} via ${c.via}${c.orphan ? ' orphan' : ''}${c.cascade ? ' cascade' : ''}`,
+    async (m, r) => {
+      const urn = urnOf(c.name);
+      const version = ifMatchOf(m, urn, c.ifMatch);
+      const kind = c.orphan ? 'orphan' : 'delete';
+      const row = `${c.cascade ? `cascade ${kind}` : kind} ${sourceOf(m, urn, c.ifMatch)}${dependentsNote(m, urn)}`;
+      const answer = c.cascade
+        ? design.removeCascade(m, urn, version, Boolean(c.orphan))
+        : design.remove(m, urn, version, { orphan: c.orphan });
+      const query = [c.orphan && 'orphan=true', c.cascade && 'cascade=true'].filter(Boolean);
+      const res =
+        c.via === 'DELETE'
           ? await call(
-              'POST',
-              `${r.api}/resources/${urn}/actions/delete`,
+              'DELETE',
+              `${r.api}/resources/${urn}${query.length ? `?${query.join('&')}` : ''}`,
               undefined,
               headersOf(version),
             )
-          : await call(
-              'POST',
-              `${r.api}/resources/${urn}/execute`,
-              { action: 'delete' },
-              headersOf(version),
-            );
-    expectAnswer(m, row, answer, res);
+          : c.via === 'actions'
+            ? await call(
+                'POST',
+                `${r.api}/resources/${urn}/actions/delete`,
+                undefined,
+                headersOf(version),
+              )
+            : await call(
+                'POST',
+                `${r.api}/resources/${urn}/execute`,
+                { action: 'delete' },
+                headersOf(version),
+              );
+      expectAnswer(m, row, answer, res);
+    },
+  );
+
+/** pause or resume (§11): from any status, the flag only. */
+export const pause = (c: { name: string; paused: boolean }) =>
+  command(`${c.paused ? 'pause' : 'resume'} ${c.name}`, async (m, r) => {
+    const urn = urnOf(c.name);
+    const resource = m.resources.get(urn);
+    const row = `${c.paused ? 'pause' : 'resume'} ${sourceOf(m, urn)}${resource ? (resource.paused ? ' paused' : ' running') : ''}`;
+    expectAnswer(
+      m,
+      row,
+      design.setPaused(m, urn, c.paused),
+      await call('POST', `${r.api}/resources/${urn}/${c.paused ? 'pause' : 'resume'}`),
+    );
+  });
+
+/** refresh (§11): the worker observes the backend and records the drift. */
+export const refresh = (c: { name: string; ifMatch: IfMatch }) =>
+  command(`refresh ${c.name} if-match:${c.ifMatch}`, async (m, r) => {
+    const urn = urnOf(c.name);
+    const version = ifMatchOf(m, urn, c.ifMatch);
+    const res = await call(
+      'POST',
+      `${r.api}/resources/${urn}/refresh`,
+      undefined,
+      headersOf(version),
+    );
+    expectAnswer(m, `refresh ${sourceOf(m, urn, c.ifMatch)}`, design.refresh(m, urn, version), res);
   });
 
 export const retry = (c: { name: string; ifMatch: IfMatch }) =>
@@ -220,31 +281,54 @@ export const script = (c: { name: string; outcomes: Outcome[] }) =>
     r.script(urn, ...c.outcomes);
   });
 
+/** What the fake's observe does for each modelled outcome. */
+const OBSERVE_BEHAVIOURS: Record<ObserveOutcome, ObserveBehaviour> = {
+  exists: { type: 'default' },
+  missing: { type: 'result', result: { exists: false } },
+  throw: { type: 'throw', message: design.OBSERVE_FAILURE },
+};
+
+export const scriptObserve = (c: { name: string; outcomes: ObserveOutcome[] }) =>
+  command(`script ${c.name}'s observe: ${c.outcomes.join(', ')}`, async (m, r) => {
+    const urn = urnOf(c.name);
+    m.observeScripts.set(urn, [...(m.observeScripts.get(urn) ?? []), ...c.outcomes]);
+    r.scriptObserve(urn, ...c.outcomes.map((o) => OBSERVE_BEHAVIOURS[o]));
+  });
+
 export const step = () =>
   command('worker step', async (m, r) => {
-    const expected = worker.workerStep(m);
+    const { sameRoundWakes, ...expected } = worker.workerStep(m);
     const { claimed, calls } = await r.step();
     counts.syncs += calls.length;
-    expect({ claimed, calls: callsOf(calls) }).toEqual({
-      claimed: expected.length,
-      calls: expected,
-    });
+    expect({ claimed, calls: callsOf(calls) }).toEqual(expected);
+    // The one place the dialects differ (worker.ts): woken now, or after the poll; the model takes what happened.
+    for (const urn of sameRoundWakes) {
+      const res = await call('GET', `${r.api}/resources/${urn}`);
+      const dueAtMs = Date.parse(res.body.state.sync.next_sync_at);
+      expect([m.nowMs, m.nowMs + m.dependencyPollMs]).toContain(dueAtMs);
+      m.resources.get(urn)!.dueAtMs = dueAtMs;
+      counts.sameRoundWakes[dueAtMs === m.nowMs ? 'now' : 'polled'] += 1;
+    }
   });
 
 /** A worker round with requests arriving while its syncs run; the syncs end with ok after the requests. */
 export const stepWith = (requests: Command[]) =>
-  command(`worker step with [${requests.join('; ')}] during its syncs`, async (m, r) => {
-    const expected = worker.startRound(m);
-    const { claimed, calls } = await r.stepAround(expected.length, async () => {
-      for (const request of requests) if (request.check(m)) await request.run(m, r);
-    });
-    worker.finishRound(m, expected);
-    counts.syncs += calls.length;
-    expect({ claimed, calls: callsOf(calls) }).toEqual({
-      claimed: expected.length,
-      calls: expected,
-    });
-  });
+  command(
+    `worker step with [${requests.join('; ')}] during its syncs`,
+    async (m, r) => {
+      const expected = worker.startRound(m);
+      const { claimed, calls } = await r.stepAround(expected.length, async () => {
+        for (const request of requests) if (request.check(m)) await request.run(m, r);
+      });
+      worker.finishRound(m, expected);
+      counts.syncs += calls.length;
+      expect({ claimed, calls: callsOf(calls) }).toEqual({
+        claimed: expected.length,
+        calls: expected,
+      });
+    },
+    worker.everyDueCallsModule,
+  );
 
 export const tick = (ms: number) =>
   command(`${ms} ms pass`, async (m, r) => {
@@ -263,7 +347,8 @@ export const interrupt = (how: 'killed' | 'stopped' | 'frozen') =>
       counts.interrupted += 1;
       expect(callsOf(calls)).toEqual(expected);
     },
-    (m) => how !== 'frozen' || m.frozen === null,
+    // A held round holds module calls: a wait or an orphan would write back while it is held.
+    (m) => (how !== 'frozen' || m.frozen === null) && worker.everyDueCallsModule(m),
   );
 
 export const thaw = () =>
@@ -306,10 +391,12 @@ const outcome: fc.Arbitrary<Outcome> = fc.oneof(
   },
 );
 
-const createOf = (names: fc.Arbitrary<string>) =>
-  fc.record({ name: names, configs, labels }).map(create);
+const createOf = (
+  names: fc.Arbitrary<string>,
+  importing: fc.Arbitrary<boolean> = fc.constant(false),
+) => fc.record({ name: names, configs, labels, importing }).map(create);
 const requests = [
-  createOf(name),
+  createOf(name, fc.constantFrom(false, false, false, true)),
   fc
     .record({
       name,
@@ -334,6 +421,17 @@ const requests = [
       via: fc.constantFrom('DELETE' as const, 'actions' as const, 'execute' as const),
     })
     .map(remove),
+  fc
+    .record({
+      name,
+      ifMatch,
+      orphan: fc.boolean(),
+      cascade: fc.constantFrom(false, true, true),
+      via: fc.constant('DELETE' as const),
+    })
+    .map(remove),
+  fc.record({ name, paused: fc.boolean() }).map(pause),
+  fc.record({ name, ifMatch }).map(refresh),
   fc.record({ name, ifMatch }).map(retry),
   fc
     .record({
@@ -359,8 +457,23 @@ export const COMMANDS: Array<fc.Arbitrary<Command>> = weighted([
   [requests[3]!, 2],
   [requests[4]!, 1],
   [requests[5]!, 2],
+  [requests[6]!, 2],
+  [requests[7]!, 1],
+  [requests[8]!, 2],
   [fc.record({ name, outcomes: fc.array(outcome, { minLength: 1, maxLength: 3 }) }).map(script), 2],
-  [fc.constant(null).map(step), 4],
+  [
+    fc
+      .record({
+        name,
+        outcomes: fc.array(fc.constantFrom<ObserveOutcome>('exists', 'missing', 'throw'), {
+          minLength: 1,
+          maxLength: 2,
+        }),
+      })
+      .map(scriptObserve),
+    1,
+  ],
+  [fc.constant(null).map(step), 5],
   [fc.array(fc.oneof(...requests), { minLength: 1, maxLength: 2 }).map(stepWith), 3],
   [fc.constantFrom(500, LEASE_MS).map(tick), 2],
   [fc.constant(null).map(restart), 1],
@@ -383,6 +496,11 @@ function sourceOf(m: Model, urn: string, ifMatch: IfMatch = 'none'): string {
       ? 'PENDING delete'
       : resource.status;
   return ifMatch === 'stale' ? `${status}, stale If-Match` : status;
+}
+
+/** A removal met by dependents: the rows of §11 the cascade and the dependents' refusal are about. */
+function dependentsNote(model: Model, urn: string): string {
+  return design.dependentsOf(model, urn).length ? ' with dependents' : '';
 }
 
 function ifMatchOf(model: Model, urn: string, ifMatch: IfMatch): number | undefined {
@@ -414,6 +532,21 @@ function expectAnswer(
     // §4: a request the status does not allow answers 409 naming the requests it does allow.
     for (const allowed of answer.allowed ?? [])
       expect(res.body.error.message).toMatch(new RegExp(`\\b${allowed}\\b`));
+    if (answer.allowed)
+      expect([...res.body.error.details.allowed].sort()).toEqual([...answer.allowed].sort());
+    // §11: a removal refused for its dependents names them.
+    if (answer.dependents) expect(res.body.error.details.dependents).toEqual(answer.dependents);
+    return;
+  }
+  if (answer.flag) {
+    // Pause and resume: 200 `{resource, operation}`, or `{resource}` alone when nothing changed.
+    expect({ status: res.status, operation: res.body.operation === undefined }).toEqual({
+      status: 200,
+      operation: answer.flag === 'unchanged',
+    });
+    const urn = res.body.resource.urn;
+    if (answer.flag === 'changed') acceptedAs(m, answer, res.body.operation);
+    expect(factsOf(res.body.resource)).toEqual(expectedFacts(m.resources.get(urn)!));
     return;
   }
   expect({ status: res.status, error: res.body?.error?.code, dry_run: res.body?.dry_run }).toEqual({
@@ -422,16 +555,38 @@ function expectAnswer(
     dry_run: dryRun ? true : undefined,
   });
   if (dryRun) return;
+  if (answer.cascade) {
+    // §11: the dependents' deletes in deletion order, each accepted before what it depends on.
+    expect((res.body.cascade ?? []).map((c: any) => c.resource.urn)).toEqual(
+      answer.cascade.map((c) => c.urn),
+    );
+    answer.cascade.forEach((c, i) => acceptedAs(m, c.answer, res.body.cascade[i].operation));
+    answer.cascade.forEach((c, i) =>
+      expect(factsOf(res.body.cascade[i].resource)).toEqual(expectedFacts(m.resources.get(c.urn)!)),
+    );
+  } else expect(res.body.cascade).toBeUndefined();
   const operation = answer.status === 200 ? res.body : res.body.operation;
-  if (answer.sameOperation) expect(operation.id).toBe(answer.sameOperation);
-  answer.accept(operation.id);
-  const modelled = m.operations.find((op) => op.id === operation.id);
-  expect(modelled && operationFactsOf(operation)).toEqual(modelled && expectedOperation(modelled));
+  acceptedAs(m, answer, operation);
   if (answer.status === 202)
     expect(factsOf(res.body.resource)).toEqual(expectedFacts(m.resources.get(operation.urn)!));
 }
 
-const callsOf = (calls: SyncCall[]): ExpectedCall[] =>
+/** The model takes an accepted answer's operation, and the answer's operation document must be the model's. */
+function acceptedAs(m: Model, answer: design.Answer, operation: any): void {
+  if (!answer.ok) throw new Error('model: accepting a refused answer');
+  if (answer.sameOperation) expect(operation.id).toBe(answer.sameOperation);
+  answer.accept(operation.id);
+  const modelled = m.operations.find((op) => op.id === operation.id);
+  expect(modelled && operationFactsOf(operation)).toEqual(modelled && expectedOperation(modelled));
+}
+
+const callsOf = (calls: ModuleCall[]): ExpectedCall[] =>
   calls
-    .map(({ urn, action, version, operationId }) => ({ urn, action, version, operationId }))
+    .map(({ urn, action, version, operationId, via }) => ({
+      urn,
+      action,
+      version,
+      operationId,
+      via,
+    }))
     .sort((a, b) => (a.urn < b.urn ? -1 : 1));

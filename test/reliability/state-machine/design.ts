@@ -7,8 +7,10 @@
  * This file holds the resources, operations and requests; model-worker.ts holds the
  * sync loop. Two things are modelled beyond §4, because the answers depend on them:
  * the due work and fencing of §6 (when a worker may sync a resource, and which
- * write-backs count), and the fake module of test/helpers/fake-module.ts (its plan
- * and sync, in a few lines).
+ * write-backs count), and the fake module of test/helpers/fake-module.ts (its plan,
+ * sync and observe, in a few lines). And the day-2 requests of docs/design.md §11
+ * (issue 13): pause and resume, orphan, import, refresh with its drift, and the cascading
+ * delete over a fixed tree (a resource may name one `parent`; see PARENTS in commands.ts).
  */
 
 export type Status = 'PENDING' | 'COMPLETED' | 'ERROR';
@@ -31,6 +33,19 @@ export type Outcome =
   | { type: 'requeue'; ms: number }
   | { type: 'throw'; message: string }
   | { type: 'terminal'; message: string };
+
+/** What one observe call of the fake module finds (import, refresh): the object as the spec says, none, or a failure. */
+export type ObserveOutcome = 'exists' | 'missing' | 'throw';
+
+/** The message of a scripted observe failure. */
+export const OBSERVE_FAILURE = 'the backend could not be read';
+
+/** `state.drift`, as far as the model knows it: the fake's observe never reports a differing config. */
+export interface ModelDrift {
+  exists: boolean;
+  /** A phrase the error contains, or null. */
+  error: string | null;
+}
 
 export interface ModelOperation {
   id: string;
@@ -62,8 +77,18 @@ export interface ModelResource {
   failures: number;
   /** A phrase `state.sync.last_error` contains, or null. */
   lastError: string | null;
-  /** The fake module's `state.data.remaining`: sync calls still to do. */
-  remaining: number;
+  /** The fake module's `state.data.remaining`: sync calls still to do; null (no data) after an import. */
+  remaining: number | null;
+  /** `state.output.value`: what the module published last; undefined before anything was. */
+  output: unknown;
+  /** `state.paused` (§11): no claim but an orphan's. */
+  paused: boolean;
+  /** `state.drift`: null before the first look at the backend. */
+  drift: ModelDrift | null;
+  /** The URN of the resource it depends on (`spec.dependencies.parent`), or null. */
+  parent: string | null;
+  /** Its last write-back was a wait (`state.sync.waiting_on` set): a dependency's completion or a dependent's removal wakes it. */
+  waiting: boolean;
   /** When a worker may sync it (§6); null: not due. */
   dueAtMs: number | null;
   /** The end of a lease left by a worker that died or froze mid-sync; nobody syncs it before then. */
@@ -76,6 +101,8 @@ export interface Model {
   nowMs: number;
   readonly leaseMs: number;
   readonly maxAttempts: number;
+  /** How long a resource that waits (on a dependency, or a removal on its dependents) sleeps unless woken. */
+  readonly dependencyPollMs: number;
   /** Resources by URN; a completed delete removes one. */
   resources: Map<string, ModelResource>;
   /** Every operation accepted, oldest first: history outlives the resource. */
@@ -84,21 +111,30 @@ export interface Model {
   revisions: Array<{ urn: string; version: number; action: string; operation_id: string }>;
   /** Scripted outcomes of the next sync calls per URN (after them: ok). */
   scripts: Map<string, Outcome[]>;
+  /** Scripted outcomes of the next observe calls per URN (after them: exists). */
+  observeScripts: Map<string, ObserveOutcome[]>;
   /** The syncs of a worker that froze mid-round, with the claim each holds; null when none is frozen. */
   frozen: Array<{ urn: string; operationId: string; claim: number }> | null;
   /** Claims so far: each claim is a new lease, never one a resource of the same URN had before. */
   claims: number;
 }
 
-export function createModel(nowMs: number, leaseMs: number, maxAttempts: number): Model {
+export function createModel(
+  nowMs: number,
+  leaseMs: number,
+  maxAttempts: number,
+  dependencyPollMs: number,
+): Model {
   return {
     nowMs,
     leaseMs,
     maxAttempts,
+    dependencyPollMs,
     resources: new Map(),
     operations: [],
     revisions: [],
     scripts: new Map(),
+    observeScripts: new Map(),
     frozen: null,
     claims: 0,
   };
@@ -109,16 +145,25 @@ export function createModel(nowMs: number, leaseMs: number, maxAttempts: number)
  * the model), or an error, whose message names `allowed` when the request's status was wrong.
  */
 export type Answer =
-  | { ok: true; status: 200 | 202; accept(operationId: string): void; sameOperation?: string }
-  | { ok: false; status: number; code: string; allowed?: string[] };
+  | {
+      ok: true;
+      status: 200 | 202;
+      accept(operationId: string): void;
+      sameOperation?: string;
+      /** Pause and resume: `changed` answers `{resource, operation}`, `unchanged` `{resource}` and writes nothing. */
+      flag?: 'changed' | 'unchanged';
+      /** A cascading delete: the dependents' answers, in deletion order (leaves first), accepted before this one. */
+      cascade?: Array<{ urn: string; answer: Answer }>;
+    }
+  | { ok: false; status: number; code: string; allowed?: string[]; dependents?: string[] };
 
 const deny = (status: number, code: string): Answer => ({ ok: false, status, code });
 
-/** The requests §4 allows from each status: a 409 for a wrong status names them. */
+/** The requests §4 and §11 allow from each status: a 409 for a wrong status names them. */
 export const ALLOWED_FROM: Readonly<Record<Status, string[]>> = {
-  PENDING: ['delete', 'cancel'],
-  COMPLETED: ['update', 'action', 'delete'],
-  ERROR: ['update', 'action', 'delete', 'retry'],
+  PENDING: ['delete', 'cancel', 'orphan', 'pause', 'resume'],
+  COMPLETED: ['update', 'action', 'delete', 'refresh', 'orphan', 'pause', 'resume'],
+  ERROR: ['update', 'action', 'delete', 'retry', 'refresh', 'orphan', 'pause', 'resume'],
 };
 const notNow = (status: Status): Answer => ({
   ok: false,
@@ -141,21 +186,29 @@ export const withDefaults = (configs: Partial<Configs>): Configs => ({ steps: 1,
 
 // ---- requests (docs/design.md §4, first table) ----
 
-/** create: allowed when the URN is free → PENDING, action create, version 1 (a reused URN starts again at 1). */
+/**
+ * create: allowed when the URN is free → PENDING, action create, version 1 (a reused URN starts again at 1).
+ * An import (§11) is a create planned the same way and stored with action `import`, no data and no
+ * output: the worker observes instead of syncing. A `parent` must exist and not be being removed.
+ */
 export function create(
   model: Model,
   urn: string,
   configs: Partial<Configs>,
   labels: Record<string, string> = {},
+  options: { importing?: boolean; parent?: string } = {},
 ): Answer {
   if (model.resources.has(urn)) return ALREADY_EXISTS;
   const spec = withDefaults(configs);
+  const parent = options.parent ?? null;
+  if (parent !== null && !dependable(model, parent)) return INVALID_REQUEST;
   if (spec.value === REFUSED_VALUE) return INVALID_REQUEST;
+  const action = options.importing ? 'import' : 'create';
   return accepted((id) => {
-    const operation = newOperation(id, urn, 'create', {}, 1);
+    const operation = newOperation(id, urn, action, {}, 1);
     model.resources.set(urn, {
       status: 'PENDING',
-      action: 'create',
+      action,
       version: 1,
       observedVersion: null,
       configs: spec,
@@ -163,15 +216,33 @@ export function create(
       operation,
       failures: 0,
       lastError: null,
-      remaining: spec.steps,
+      remaining: options.importing ? null : spec.steps,
+      output: undefined,
+      paused: false,
+      drift: null,
+      parent,
+      waiting: false,
       dueAtMs: model.nowMs,
       leaseUntilMs: null,
       claim: 0,
     });
     model.operations.push(operation);
-    model.revisions.push({ urn, version: 1, action: 'create', operation_id: id });
+    model.revisions.push({ urn, version: 1, action, operation_id: id });
   });
 }
+
+/** A dependency a request may name: it exists and is not being deleted or orphaned. */
+function dependable(model: Model, urn: string): boolean {
+  const resource = model.resources.get(urn);
+  return resource !== undefined && !beingRemoved(resource);
+}
+
+export const beingRemoved = (r: ModelResource): boolean =>
+  r.status === 'PENDING' && (r.action === 'delete' || r.action === 'orphan');
+
+/** The resources that depend on `urn`. */
+export const dependentsOf = (model: Model, urn: string): string[] =>
+  [...model.resources].filter(([, r]) => r.parent === urn).map(([dependent]) => dependent);
 
 /**
  * update (PATCH): from COMPLETED or ERROR; from PENDING 409. Each part given replaces the
@@ -188,6 +259,7 @@ export function update(
   const { resource } = found;
   if (resource.status === 'PENDING') return notNow(resource.status);
   const configs = patch.configs ? withDefaults(patch.configs) : resource.configs;
+  if (resource.parent !== null && !dependable(model, resource.parent)) return INVALID_REQUEST;
   if (configs.value === REFUSED_VALUE) return INVALID_REQUEST;
   return accepted((id) =>
     start(
@@ -209,6 +281,7 @@ export function bump(model: Model, urn: string, by: number, ifMatch?: number): A
   if ('denied' in found) return found.denied;
   const { resource } = found;
   if (resource.status === 'PENDING') return notNow(resource.status);
+  if (resource.parent !== null && !dependable(model, resource.parent)) return INVALID_REQUEST;
   const configs = { ...resource.configs, value: Number(resource.configs.value ?? 0) + by };
   return accepted((id) =>
     start(model, urn, resource, id, 'bump', { by }, { configs, labels: resource.labels }, 1),
@@ -218,15 +291,94 @@ export function bump(model: Model, urn: string, by: number, ifMatch?: number): A
 /**
  * delete: from any status → PENDING, action delete; a running operation is cancelled as
  * superseded. A second delete while the first runs answers 202 with the same operation.
+ * An orphan (§11, `?orphan=true`) is the same with action `orphan`: no plan, so the data stay.
+ * While other resources depend on it, it is refused (409 naming them), unless they are in
+ * the cascade it is part of (`cascadeWith`).
  */
-export function remove(model: Model, urn: string, ifMatch?: number): Answer {
+export function remove(
+  model: Model,
+  urn: string,
+  ifMatch?: number,
+  options: { orphan?: boolean; cascadeWith?: ReadonlySet<string> } = {},
+): Answer {
   const found = existing(model, urn, ifMatch);
   if ('denied' in found) return found.denied;
   const { resource } = found;
-  if (resource.status === 'PENDING' && resource.action === 'delete') {
+  const action = options.orphan ? 'orphan' : 'delete';
+  if (resource.status === 'PENDING' && resource.action === action) {
     return { ok: true, status: 202, accept: () => undefined, sameOperation: resource.operation.id };
   }
-  return accepted((id) => start(model, urn, resource, id, 'delete', {}, undefined, 1));
+  const dependents = dependentsOf(model, urn).filter((d) => !options.cascadeWith?.has(d));
+  if (dependents.length) return { ok: false, status: 409, code: 'invalid_state', dependents };
+  const remaining = action === 'orphan' ? resource.remaining : 1;
+  return accepted((id) => start(model, urn, resource, id, action, {}, undefined, remaining));
+}
+
+/**
+ * `DELETE ?cascade=true` (§11): every dependent, transitively, leaves first, then `urn`, each
+ * by its own delete (or orphan). Every one is checked before any is accepted: a refusal of
+ * any refuses the whole, and nothing changes.
+ */
+export function removeCascade(
+  model: Model,
+  urn: string,
+  ifMatch: number | undefined,
+  orphan: boolean,
+): Answer {
+  const order: string[] = [];
+  const visit = (target: string) => {
+    if (order.includes(target)) return;
+    for (const dependent of dependentsOf(model, target).sort()) visit(dependent);
+    order.push(target);
+  };
+  visit(urn);
+  const tree = new Set(order);
+  const answers = order.map((target) => ({
+    urn: target,
+    answer: remove(model, target, target === urn ? ifMatch : undefined, {
+      orphan,
+      cascadeWith: tree,
+    }),
+  }));
+  const refused = answers.find(({ answer }) => !answer.ok);
+  if (refused) return refused.answer;
+  const root = answers.pop()!.answer as Extract<Answer, { ok: true }>;
+  return { ...root, cascade: answers };
+}
+
+/** pause and resume (§11): from any status, flip `paused` only; audited by an operation written already succeeded. */
+export function setPaused(model: Model, urn: string, paused: boolean): Answer {
+  const resource = model.resources.get(urn);
+  if (!resource) return NOT_FOUND;
+  if (resource.paused === paused)
+    return { ok: true, status: 200, accept: () => undefined, flag: 'unchanged' };
+  const action = paused ? 'pause' : 'resume';
+  return {
+    ok: true,
+    status: 200,
+    flag: 'changed',
+    accept(id) {
+      const operation = newOperation(id, urn, action, {}, resource.version);
+      finish(operation, 'succeeded', null);
+      model.operations.push(operation);
+      model.revisions.push({ urn, version: resource.version, action, operation_id: id });
+      resource.paused = paused;
+      // A resumed PENDING resource is due at once, unless a lease still runs.
+      if (!paused && resource.status === 'PENDING' && (resource.leaseUntilMs ?? 0) <= model.nowMs)
+        resource.dueAtMs = model.nowMs;
+    },
+  };
+}
+
+/** refresh (§11): from COMPLETED or ERROR → PENDING, action refresh; no plan, the version and data stay. */
+export function refresh(model: Model, urn: string, ifMatch?: number): Answer {
+  const found = existing(model, urn, ifMatch);
+  if ('denied' in found) return found.denied;
+  const { resource } = found;
+  if (resource.status === 'PENDING') return notNow(resource.status);
+  return accepted((id) =>
+    start(model, urn, resource, id, 'refresh', {}, undefined, resource.remaining),
+  );
 }
 
 /**
@@ -264,7 +416,12 @@ export function cancel(model: Model, operationId: string): Answer {
     );
   return accepted(() => {
     finish(operation, 'cancelled', 'cancelled');
-    Object.assign(resource, { status: 'ERROR', lastError: 'cancelled', dueAtMs: null });
+    Object.assign(resource, {
+      status: 'ERROR',
+      lastError: 'cancelled',
+      dueAtMs: null,
+      waiting: false,
+    });
   }, 200);
 }
 
@@ -289,7 +446,7 @@ function start(
   action: string,
   params: unknown,
   spec: Pick<ModelResource, 'configs' | 'labels'> | undefined,
-  remaining: number,
+  remaining: number | null,
 ): void {
   if (resource.status === 'PENDING')
     finish(resource.operation, 'cancelled', `superseded by ${action}`);
@@ -309,6 +466,7 @@ function start(
     failures: 0,
     lastError: null,
     remaining,
+    waiting: false,
     dueAtMs: model.nowMs,
   });
 }

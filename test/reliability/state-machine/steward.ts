@@ -7,6 +7,7 @@ import {
   type Behaviour,
   createFakeModule,
   type FakeModule,
+  type ObserveBehaviour,
   type SyncCall,
 } from '../../helpers/fake-module.js';
 import { createGate } from '../../helpers/fake-steward.js';
@@ -22,6 +23,9 @@ import { testDatabase } from '../../helpers/test-database.js';
  * during a sync (`interrupt('killed')`), or by freezing it mid-sync while the next one
  * takes over (`interrupt('frozen')`), to carry on later (`thaw`).
  */
+/** A module call as the test sees it: `sync`, or `observe` (import, refresh). */
+export type ModuleCall = SyncCall & { via: 'sync' | 'observe' };
+
 export interface ModelSteward {
   /** The API of the current incarnation. */
   readonly api: string;
@@ -29,8 +33,10 @@ export interface ModelSteward {
   advance(ms: number): void;
   /** Outcomes for the next sync calls of `urn`, in order (after them: ok). Shared by every incarnation. */
   script(urn: string, ...behaviours: Behaviour[]): void;
+  /** Outcomes for the next observe calls of `urn`, in order (after them: the default, the object as the spec says). */
+  scriptObserve(urn: string, ...behaviours: ObserveBehaviour[]): void;
   /** One claim-and-sync round run to its end: how many resources it claimed, and the sync calls made. */
-  step(): Promise<{ claimed: number; calls: SyncCall[] }>;
+  step(): Promise<{ claimed: number; calls: ModuleCall[] }>;
   /**
    * A round whose syncs wait until `during` has run (then they carry on as ok): waits
    * until `expectedCalls` of them are in the module, runs `during`, lets them finish.
@@ -38,7 +44,7 @@ export interface ModelSteward {
   stepAround(
     expectedCalls: number,
     during: () => Promise<void>,
-  ): Promise<{ claimed: number; calls: SyncCall[] }>;
+  ): Promise<{ claimed: number; calls: ModuleCall[] }>;
   /**
    * Starts a round whose syncs do not finish, waits until `expectedCalls` of them are in
    * the module, then leaves this incarnation and starts the next on the same database.
@@ -47,7 +53,7 @@ export interface ModelSteward {
    * after the grace period and their leases released); `frozen`: it stays as it is, as
    * under SIGSTOP, until `thaw`.
    */
-  interrupt(how: 'killed' | 'stopped' | 'frozen', expectedCalls: number): Promise<SyncCall[]>;
+  interrupt(how: 'killed' | 'stopped' | 'frozen', expectedCalls: number): Promise<ModuleCall[]>;
   /** The frozen incarnation carries on: its syncs end with ok and write back; then it stops. */
   thaw(): Promise<void>;
   /** A clean stop, then a new incarnation on the same database. */
@@ -59,6 +65,7 @@ export interface ModelStewardOptions {
   startMs: number;
   leaseMs: number;
   maxAttempts: number;
+  dependencyPollMs: number;
 }
 
 export async function startModelSteward(options: ModelStewardOptions): Promise<ModelSteward> {
@@ -66,12 +73,19 @@ export async function startModelSteward(options: ModelStewardOptions): Promise<M
   const db = await testDatabase(dir);
   let nowMs = options.startMs;
   const scripts = new Map<string, Behaviour[]>();
+  const observeScripts = new Map<string, ObserveBehaviour[]>();
   /** While set, every sync call waits on it instead of taking its scripted outcome (a held round). */
   let hold: ReturnType<typeof createGate> | undefined;
 
   async function boot(): Promise<{ h: Harness; module: FakeModule }> {
-    const module = createFakeModule();
+    // The fixed tree of the cascade: a fake may depend on another fake (commands.ts PARENTS).
+    const module = createFakeModule({ dependencies: { parent: { kind: 'fake', optional: true } } });
     module.script((c) => hold?.behaviour ?? scripts.get(c.urn)?.shift() ?? { type: 'ok' });
+    module.scriptObserve(
+      (c) =>
+        (hold?.behaviour.type === 'gate' ? hold.behaviour : undefined) ??
+        observeScripts.get(c.urn)?.shift() ?? { type: 'default' },
+    );
     const h = await startSteward({
       dir,
       config: {
@@ -82,6 +96,7 @@ export async function startModelSteward(options: ModelStewardOptions): Promise<M
         backoffMaxMs: 0,
         maxAttempts: options.maxAttempts,
         leaseMs: options.leaseMs,
+        dependencyPollMs: options.dependencyPollMs,
         shutdownGraceMs: 5,
       },
       overrides: {
@@ -99,21 +114,20 @@ export async function startModelSteward(options: ModelStewardOptions): Promise<M
    */
   async function heldRound(expectedCalls: number) {
     const { h, module } = current;
-    const before = module.ledger.calls.length;
+    const since = callsSince(module);
     const gate = createGate();
     hold = gate;
     let settled = false;
     const round = h.steward.engine.runOnce().finally(() => (settled = true));
     try {
       await waitFor(
-        () =>
-          settled || (expectedCalls > 0 && module.ledger.calls.length - before >= expectedCalls),
+        () => settled || (expectedCalls > 0 && since().length >= expectedCalls),
         `${expectedCalls} sync calls to start`,
       );
     } finally {
       hold = undefined;
     }
-    return { h, gate, round, calls: () => module.ledger.calls.slice(before) };
+    return { h, gate, round, calls: since };
   }
 
   let current = await boot();
@@ -140,10 +154,13 @@ export async function startModelSteward(options: ModelStewardOptions): Promise<M
     script(urn, ...behaviours) {
       scripts.set(urn, [...(scripts.get(urn) ?? []), ...behaviours]);
     },
+    scriptObserve(urn, ...behaviours) {
+      observeScripts.set(urn, [...(observeScripts.get(urn) ?? []), ...behaviours]);
+    },
     async step() {
-      const before = current.module.ledger.calls.length;
+      const since = callsSince(current.module);
       const claimed = await current.h.steward.engine.runOnce();
-      return { claimed, calls: current.module.ledger.calls.slice(before) };
+      return { claimed, calls: since() };
     },
     async stepAround(expectedCalls, during) {
       const { gate, round, calls } = await heldRound(expectedCalls);
@@ -182,6 +199,18 @@ export async function startModelSteward(options: ModelStewardOptions): Promise<M
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** The module calls made from now on, sync and observe alike. */
+function callsSince(module: FakeModule): () => ModuleCall[] {
+  const syncs = module.ledger.calls.length;
+  const observes = module.ledger.observes?.length ?? 0;
+  return () => [
+    ...module.ledger.calls.slice(syncs).map((c) => ({ ...c, via: 'sync' as const })),
+    ...(module.ledger.observes ?? [])
+      .slice(observes)
+      .map((c) => ({ ...c, via: 'observe' as const })),
+  ];
 }
 
 /**
