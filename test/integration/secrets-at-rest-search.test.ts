@@ -239,6 +239,16 @@ describeEachDialect(
           expect(res.status).toBe(202);
           await settled(FAILED, 'ERROR', res.body.operation.id);
         },
+        // The vault kind has no observe: refresh is refused (400 naming the kind), still an answer searched.
+        [`POST ${p}/resources/{urn}/refresh`]: async () => {
+          expect((await record('refresh', 'POST', `/resources/${V}/refresh`)).status).toBe(400);
+        },
+        [`POST ${p}/resources/{urn}/pause`]: async () => {
+          expect((await record('pause', 'POST', `/resources/${EXTRA}/pause`)).status).toBe(200);
+        },
+        [`POST ${p}/resources/{urn}/resume`]: async () => {
+          expect((await record('resume', 'POST', `/resources/${EXTRA}/resume`)).status).toBe(200);
+        },
         [`GET ${p}/resources/{urn}/revisions`]: async () => {
           for (const target of [V, C, FAILED, EXTRA, DOOMED])
             expect(

@@ -115,6 +115,7 @@ const ACTIONS: Array<[method: string, path: RegExp, action: string]> = [
   ['POST', /^\/resources\/([^/]+)\/execute$/, 'resource.execute'],
   ['POST', /^\/resources\/([^/]+)\/actions\/[^/]+$/, 'resource.execute'],
   ['POST', /^\/resources\/([^/]+)\/retry$/, 'resource.retry'],
+  ['POST', /^\/resources\/([^/]+)\/refresh$/, 'resource.refresh'],
   ['POST', /^\/resources\/([^/]+)\/pause$/, 'resource.pause'],
   ['POST', /^\/resources\/([^/]+)\/resume$/, 'resource.resume'],
   ['GET', /^\/resources\/([^/]+)\/revisions$/, 'resource.revisions'],
