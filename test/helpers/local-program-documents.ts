@@ -1,20 +1,15 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
-import type { ModuleDefinition, Resource, SyncContext, SyncResult } from '../../src/sdk/index.js';
+import type { ModuleDefinition, Resource, SyncResult } from '../../src/sdk/index.js';
+import { resourceDocument as document, syncContext } from './resource-document.js';
 
 /**
  * Resource documents and a step loop for calling the `process` and `job` definitions directly
  * (plan, sync, observe) with real files and child processes, as the core would.
  */
 
-const silent = { debug() {}, info() {}, warn() {}, error() {} };
-
-export const syncContext = (): SyncContext => ({
-  signal: new AbortController().signal,
-  log: silent,
-  now: () => new Date(),
-});
+export { syncContext };
 
 export const CREATED_AT = '2026-01-01T00:00:00.000Z';
 
@@ -27,37 +22,14 @@ export interface DocumentState {
   createdAt?: string;
 }
 
-/** A resource document as the core hands it to a module (secrets included, policy and drift fields present). */
+/** A resource document as the core hands it to a module, in project `p`. */
 export function resourceDocument(
   kind: string,
   name: string,
   configs: Record<string, unknown>,
   { action, operationId, data = null, output = {}, createdAt = CREATED_AT }: DocumentState,
 ): Resource {
-  return {
-    urn: `orn:steward:${kind}:p:${name}`,
-    kind,
-    project: 'p',
-    name,
-    labels: {},
-    version: 1,
-    created_at: createdAt,
-    updated_at: createdAt,
-    created_by: 't',
-    updated_by: 't',
-    spec: { configs, dependencies: {}, policy: { mode: 'manage', on_delete: 'delete' } },
-    state: {
-      status: 'PENDING',
-      action,
-      operation_id: operationId,
-      output,
-      data,
-      observed_version: null,
-      sync: { attempts: 0, last_error: null, next_sync_at: null, last_synced_at: null },
-      paused: false,
-      drift: null,
-    },
-  };
+  return document({ kind, name, configs, action, operationId, data, output, createdAt });
 }
 
 /** The document after a sync result is written back (what the core stores). */

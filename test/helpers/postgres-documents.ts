@@ -1,5 +1,6 @@
-import type { ResolvedDependency, Resource, SyncContext } from '../../src/sdk/index.js';
+import type { ResolvedDependency, Resource } from '../../src/sdk/index.js';
 import type { TestPostgres } from './postgres.js';
+import { resourceDocument, syncContext } from './resource-document.js';
 
 /**
  * Documents for calling the postgres modules' plan, sync and observe directly (at the
@@ -8,14 +9,7 @@ import type { TestPostgres } from './postgres.js';
 
 export const SERVER_URN = 'orn:steward:postgres_server:p:main';
 
-const silent = { debug() {}, info() {}, warn() {}, error() {} };
-
-/** A sync or observe context that logs nothing and is never aborted. */
-export const syncContext = (): SyncContext => ({
-  signal: new AbortController().signal,
-  log: silent,
-  now: () => new Date(),
-});
+export { syncContext };
 
 /** The `server` dependency as a COMPLETED postgres_server on `server` publishes it. */
 export function serverDependency(server: TestPostgres): Record<string, ResolvedDependency> {
@@ -80,32 +74,6 @@ function pendingDocument(
     createdAt = '2026-01-01T00:00:00.000Z',
   }: DatabaseDocument,
 ): Resource {
-  return {
-    urn: `orn:steward:${kind}:p:${name}`,
-    kind,
-    project: 'p',
-    name,
-    labels: {},
-    version: 1,
-    created_at: createdAt,
-    updated_at: createdAt,
-    created_by: 't',
-    updated_by: 't',
-    spec: {
-      configs,
-      dependencies: { server: SERVER_URN },
-      policy: { mode: 'manage', on_delete: 'delete' },
-    },
-    state: {
-      status: 'PENDING',
-      action,
-      operation_id: 'op_1',
-      output,
-      data,
-      observed_version: null,
-      sync: { attempts: 0, last_error: null, next_sync_at: null, last_synced_at: null },
-      paused: false,
-      drift: null,
-    },
-  };
+  const dependencies = { server: SERVER_URN };
+  return resourceDocument({ kind, name, configs, dependencies, action, data, output, createdAt });
 }

@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import { createFileModule } from '../../modules/file/index.js';
 import { silentLogger } from '../../src/core/logging.js';
 import { type Resource, TerminalError } from '../../src/sdk/index.js';
+import { resourceDocument } from '../helpers/resource-document.js';
 
 /**
  * The file module's day-2 half at the module level (issue 13): `observe` against
@@ -49,34 +50,15 @@ function resource(
   data: unknown = null,
   createdAt = '2026-01-01T00:00:00.000Z',
 ): Resource {
-  return {
-    urn: 'orn:steward:file:demo:f',
+  return resourceDocument({
     kind: 'file',
     project: 'demo',
     name: 'f',
-    labels: {},
-    version: 1,
-    created_at: createdAt,
-    updated_at: createdAt,
-    created_by: 't',
-    updated_by: 't',
-    spec: {
-      configs: { content: '', mode: '0644', ...configs },
-      dependencies: {},
-      policy: { mode: 'manage', on_delete: 'delete' },
-    },
-    state: {
-      status: 'PENDING',
-      action,
-      operation_id: 'op_1',
-      output: {},
-      data,
-      observed_version: null,
-      sync: { attempts: 0, last_error: null, next_sync_at: null, last_synced_at: null },
-      paused: false,
-      drift: null,
-    },
-  };
+    configs: { content: '', mode: '0644', ...configs },
+    action,
+    data,
+    createdAt,
+  });
 }
 
 /** Plans `action` over `current`, then syncs until COMPLETED (or a throw), as the engine would. */
