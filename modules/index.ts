@@ -17,6 +17,8 @@ export interface BuiltinModuleOptions {
   httpModuleTimeoutMs: number;
   /** STEWARD_POSTGRES_TARGETS */
   postgresTargets: readonly string[];
+  /** STEWARD_POSTGRES_DATA_DIRS */
+  postgresDataDirs?: readonly string[];
 }
 
 export type LoadedModule = { definition: ModuleDefinition; origin: string };
@@ -26,7 +28,10 @@ export async function builtinModules(options: BuiltinModuleOptions): Promise<Loa
   return [
     { definition: createFileModule({ root: options.fileRoot }), origin: 'modules/file' },
     {
-      definition: createPostgresServerModule({ targets: options.postgresTargets }),
+      definition: createPostgresServerModule({
+        targets: options.postgresTargets,
+        dataDirectories: options.postgresDataDirs,
+      }),
       origin: 'modules/postgres-server',
     },
     {

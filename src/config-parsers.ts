@@ -1,4 +1,5 @@
 import { envEntryProblem } from '../modules/child-process/env-allow-list.js';
+import { dataDirEntryProblem } from '../modules/postgres-server/data-directory.js';
 import { targetEntryProblem } from '../modules/postgres-server/targets.js';
 import { parseSecretKey } from './core/secrets/secret-box.js';
 
@@ -79,6 +80,17 @@ export const postgresTargetList: Parser = (raw) => {
   if (entries.length === 0) throw new Error('must name at least one target');
   const problems = entries.flatMap((entry) => {
     const problem = targetEntryProblem(entry);
+    return problem ? [`"${entry}" ${problem}`] : [];
+  });
+  if (problems.length) throw new Error(problems.join('; '));
+  return entries;
+};
+
+/** Absolute directories, each checked here so a typo stops start-up; empty = none allowed. */
+export const postgresDataDirList: Parser = (raw) => {
+  const entries = commaList(raw) as string[];
+  const problems = entries.flatMap((entry) => {
+    const problem = dataDirEntryProblem(entry);
     return problem ? [`"${entry}" ${problem}`] : [];
   });
   if (problems.length) throw new Error(problems.join('; '));

@@ -9,6 +9,7 @@ import {
   oneOf,
   type Parser,
   pathList,
+  postgresDataDirList,
   postgresTargetList,
   secretKey,
   secretKeyList,
@@ -113,6 +114,11 @@ export interface Config {
    * directory must be listed exactly. @default 127.0.0.0/8,::1,localhost (loopback only)
    */
   postgresTargets: string[];
+  /**
+   * STEWARD_POSTGRES_DATA_DIRS: ','-separated absolute directories under which a postgres_server's
+   * `data_directory` may be (its postmaster.pid is read there, symlinks resolved). @default none (refused)
+   */
+  postgresDataDirs: string[];
   /** STEWARD_QUOTA_PROJECT_RESOURCES: most resources one project may hold; 0 = no quota. @default 10000 */
   quotaProjectResources: number;
   /** STEWARD_QUOTA_RESOURCES: most resources in all projects together; 0 = no quota. @default 1000000 */
@@ -200,6 +206,7 @@ const SETTINGS: { [K in keyof Config]: [variable: string, parse: Parser, fallbac
     postgresTargetList,
     ['127.0.0.0/8', '::1', 'localhost'],
   ],
+  postgresDataDirs: ['STEWARD_POSTGRES_DATA_DIRS', postgresDataDirList, []],
   quotaProjectResources: ['STEWARD_QUOTA_PROJECT_RESOURCES', integer(0), 10_000],
   quotaResources: ['STEWARD_QUOTA_RESOURCES', integer(0), 1_000_000],
   quotaProjectBytes: ['STEWARD_QUOTA_PROJECT_BYTES', integer(0), 256 * 1024 * 1024],

@@ -12,6 +12,9 @@ import type { ServerConfigs } from './schema.js';
  * slashes, the compressed form of an IPv6 address (bracketed, as in a URL).
  */
 export function serverClaimKey({ configs }: SpecInput<ServerConfigs>): string {
+  // An import by data directory has no host yet (observe finds it): it claims the directory, and
+  // its first PATCH (which carries the host filled in) moves the claim to host:port.
+  if (configs.host === undefined) return `data_directory:${configs.data_directory ?? ''}`;
   return `${normalHost(configs.host)}:${configs.port}`;
 }
 

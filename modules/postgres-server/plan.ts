@@ -1,11 +1,15 @@
 import { isDeepStrictEqual } from 'node:util';
 
 import { type PlanInput, type PlanResult, ValidationError } from '../../src/sdk/index.js';
+import { createDataDirectoryPolicy, type DataDirectoryPolicy } from './data-directory.js';
 import { ADMIN_PASSWORD_BINDINGS, type ServerConfigs, type ServerOutput } from './schema.js';
 import type { TargetPolicy } from './targets.js';
 
 /** The one step of create and update: connect and read the version. Delete has none. */
 export type ServerStep = 'connect';
+
+/** STEWARD_POSTGRES_DATA_DIRS' default: every data_directory is refused. */
+const NO_DATA_DIRECTORIES = createDataDirectoryPolicy();
 
 export interface ServerData {
   pending: ServerStep[];
@@ -19,14 +23,11 @@ export interface ServerData {
  */
 export function planServer(
   policy: Pick<TargetPolicy, 'refusal'>,
-  { action, current, desired }: PlanInput<ServerConfigs, ServerOutput, ServerData>,
+  input: PlanInput<ServerConfigs, ServerOutput, ServerData>,
+  dataDirectories: Pick<DataDirectoryPolicy, 'refusal'> = NO_DATA_DIRECTORIES,
 ): PlanResult<ServerConfigs, ServerOutput, ServerData> {
-  const host = desired.spec.configs.host;
-  const refused = action === 'delete' ? undefined : policy.refusal(host);
-  if (refused)
-    throw new ValidationError(refused, {
-      problems: [{ path: '/spec/configs/host', message: refused }],
-    });
+  const { action, current, desired } = input;
+  if (action !== 'delete') checkWhere(policy, dataDirectories, action, desired.spec.configs);
   switch (action) {
     case 'create':
       return { data: { pending: ['connect'] } };
@@ -64,4 +65,29 @@ export function planServer(
     default:
       throw new ValidationError(`postgres_server has no action "${action}"`);
   }
+}
+
+/**
+ * host and data_directory are checked against the operator's lists before anything is read or
+ * connected to. Only an import (or a refresh of one, whose host observe filled in) may leave host
+ * out, since only observe can find it from the data directory; a create or update must name it.
+ */
+function checkWhere(
+  policy: Pick<TargetPolicy, 'refusal'>,
+  dataDirectories: Pick<DataDirectoryPolicy, 'refusal'>,
+  action: string,
+  { host, data_directory: dataDirectory }: ServerConfigs,
+): void {
+  const refuse = (field: string, message: string): never => {
+    throw new ValidationError(message, {
+      problems: [{ path: `/spec/configs/${field}`, message }],
+    });
+  };
+  if (host === undefined && action !== 'import' && action !== 'refresh')
+    refuse('host', 'host is required (only an import by data_directory may leave it out)');
+  const hostRefused = host === undefined ? undefined : policy.refusal(host);
+  if (hostRefused) refuse('host', hostRefused);
+  const dirRefused =
+    dataDirectory === undefined ? undefined : dataDirectories.refusal(dataDirectory);
+  if (dirRefused) refuse('data_directory', dirRefused);
 }

@@ -3,7 +3,9 @@ import type { SslMode } from './connection.js';
 
 /** `spec.configs` of a postgres_server, as `configSchema` below accepts them (defaults filled in). */
 export type ServerConfigs = {
-  host: string;
+  /** Absent only in an import by `data_directory` (observe fills it in); plan requires it otherwise. */
+  host?: string;
+  data_directory?: string;
   port: number;
   admin_user: string;
   admin_password?: string;
@@ -25,7 +27,9 @@ export type ServerOutput = {
 export const configSchema: JSONSchema = {
   type: 'object',
   additionalProperties: false,
-  required: ['host'],
+  // host may be left out only when data_directory names the server (an import fills it in); plan
+  // refuses a create or update without host, so those stay as strict as before.
+  anyOf: [{ required: ['host'] }, { required: ['data_directory'] }],
   properties: {
     host: {
       type: 'string',
@@ -34,6 +38,14 @@ export const configSchema: JSONSchema = {
       pattern: '^[A-Za-z0-9_.:/-]+$',
       description:
         "Host name, IP address, or (starting with /) the directory of the server's Unix socket.",
+    },
+    data_directory: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 1024,
+      pattern: '^/',
+      description:
+        "The server's data directory (absolute, inside STEWARD_POSTGRES_DATA_DIRS): observe reads its postmaster.pid for the port and host.",
     },
     port: { type: 'integer', minimum: 1, maximum: 65535, default: 5432 },
     admin_user: {
@@ -63,7 +75,13 @@ export const configSchema: JSONSchema = {
 
 /** admin_password is sent to this server as this user only: a PATCH that changes one of these must send it again. */
 export const ADMIN_PASSWORD_BINDINGS = Object.freeze({
-  admin_password: Object.freeze(['host', 'port', 'admin_user', 'sslmode'] as const),
+  admin_password: Object.freeze([
+    'host',
+    'port',
+    'admin_user',
+    'sslmode',
+    'data_directory',
+  ] as const),
 });
 
 /** What dependents (postgres_database) connect with; `admin_password` is a secret. */

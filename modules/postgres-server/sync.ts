@@ -1,4 +1,9 @@
-import type { SyncContext, SyncInput, SyncResult } from '../../src/sdk/index.js';
+import {
+  type SyncContext,
+  type SyncInput,
+  type SyncResult,
+  TerminalError,
+} from '../../src/sdk/index.js';
 import { type PostgresConnect, withSession } from './connection.js';
 import type { ServerData } from './plan.js';
 import type { ServerConfigs, ServerOutput } from './schema.js';
@@ -24,8 +29,11 @@ export async function readServer(
   configs: ServerConfigs,
   ctx: SyncContext,
 ): Promise<ServerOutput> {
+  const host = configs.host;
+  // Plan refuses a create or update without host; this is a row stored some other way.
+  if (host === undefined) throw new TerminalError('host is required to connect');
   const target = {
-    host: configs.host,
+    host,
     port: configs.port,
     user: configs.admin_user,
     password: configs.admin_password,
@@ -43,9 +51,9 @@ export async function readServer(
       return { version: String(rows[0]?.version), versionNum: Number(rows[0]?.version_num) };
     },
   );
-  ctx.log.debug('postgres server reached', { host: configs.host, port: configs.port, version });
+  ctx.log.debug('postgres server reached', { host, port: configs.port, version });
   return {
-    host: configs.host,
+    host,
     port: configs.port,
     version,
     version_num: versionNum,

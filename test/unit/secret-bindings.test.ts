@@ -76,7 +76,9 @@ describe('secretBindings in the registry', () => {
     );
     expect(bindings).toEqual({
       job: { secret_env: ['command', 'args', 'cwd', 'env'] },
-      postgres_server: { admin_password: ['host', 'port', 'admin_user', 'sslmode'] },
+      postgres_server: {
+        admin_password: ['host', 'port', 'admin_user', 'sslmode', 'data_directory'],
+      },
       process: { secret_env: ['command', 'args', 'cwd', 'env'] },
     });
   });
