@@ -27,7 +27,9 @@ export function planServer(
   dataDirectories: Pick<DataDirectoryPolicy, 'refusal'> = NO_DATA_DIRECTORIES,
 ): PlanResult<ServerConfigs, ServerOutput, ServerData> {
   const { action, current, desired } = input;
-  if (action !== 'delete') checkWhere(policy, dataDirectories, action, desired.spec.configs);
+  // An import is planned as a create whose desired state says `import` (docs/modules.md).
+  const asked = desired.state.action === 'import' ? 'import' : action;
+  if (action !== 'delete') checkWhere(policy, dataDirectories, asked, desired.spec.configs);
   switch (action) {
     case 'create':
       return { data: { pending: ['connect'] } };

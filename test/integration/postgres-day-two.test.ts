@@ -1,6 +1,9 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
 import { type DayTwoClient, dayTwoClient } from '../helpers/day-two-client.js';
 import { describeEachDialect } from '../helpers/dialects.js';
-import { type Harness, startSteward } from '../helpers/harness.js';
+import { call, type Harness, startSteward } from '../helpers/harness.js';
 import { adminQuery } from '../helpers/pg-client.js';
 import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
 
@@ -19,7 +22,7 @@ describeEachDialect('postgres_database, day two through the API', () => {
 
   beforeAll(async () => {
     server = await startPostgres();
-    h = await startSteward({ config: { maxAttempts: 20 } });
+    h = await startSteward({ config: { maxAttempts: 20, postgresDataDirs: [server.dir] } });
     api = dayTwoClient(h.api);
     const made = await api.settled(
       await api.create({
@@ -67,6 +70,44 @@ describeEachDialect('postgres_database, day two through the API', () => {
   }
   const limitOf = async (name: string) =>
     (await sql(`SELECT datconnlimit FROM pg_database WHERE datname = '${name}'`))[0]?.datconnlimit;
+
+  it('imports the running server by its data directory: host and port filled in from postmaster.pid, the file unchanged', async () => {
+    const pidFile = join(server.dir, 'data', 'postmaster.pid');
+    const before = readFileSync(pidFile);
+    const imported = await api.settled(
+      await api.create({
+        kind: 'postgres_server',
+        project: 'data',
+        name: 'by-dir',
+        import: true,
+        spec: {
+          configs: {
+            data_directory: join(server.dir, 'data'),
+            admin_password: server.adminPassword,
+            sslmode: 'disable',
+          },
+        },
+      }),
+    );
+    expect(imported.state).toMatchObject({ status: 'COMPLETED', action: 'import' });
+    expect(imported.spec.configs).toMatchObject({ port: server.port });
+    expect(typeof imported.spec.configs.host).toBe('string');
+    expect(readFileSync(pidFile)).toEqual(before);
+    // A plain create without host is refused (only an import may leave it out), storing nothing.
+    const refused = await call('POST', `${h.api}/resources`, {
+      kind: 'postgres_server',
+      project: 'data',
+      name: 'no-host',
+      spec: { configs: { data_directory: join(server.dir, 'data') } },
+    });
+    expect(refused.status).toBe(400);
+    expect(
+      (await call('GET', `${h.api}/resources/orn:steward:postgres_server:data:no-host`)).status,
+    ).toBe(404);
+    expect(
+      await api.settled(await api.remove('orn:steward:postgres_server:data:by-dir')),
+    ).toBeNull();
+  });
 
   it('a create over a database and role it did not make ends in ERROR saying how to import them; the catalog is untouched', async () => {
     await sql('CREATE ROLE taken_owner LOGIN');

@@ -120,7 +120,7 @@ export function createResourceCommands({
     const dependencies = request.dependencies ?? {};
     const resolved = await resolveForPlan(module, request.project, dependencies);
     const now = clock();
-    const desired = newResource(
+    const created = newResource(
       request,
       { configs, dependencies, policy },
       request.labels ?? {},
@@ -128,6 +128,11 @@ export function createResourceCommands({
       options.actor,
       now,
     );
+    // An import is planned as a create (plan validates it the same way); `desired.state.action`
+    // tells a plan that must allow what only an import may (postgres_server without host).
+    const desired = importing
+      ? { ...created, state: { ...created.state, action: 'import' } }
+      : created;
     const plan = await runPlan(module, {
       action: 'create',
       params: {},
