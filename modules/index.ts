@@ -11,6 +11,8 @@ export interface BuiltinModuleOptions {
   fileRoot: string;
   allowedCommands: readonly string[];
   allowedEnv: readonly string[];
+  /** STEWARD_PROCESS_PID_DIRS */
+  processPidDirs?: readonly string[];
   runDir: string;
   logFileMaxBytes: number;
   httpModules: readonly string[];
@@ -42,6 +44,7 @@ export async function builtinModules(options: BuiltinModuleOptions): Promise<Loa
       definition: createProcessModule({
         allowedCommands: options.allowedCommands,
         allowedEnv: options.allowedEnv,
+        pidDirs: options.processPidDirs ?? [],
         runDir: options.runDir,
         logFileMaxBytes: options.logFileMaxBytes,
       }),

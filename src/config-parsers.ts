@@ -75,6 +75,14 @@ export const envAllowList: Parser = (raw) => {
   return entries;
 };
 
+/** Absolute directories only: a relative one would depend on where Steward was started. */
+export const absoluteDirList: Parser = (raw) => {
+  const entries = commaList(raw) as string[];
+  const bad = entries.filter((entry) => !entry.startsWith('/'));
+  if (bad.length) throw new Error(`must be absolute paths: ${bad.map((e) => `"${e}"`).join(', ')}`);
+  return entries;
+};
+
 export const postgresTargetList: Parser = (raw) => {
   const entries = commaList(raw) as string[];
   if (entries.length === 0) throw new Error('must name at least one target');

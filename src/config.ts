@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 
 import {
+  absoluteDirList,
   boolean,
   commaList,
   envAllowList,
@@ -109,6 +110,11 @@ export interface Config {
    */
   allowedEnv: string[];
   /**
+   * STEWARD_PROCESS_PID_DIRS: ','-separated absolute directories a `process` resource's `pid_file` may be in
+   * (a running process Steward did not start is imported by its pid file). @default none: `pid_file` is refused
+   */
+  processPidDirs: string[];
+  /**
    * STEWARD_POSTGRES_TARGETS: ','-separated host names, IP addresses, CIDRs and Unix-socket directories that
    * postgres_server may connect to; a name not listed must resolve into an address entry, and a socket
    * directory must be listed exactly. @default 127.0.0.0/8,::1,localhost (loopback only)
@@ -201,6 +207,7 @@ const SETTINGS: { [K in keyof Config]: [variable: string, parse: Parser, fallbac
   secretKey: ['STEWARD_SECRET_KEY', secretKey, undefined],
   secretKeysPrevious: ['STEWARD_SECRET_KEYS_PREVIOUS', secretKeyList, []],
   allowedEnv: ['STEWARD_ALLOWED_ENV', envAllowList, []],
+  processPidDirs: ['STEWARD_PROCESS_PID_DIRS', absoluteDirList, []],
   postgresTargets: [
     'STEWARD_POSTGRES_TARGETS',
     postgresTargetList,

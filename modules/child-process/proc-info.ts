@@ -70,29 +70,33 @@ export function readCommandLine(pid: number): string[] | undefined {
   return (text.endsWith('\0') ? text.slice(0, -1) : text).split('\0');
 }
 
-/** Signals the process group led by `pid` (every replica is spawned detached, so it leads one). */
-function signalGroup(pid: number, signal: NodeJS.Signals): void {
+/**
+ * Signals the process group led by `pid` (every replica is spawned detached, so it leads one), or
+ * only `pid` when `group` is false (an adopted process may not lead a group).
+ */
+function signalGroup(pid: number, signal: NodeJS.Signals, group = true): void {
   try {
-    process.kill(-pid, signal);
+    process.kill(group ? -pid : pid, signal);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ESRCH') throw err;
   }
 }
 
 /**
- * Stops the process group of `record`: SIGTERM, then SIGKILL once `graceMs` has
- * passed. Does nothing when the record names a process that is gone or a
- * different one (a reused pid is never signalled). Resolves once it is gone.
+ * Stops the process group of `record` (only the process itself when `group` is false): SIGTERM,
+ * then SIGKILL once `graceMs` has passed. Does nothing when the record names a process that is
+ * gone or a different one (a reused pid is never signalled). Resolves once it is gone.
  */
 export async function stopProcessGroup(
   record: ProcessIdentity,
   graceMs: number,
   signal?: AbortSignal,
+  group = true,
 ): Promise<'gone' | 'terminated' | 'killed'> {
   if (!isSameProcess(record)) return 'gone';
-  signalGroup(record.pid, 'SIGTERM');
+  signalGroup(record.pid, 'SIGTERM', group);
   if (await waitUntilGone(record, graceMs, signal)) return 'terminated';
-  if (isSameProcess(record)) signalGroup(record.pid, 'SIGKILL');
+  if (isSameProcess(record)) signalGroup(record.pid, 'SIGKILL', group);
   if (await waitUntilGone(record, 5000, signal)) return 'killed';
   throw new Error(`process ${record.pid} survived SIGKILL`);
 }

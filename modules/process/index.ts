@@ -22,6 +22,11 @@ export interface ProcessModuleOptions {
    * `PREFIX_*`. Any other name is refused (400 at plan, ERROR at sync). @default none
    */
   allowedEnv?: readonly string[];
+  /**
+   * STEWARD_PROCESS_PID_DIRS: the directories a `pid_file` may be in (a running process Steward did not
+   * start is imported by its pid file). @default none: a `pid_file` is refused
+   */
+  pidDirs?: readonly string[];
   /** STEWARD_RUN_DIR: pid records and log files live in `<runDir>/process.<project>.<name>/`. */
   runDir: string;
   /** STEWARD_LOG_FILE_MAX_BYTES: a replica's log file is rotated past this size (one old file kept). */
@@ -40,7 +45,11 @@ export interface ProcessModuleOptions {
 
 /** `process`: a long-running local program, kept at a number of replicas, surviving Steward restarts. */
 export function createProcessModule(options: ProcessModuleOptions): ModuleDefinition {
-  const deps = Object.freeze({ ...resolveLocalProgram(options), exits: new ExitLedger() });
+  const deps = Object.freeze({
+    ...resolveLocalProgram(options),
+    pidDirs: options.pidDirs ?? [],
+    exits: new ExitLedger(),
+  });
   const { allowList, envAllowList, runDir } = deps;
   const logPollMs = options.logPollMs ?? 200;
   return defineModule<ProcessConfigs, ProcessOutput, ProcessData>({
@@ -74,9 +83,9 @@ export function createProcessModule(options: ProcessModuleOptions): ModuleDefini
     },
     // Replicas that run: none while stopped (the start action counts them again).
     usage: ({ configs }) => ({ processes: configs.stopped === true ? 0 : (configs.replicas ?? 1) }),
-    plan: (input) => planProcess(allowList, envAllowList, input),
+    plan: (input) => planProcess(allowList, envAllowList, deps.pidDirs, input),
     sync: (input, ctx) => syncProcess(deps, input, ctx),
-    observe: (input, ctx) => observeProcess(runDir, input, ctx),
+    observe: (input, ctx) => observeProcess(deps, input, ctx),
     logs: (input, ctx) => processLogs(runDir, logPollMs, input, ctx),
   });
 }

@@ -5,6 +5,7 @@ import type { ObserveResult, SyncContext, SyncInput } from '../../src/sdk/index.
 import { readOwner } from '../child-process/ownership.js';
 import { hasProcfs, isSameProcess, readCommandLine } from '../child-process/proc-info.js';
 import { resourceDir } from '../child-process/run-dir.js';
+import { adoptedOutput, readPidFile } from './pid-file.js';
 import { loadRecords, RECORDS_FILE, type ReplicaRecords } from './pid-records.js';
 import type { ProcessData } from './plan.js';
 import type { ProcessConfigs, ProcessOutput } from './schema.js';
@@ -19,7 +20,7 @@ import { describe } from './sync.js';
  * its working directory, the environment holds the secrets, and the policy is nowhere to be read.
  */
 export async function observeProcess(
-  runDir: string,
+  { runDir, pidDirs }: { runDir: string; pidDirs: readonly string[] },
   { resource }: SyncInput<ProcessConfigs, ProcessOutput, ProcessData>,
   ctx: SyncContext,
 ): Promise<ObserveResult<ProcessConfigs, ProcessOutput, ProcessData>> {
@@ -27,6 +28,26 @@ export async function observeProcess(
     throw new Error('the process module needs Linux /proc to tell its processes from others');
   const dir = resourceDir(runDir, resource);
   const configs = resource.spec.configs;
+  const adopted = resource.state.data?.adopted;
+  // An adopted process is looked at by its identity; the pid file is read only to adopt one.
+  const adopting =
+    configs.pid_file !== undefined && ['import', 'create'].includes(resource.state.action);
+  if (adopted || adopting) {
+    const identity = adopted
+      ? isSameProcess(adopted)
+        ? adopted
+        : undefined
+      : await readPidFile(configs.pid_file!, pidDirs);
+    if (!identity) return { exists: false };
+    const launch = launchOf(identity.pid, configs);
+    const owner = resource.state.data?.owner;
+    return {
+      exists: true,
+      configs: { replicas: 1, stopped: false, ...launch },
+      output: adoptedOutput(identity, launch.command ?? configs.command, dir),
+      data: { pending: [], ...(owner ? { owner } : {}), adopted: identity },
+    };
+  }
   const stored = await loadRecords(dir);
   const hasRecords = await access(join(dir, RECORDS_FILE)).then(
     () => true,

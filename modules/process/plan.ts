@@ -6,6 +6,8 @@ import {
 } from '../../src/sdk/index.js';
 import type { EnvAllowEntry } from '../child-process/env-allow-list.js';
 import { assertLaunchAllowed } from '../child-process/launch.js';
+import type { ProcessIdentity } from '../child-process/proc-info.js';
+import { assertPidFileAllowed } from './pid-file.js';
 import type { ProcessConfigs, ProcessOutput } from './schema.js';
 
 /** Steps before the replicas are brought to the desired count (`converge`, always last and implicit). */
@@ -15,6 +17,8 @@ export interface ProcessData {
   pending: ProcessStep[];
   /** The token of this resource's run-directory marker (child-process/ownership.ts). */
   owner?: string;
+  /** The process a `pid_file` import adopted (pid and start time): the resource's replica while it lives. */
+  adopted?: ProcessIdentity;
 }
 
 type ProcessPlanInput = PlanInput<ProcessConfigs, ProcessOutput, ProcessData>;
@@ -32,12 +36,21 @@ const LAUNCH_FIELDS = ['command', 'args', 'env', 'secret_env', 'cwd'] as const;
 export function planProcess(
   allowList: readonly string[],
   envAllowList: readonly EnvAllowEntry[],
+  pidDirs: readonly string[],
   { action, params, current, desired }: ProcessPlanInput,
 ): ProcessPlanResult {
   const configs = desired.spec.configs;
   // The marker's token stays with the resource: without it, its own run directory would look foreign.
   const owner = current?.state.data?.owner;
-  const data = (pending: ProcessStep[]): ProcessData => (owner ? { pending, owner } : { pending });
+  const adopted = current?.state.data?.adopted;
+  const data = (pending: ProcessStep[]): ProcessData => ({
+    pending,
+    ...(owner ? { owner } : {}),
+    ...(adopted ? { adopted } : {}),
+  });
+  // Like the command, the pid file may be read only where the operator allows (delete and stop never read it).
+  if (configs.pid_file !== undefined && action !== 'delete' && action !== 'stop')
+    assertPidFileAllowed(configs.pid_file, pidDirs);
   const plan = (pending: ProcessStep[], newConfigs?: ProcessConfigs): ProcessPlanResult =>
     newConfigs ? { configs: newConfigs, data: data(pending) } : { data: data(pending) };
   // An import runs nothing (observe reads what runs); the allow-list is checked before any start.

@@ -9,6 +9,7 @@ export type ProcessConfigs = CommandConfigs & {
   replicas?: number;
   restart?: RestartPolicy;
   stopped?: boolean;
+  pid_file?: string;
 };
 
 /** One replica in `state.output.replicas`. */
@@ -58,6 +59,12 @@ export const configSchema: JSONSchema = {
       default: false,
       description:
         'Set by the stop action (true) and the start action (false): no replica runs while true.',
+    },
+    pid_file: {
+      type: 'string',
+      minLength: 1,
+      description:
+        'An absolute path to the pid file of a running process Steward did not start, to adopt it with `import: true`; it must be inside a directory of STEWARD_PROCESS_PID_DIRS.',
     },
   },
 };

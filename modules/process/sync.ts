@@ -13,9 +13,15 @@ import type { EnvAllowEntry } from '../child-process/env-allow-list.js';
 import { resolveLaunch } from '../child-process/launch.js';
 import { rotateByCopy } from '../child-process/log-files.js';
 import { alreadyExists, ownershipOf, ownerToken, writeOwner } from '../child-process/ownership.js';
-import { hasProcfs, isSameProcess, stopProcessGroup } from '../child-process/proc-info.js';
+import {
+  hasProcfs,
+  isSameProcess,
+  readCommandLine,
+  stopProcessGroup,
+} from '../child-process/proc-info.js';
 import { resourceDir } from '../child-process/run-dir.js';
 import { spawnDetached } from '../child-process/spawn-detached.js';
+import { adoptedOutput, readPidFile } from './pid-file.js';
 import {
   loadRecords,
   type ReplicaRecord,
@@ -29,6 +35,7 @@ import { converge, type ExitLedger } from './supervisor.js';
 export interface ProcessSyncDeps {
   allowList: readonly string[];
   envAllowList: readonly EnvAllowEntry[];
+  pidDirs: readonly string[];
   runDir: string;
   logFileMaxBytes: number;
   stopGraceMs: number;
@@ -63,6 +70,30 @@ export async function syncProcess(
     ctx.log.info('replica stopped', { index: record.index, pid: record.pid, how });
   };
 
+  const desired = configs.stopped ? 0 : (configs.replicas ?? 1);
+  const adopted = resource.state.data?.adopted;
+  if (adopted) {
+    // The adopted process is the replica while it lives (pid and start time checked: never a reused pid).
+    const alive = isSameProcess(adopted);
+    const ending = resource.state.action === 'delete' || step === 'stop_all' || desired === 0;
+    if (alive && ending) {
+      // Only the process itself: Steward did not start it, so it may not lead a process group.
+      const how = await stopProcessGroup(adopted, deps.stopGraceMs, ctx.signal, false);
+      ctx.log.info('adopted process stopped', { pid: adopted.pid, how });
+    } else if (alive) {
+      const command = readCommandLine(adopted.pid)?.[0] ?? configs.command;
+      return {
+        status: 'COMPLETED',
+        data: { pending: [], owner, adopted },
+        output: adoptedOutput(adopted, command, dir),
+      };
+    } else
+      ctx.log.warn('adopted process ended; replicas are started as configured', {
+        pid: adopted.pid,
+      });
+    // Gone or stopped: forgotten (the results below carry no `adopted`).
+  }
+
   if (resource.state.action === 'delete') {
     // A resource whose create was refused (or a stranger's directory) is forgotten, its processes untouched.
     if (ownership !== 'foreign') {
@@ -70,6 +101,12 @@ export async function syncProcess(
       await rm(dir, { recursive: true, force: true });
     } else ctx.log.warn('run directory not made by this resource; left as it is', { dir });
     return { status: 'COMPLETED', data: { pending: [], owner } };
+  }
+  if (resource.state.action === 'create' && configs.pid_file !== undefined) {
+    // Before anything is written: a running process the pid file names is someone else's.
+    const found = await readPidFile(configs.pid_file, deps.pidDirs);
+    if (found)
+      throw new TerminalError(alreadyExists(`a process (pid ${found.pid})`, configs.pid_file));
   }
   if (ownership === 'foreign') {
     const live = records.replicas.filter((record) => !record.exited && isSameProcess(record));
@@ -101,7 +138,6 @@ export async function syncProcess(
       'the process module needs Linux /proc to tell its processes from others',
     );
   let executable: string | undefined;
-  const desired = configs.stopped ? 0 : (configs.replicas ?? 1);
   records = await converge(records, {
     desired,
     policy: configs.restart ?? 'always',

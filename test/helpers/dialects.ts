@@ -70,6 +70,11 @@ export const ONE_DIALECT_SUITES: Readonly<Record<string, { dialect: Dialect; rea
     dialect: 'sqlite',
     reason: "the job module's runs and files; its resources' store writes are those of every kind",
   },
+  'test/integration/process-pid-file.test.ts': {
+    dialect: 'sqlite',
+    reason:
+      "the process kind adopting a program by its pid file: child processes and /proc; its store writes are the other day-two suites' on both databases",
+  },
   'test/integration/process-job-day-two.test.ts': {
     dialect: 'sqlite',
     reason:

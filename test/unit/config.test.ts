@@ -56,6 +56,16 @@ describe('loadConfig', () => {
     );
   });
 
+  it('reads STEWARD_PROCESS_PID_DIRS (none by default: pid_file refused) and stops on a relative directory', () => {
+    expect(loadConfig({}).processPidDirs).toEqual([]);
+    expect(
+      loadConfig({ STEWARD_PROCESS_PID_DIRS: '/run/app, /var/run/other' }).processPidDirs,
+    ).toEqual(['/run/app', '/var/run/other']);
+    expect(() => loadConfig({ STEWARD_PROCESS_PID_DIRS: '/run,run/app' })).toThrow(
+      /STEWARD_PROCESS_PID_DIRS=.*must be absolute paths: "run\/app"/,
+    );
+  });
+
   it('has quotas and revision retention with their documented defaults; 0 turns one off; a bad value is reported', () => {
     expect(loadConfig({})).toMatchObject({
       quotaProjectResources: 10_000,
