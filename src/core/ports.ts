@@ -369,6 +369,12 @@ export interface SyncWriteBack extends LeaseRef {
   drift?: { value: Drift | null };
   /** An import's configs with what observe read filled in (the sealing store seals them); absent: unchanged. */
   configs?: Record<string, unknown>;
+  /**
+   * With `configs`: how many bytes the filled-in configs add to the row's quota footprint
+   * (`spec_bytes`, secrets counted in clear as at accept); the store adds it to the row and to its
+   * project's count, so an import's filled-in content is counted against STEWARD_QUOTA_*_BYTES.
+   */
+  specBytesAdded?: number;
   observedVersion?: number;
   attempts: number;
   lastError: string | null;

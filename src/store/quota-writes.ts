@@ -119,6 +119,29 @@ export async function uncountFootprints(
   }
 }
 
+/**
+ * Imports whose filled-in configs grew their rows' footprints: added to their projects' counts
+ * (in project order, as locks are taken). Counted, never refused: the accept checked the quotas
+ * before observe could say what the backend holds, so a project may pass its bytes quota by what
+ * one import filled in (bounded by the kind's schema), and its next growing accept is refused.
+ */
+export async function countAddedBytes(
+  trx: Kysely<Database>,
+  grown: ReadonlyArray<{ project: string; bytes: number }>,
+): Promise<void> {
+  const byProject = new Map<string, number>();
+  for (const row of grown)
+    byProject.set(row.project, (byProject.get(row.project) ?? 0) + row.bytes);
+  for (const project of [...byProject.keys()].sort()) {
+    const bytes = byProject.get(project)!;
+    await trx
+      .updateTable('quota_usage')
+      .set((eb) => ({ bytes: eb('bytes', '+', bytes) }))
+      .where('project', '=', project)
+      .execute();
+  }
+}
+
 /** Keeps the newest `keep` revisions of `urn` (by id, the order GET …/revisions pages in). One statement, over the (urn, id) index. */
 export async function pruneRevisions(
   trx: Kysely<Database>,

@@ -1,10 +1,10 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 
 import type { Drift, EventInput } from '../core/model.js';
 import type { SyncWriteBack } from '../core/ports.js';
 import type { StoreDriver } from './driver.js';
 import { fenced, release, urnOrder } from './lease-fence.js';
-import { uncountFootprints } from './quota-writes.js';
+import { countAddedBytes, uncountFootprints } from './quota-writes.js';
 import type { Database } from './schema.js';
 
 /**
@@ -24,9 +24,10 @@ export async function writeBackRowByRow(
     const events: EventInput[] = [];
     const removed: RemovedRow[] = [];
     const freed: string[] = [];
+    const grown: GrownRow[] = [];
     for (const i of urnOrder(results)) {
       const writeBack = results[i]!;
-      const ok = await applyWriteBack(trx, writeBack, nowMs, nowIso, removed, freed);
+      const ok = await applyWriteBack(trx, writeBack, nowMs, nowIso, { removed, freed, grown });
       applied[i] = ok;
       if (ok) events.push(...writeBack.events);
       else await release(trx, writeBack, nowMs);
@@ -38,6 +39,7 @@ export async function writeBackRowByRow(
     await wakeRemovalsWaitingOn(trx, freed, nowMs);
     // After every resource row, as an accept locks its resource row before its project's count.
     await uncountFootprints(trx, removed);
+    await countAddedBytes(trx, grown);
     // Released leases and woken dependents are work for any process.
     if (applied.includes(false) || completed.length > 0 || freed.length > 0)
       await driver.notifyWork(trx);
@@ -47,14 +49,21 @@ export async function writeBackRowByRow(
 }
 
 type RemovedRow = { project: string; spec_bytes: number; processes: number };
+type GrownRow = { project: string; bytes: number };
+
+/** What the applied write-backs of a batch leave for its end: rows gone, claims freed, footprints grown. */
+interface BatchEffects {
+  removed: RemovedRow[];
+  freed: string[];
+  grown: GrownRow[];
+}
 
 async function applyWriteBack(
   trx: Kysely<Database>,
   wb: SyncWriteBack,
   nowMs: number,
   nowIso: string,
-  removed: RemovedRow[],
-  freed: string[],
+  { removed, freed, grown }: BatchEffects,
 ): Promise<boolean> {
   if (wb.outcome === 'deleted' || wb.outcome === 'orphaned') {
     // The row's claim_key goes with it: the backend object is free for another resource once its delete completed.
@@ -90,13 +99,18 @@ async function applyWriteBack(
         ...(wb.observedVersion !== undefined ? { observed_version: wb.observedVersion } : {}),
         ...(wb.drift !== undefined ? { drift: driftColumn(wb.drift.value) } : {}),
         ...(wb.configs !== undefined ? { configs: JSON.stringify(wb.configs) } : {}),
+        ...(wb.specBytesAdded
+          ? { spec_bytes: sql<number>`spec_bytes + ${wb.specBytesAdded}` }
+          : {}),
       }),
       wb,
     )
       .where('operation_id', '=', wb.operationId)
       .where('status', '=', wb.claimedStatus)
+      .returning('project')
       .executeTakeFirst();
-    if (Number(result.numUpdatedRows) !== 1) return false;
+    if (!result) return false;
+    if (wb.specBytesAdded) grown.push({ project: result.project, bytes: wb.specBytesAdded });
   }
   if (wb.operation || wb.countsAttempt) {
     await trx

@@ -28,6 +28,23 @@ export function serverDependency(server: TestPostgres): Record<string, ResolvedD
   };
 }
 
+/** The body of `POST /resources` for a postgres_server on `server` (no TLS: the test cluster has none). */
+export function serverCreateBody(server: TestPostgres, project: string, name: string) {
+  return {
+    kind: 'postgres_server',
+    project,
+    name,
+    spec: {
+      configs: {
+        host: server.host,
+        port: server.port,
+        admin_password: server.adminPassword,
+        sslmode: 'disable',
+      },
+    },
+  };
+}
+
 export interface DatabaseDocument {
   action: string;
   configs: Record<string, unknown>;

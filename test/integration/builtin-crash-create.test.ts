@@ -14,20 +14,28 @@ import { type ChildSteward, spawnSteward } from '../helpers/child-steward.js';
 import { dayTwoClient } from '../helpers/day-two-client.js';
 import { describeEachDialect } from '../helpers/dialects.js';
 import { call, waitFor, waitForStatus } from '../helpers/harness.js';
+import { isAlive, killAllWith, processesWith } from '../helpers/local-processes.js';
+import { adminQuery } from '../helpers/pg-client.js';
+import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
+import { serverCreateBody } from '../helpers/postgres-documents.js';
 import { testDatabase } from '../helpers/test-database.js';
 import { fenceWriteBack } from '../helpers/write-back-fence.js';
 
 /**
  * A create killed with SIGKILL between the module's backend write and Steward's write-back
- * (issue 13), end to end: a real `steward serve` child, the real `file` and `job` kinds. The
+ * (issue 13), end to end: a real `steward serve` child, the real `file`, `job`, `process` and
+ * `postgres_database` kinds (the last on a real PostgreSQL cluster). The
  * window is made certain, not raced: a trigger refuses the write-back that would record the
  * write (test/helpers/write-back-fence.ts), Steward logs the refusal, and then it is killed.
  * Restarted without the trigger, the create must find its own object and converge with one.
  */
+const MARK = `86400.${process.pid}${Date.now() % 100000}`;
+
 describeEachDialect('a create killed between its backend write and the write-back', () => {
   let dir: string;
   let child: ChildSteward | undefined;
   let release: string;
+  let server: TestPostgres | undefined;
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'steward-crash-create-'));
     release = join(dir, 'release');
@@ -36,6 +44,9 @@ describeEachDialect('a create killed between its backend write and the write-bac
     await child?.stop('SIGKILL');
     child = undefined;
     writeFileSync(release, ''); // a job's command still waiting ends
+    killAllWith(MARK); // a process replica the test left running
+    await server?.stop();
+    server = undefined;
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -44,7 +55,7 @@ describeEachDialect('a create killed between its backend write and the write-bac
       STEWARD_DB: await testDatabase(dir),
       STEWARD_FILE_ROOT: join(dir, 'files'),
       STEWARD_RUN_DIR: join(dir, 'run'),
-      STEWARD_ALLOWED_COMMANDS: '/bin/sh',
+      STEWARD_ALLOWED_COMMANDS: '/bin/sh,sleep',
       // The killed process's lease lapses soon after the restart; none lapses before the kill.
       STEWARD_LEASE_MS: '2000',
       STEWARD_BACKOFF_BASE_MS: '10',
@@ -137,4 +148,80 @@ describeEachDialect('a create killed between its backend write and the write-bac
     expect(done.state.output).toMatchObject({ run_id: operationId, exit_code: 0 });
     expect(readFileSync(starts, 'utf8')).toBe('started\n'); // the command ran once
   });
+
+  it('process: the retried create keeps the replicas it started (same pids, no third one) and completes', async () => {
+    const env = await environment();
+    child = await spawnSteward(env);
+    const fence = await fenceWriteBack(env.STEWARD_DB, 'output', '"replicas"');
+    const urn = 'orn:steward:process:demo:once';
+    const created = await call('POST', `${child.api}/resources`, {
+      kind: 'process',
+      project: 'demo',
+      name: 'once',
+      spec: { configs: { command: 'sleep', args: [MARK], replicas: 2 } },
+    });
+    expect(created.status).toBe(202);
+
+    const api = await killInTheWindow(env, () => fence.lift());
+    // What the killed process left: two replicas running (detached, so they outlive Steward), never recorded.
+    const started = processesWith(MARK);
+    expect(started).toHaveLength(2);
+    expect((await api.get(urn)).state.output.replicas).toBeUndefined();
+
+    const done = await waitForStatus(child.api, urn, 'COMPLETED', 20_000);
+    const pids = (done.state.output.replicas as Array<{ pid: number }>).map((r) => r.pid);
+    expect(pids.sort((a, b) => a - b)).toEqual(started);
+    expect(done.state.output).toMatchObject({ desired: 2, running: 2, restarts: 0 });
+    expect(processesWith(MARK)).toEqual(started); // adopted, not started again
+
+    // They are the resource's own: its delete stops both.
+    expect((await api.settled(await api.remove(urn))) ?? null).toBeNull();
+    await waitFor(() => started.every((pid) => !isAlive(pid)), 'the replicas to be stopped');
+  });
+
+  it('postgres_database: the retried create finds the database it made (its owner comment) and completes with one', async () => {
+    server = await startPostgres();
+    const sql = (text: string) => adminQuery(server!, text);
+    const env = await environment();
+    child = await spawnSteward(env);
+    let api = dayTwoClient(child.api);
+    const made = await api.settled(await api.create(serverCreateBody(server, 'demo', 'main')));
+    expect(made.state.status).toBe('COMPLETED');
+    // Fenced: the write-back after the step that creates the database.
+    const fence = await fenceWriteBack(env.STEWARD_DB, 'data', '"pending":["ensure_extensions"]');
+    const urn = 'orn:steward:postgres_database:demo:app';
+    const created = await call('POST', `${child.api}/resources`, {
+      kind: 'postgres_database',
+      project: 'demo',
+      name: 'app',
+      spec: {
+        configs: { database: 'app', owner: 'app_owner' },
+        dependencies: { server: 'orn:steward:postgres_server:demo:main' },
+      },
+    });
+    expect(created.status).toBe(202);
+
+    api = await killInTheWindow(env, () => fence.lift());
+    // What the killed process left: the database made, its step never recorded as done.
+    const [database] = await sql(`SELECT oid FROM pg_database WHERE datname = 'app'`);
+    expect(database).toBeDefined();
+    expect((await api.get(urn)).state.data.pending).toEqual([
+      'ensure_database',
+      'ensure_extensions',
+    ]);
+
+    const done = await waitForStatus(child.api, urn, 'COMPLETED', 20_000);
+    expect(done.state.sync.last_error).toBeNull();
+    // The same database (not dropped and made again), owned by the role the create made.
+    expect(
+      await sql(
+        `SELECT oid, pg_get_userbyid(datdba) AS owner FROM pg_database WHERE datname = 'app'`,
+      ),
+    ).toEqual([{ oid: database!.oid, owner: 'app_owner' }]);
+
+    // They are the resource's own: its delete drops the database and the role.
+    expect((await api.settled(await api.remove(urn))) ?? null).toBeNull();
+    expect(await sql(`SELECT 1 FROM pg_database WHERE datname = 'app'`)).toEqual([]);
+    expect(await sql(`SELECT 1 FROM pg_roles WHERE rolname = 'app_owner'`)).toEqual([]);
+  }, 60_000);
 });

@@ -6,6 +6,7 @@ import { describeEachDialect } from '../helpers/dialects.js';
 import { call, type Harness, startSteward } from '../helpers/harness.js';
 import { adminQuery } from '../helpers/pg-client.js';
 import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
+import { serverCreateBody } from '../helpers/postgres-documents.js';
 
 /**
  * postgres_database (on its postgres_server) day two end to end (issue 13): a real Steward
@@ -24,21 +25,7 @@ describeEachDialect('postgres_database, day two through the API', () => {
     server = await startPostgres();
     h = await startSteward({ config: { maxAttempts: 20, postgresDataDirs: [server.dir] } });
     api = dayTwoClient(h.api);
-    const made = await api.settled(
-      await api.create({
-        kind: 'postgres_server',
-        project: 'data',
-        name: 'main',
-        spec: {
-          configs: {
-            host: server.host,
-            port: server.port,
-            admin_password: server.adminPassword,
-            sslmode: 'disable',
-          },
-        },
-      }),
-    );
+    const made = await api.settled(await api.create(serverCreateBody(server, 'data', 'main')));
     expect(made.state.status).toBe('COMPLETED');
   }, 60_000);
   afterAll(async () => {

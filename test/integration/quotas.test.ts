@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -330,6 +330,45 @@ describeEachDialect('quotas', () => {
       ).status,
     ).toBe(202);
     await expectCountsMatchRows();
+  });
+
+  it('counts what an import fills in against the bytes quota: the row and its project grow, the next growing accept is refused', async () => {
+    const { api } = await start({ quotaProjectBytes: 300_000 });
+    // A file Steward did not make, in the project's directory of the file root.
+    mkdirSync(join(dir, 'files', 'imp'), { recursive: true, mode: 0o700 });
+    writeFileSync(join(dir, 'files', 'imp', 'big.txt'), 'x'.repeat(200_000));
+    const accepted = await call('POST', `${api}/resources`, {
+      kind: 'file',
+      project: 'imp',
+      name: 'big',
+      import: true,
+      spec: { configs: { path: 'big.txt' } },
+    });
+    expect(accepted.status).toBe(202);
+    await settle(urn('file', 'imp', 'big'), 'COMPLETED');
+    const [row] = await raw!.query(
+      "select spec_bytes, configs from resources where project = 'imp'",
+    );
+    // The row counts the content observe filled in, as an accept of those configs would have.
+    expect(JSON.parse(String(row!.configs)).content).toHaveLength(200_000);
+    expect(Number(row!.spec_bytes)).toBe(
+      Buffer.byteLength(String(row!.configs)) + Buffer.byteLength('{}') * 2,
+    );
+    await expectCountsMatchRows();
+    await refused(
+      'POST',
+      `${api}/resources`,
+      file('imp', 'more', 150_000),
+      'STEWARD_QUOTA_PROJECT_BYTES',
+    );
+    // Its delete gives the whole footprint back.
+    expect((await call('DELETE', `${api}/resources/${urn('file', 'imp', 'big')}`)).status).toBe(
+      202,
+    );
+    await settle(urn('file', 'imp', 'big'), 'GONE');
+    expect(await raw!.query("select bytes from quota_usage where project = 'imp'")).toEqual([
+      { bytes: raw!.dialect === 'postgres' ? '0' : 0 },
+    ]);
   });
 
   it('keeps the newest STEWARD_REVISION_RETENTION revisions of a resource, and pages through them', async () => {

@@ -76,10 +76,15 @@ export const NO_QUOTAS: Quotas = resolveQuotas({
 export function footprintOf(module: RegisteredModule, resource: Resource): Footprint {
   const { configs, dependencies } = resource.spec;
   const specBytes =
-    utf8Bytes(JSON.stringify(configs)) +
+    configBytes(configs) +
     utf8Bytes(JSON.stringify(dependencies)) +
     utf8Bytes(JSON.stringify(resource.labels));
   return { specBytes, processes: declaredProcesses(module, resource) };
+}
+
+/** What a resource's configs count towards its `specBytes`: the UTF-8 bytes of their JSON. */
+export function configBytes(configs: Record<string, unknown>): number {
+  return utf8Bytes(JSON.stringify(configs));
 }
 
 function declaredProcesses(module: RegisteredModule, resource: Resource): number {

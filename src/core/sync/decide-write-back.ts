@@ -9,6 +9,7 @@ import { describeError } from '../errors.js';
 import type { Drift, Resource } from '../model.js';
 import type { LeaseRef, SyncWriteBack } from '../ports.js';
 import { eventFor } from '../requests/documents.js';
+import { configBytes } from '../requests/quotas.js';
 import { SYNC_TRANSITIONS } from '../requests/transitions.js';
 import { clearedDrift, computeDrift, driftEvents, failedDrift, isDrifted } from './drift.js';
 import { observes } from './observe-module.js';
@@ -320,6 +321,9 @@ function decideObserved(
     // a refresh of a resource whose create was refused must not make it the holder of what it found.
     data: importing && observed.data !== undefined ? { value: observed.data } : undefined,
     configs,
+    ...(configs && {
+      specBytesAdded: configBytes(configs) - configBytes(resource.spec.configs),
+    }),
     drift: { value: drift },
     attempts: 0,
     lastError: null,

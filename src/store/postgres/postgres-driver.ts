@@ -61,8 +61,11 @@ export function openPostgres({ url, poolSize }: PostgresOptions): StoreDriver {
     lockForUpdate: (query) => query.forUpdate(),
     claimDue: (request) => claimDuePostgres(namedQuery, request),
     saveSyncResults: (results, nowMs) =>
-      // Deletes (which also free the row's claim key) always take the row-by-row form.
-      results.some((wb) => wb.outcome === 'deleted' || wb.outcome === 'orphaned')
+      // Deletes (which also free the row's claim key) and imports that fill in configs (which change
+      // their project's quota count) take the row-by-row form: both are rare.
+      results.some(
+        (wb) => wb.outcome === 'deleted' || wb.outcome === 'orphaned' || wb.configs !== undefined,
+      )
         ? writeBackRowByRow(driver, results, nowMs)
         : saveSyncResultsPostgres(namedQuery, results, nowMs, urnOrder(results)),
     translateError(err) {
