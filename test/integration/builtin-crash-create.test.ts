@@ -9,11 +9,13 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 import { type ChildSteward, spawnSteward } from '../helpers/child-steward.js';
 import { dayTwoClient } from '../helpers/day-two-client.js';
 import { describeEachDialect } from '../helpers/dialects.js';
 import { call, waitFor, waitForStatus } from '../helpers/harness.js';
+import { type Endpoint, spawnEndpoint } from '../helpers/http-endpoint.js';
 import { isAlive, killAllWith, processesWith } from '../helpers/local-processes.js';
 import { adminQuery } from '../helpers/pg-client.js';
 import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
@@ -24,18 +26,23 @@ import { fenceWriteBack } from '../helpers/write-back-fence.js';
 /**
  * A create killed with SIGKILL between the module's backend write and Steward's write-back
  * (issue 13), end to end: a real `steward serve` child, the real `file`, `job`, `process` and
- * `postgres_database` kinds (the last on a real PostgreSQL cluster). The
+ * `postgres_database` kinds (the last on a real PostgreSQL cluster), and an `http` module kind
+ * (the Python example, `kv_entry`). The
  * window is made certain, not raced: a trigger refuses the write-back that would record the
  * write (test/helpers/write-back-fence.ts), Steward logs the refusal, and then it is killed.
  * Restarted without the trigger, the create must find its own object and converge with one.
  */
 const MARK = `86400.${process.pid}${Date.now() % 100000}`;
+const PYTHON_SERVER = fileURLToPath(
+  new URL('../../examples/http-module-python/server.py', import.meta.url),
+);
 
 describeEachDialect('a create killed between its backend write and the write-back', () => {
   let dir: string;
   let child: ChildSteward | undefined;
   let release: string;
   let server: TestPostgres | undefined;
+  let python: Endpoint | undefined;
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'steward-crash-create-'));
     release = join(dir, 'release');
@@ -47,6 +54,8 @@ describeEachDialect('a create killed between its backend write and the write-bac
     killAllWith(MARK); // a process replica the test left running
     await server?.stop();
     server = undefined;
+    await python?.stop();
+    python = undefined;
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -224,4 +233,42 @@ describeEachDialect('a create killed between its backend write and the write-bac
     expect(await sql(`SELECT 1 FROM pg_database WHERE datname = 'app'`)).toEqual([]);
     expect(await sql(`SELECT 1 FROM pg_roles WHERE rolname = 'app_owner'`)).toEqual([]);
   }, 60_000);
+
+  it('http (the Python example): the retried create finds the entry it wrote (its owners record) and completes', async () => {
+    const store = join(dir, 'kv.json');
+    writeFileSync(store, '{}\n');
+    python = await spawnEndpoint('python3', [
+      PYTHON_SERVER,
+      '--store',
+      store,
+      '--port',
+      '0',
+      '--quiet',
+    ]);
+    const env = { ...(await environment()), STEWARD_HTTP_MODULES: python.url };
+    child = await spawnSteward(env);
+    const fence = await fenceWriteBack(env.STEWARD_DB, 'output', '"sha256"');
+    const urn = 'orn:steward:kv_entry:demo:once';
+    const created = await call('POST', `${child.api}/resources`, {
+      kind: 'kv_entry',
+      project: 'demo',
+      name: 'once',
+      spec: { configs: { key: 'once', value: 'written once' } },
+    });
+    expect(created.status).toBe(202);
+
+    const api = await killInTheWindow(env, () => fence.lift());
+    // What the killed process left: the entry written by the module, its output never recorded.
+    expect(JSON.parse(readFileSync(store, 'utf8'))).toEqual({ once: 'written once' });
+    expect((await api.get(urn)).state.output.sha256).toBeUndefined();
+
+    const done = await waitForStatus(child.api, urn, 'COMPLETED', 20_000);
+    expect(done.state.sync.last_error).toBeNull();
+    expect(done.state.output).toMatchObject({ key: 'once', length: 12 });
+    expect(JSON.parse(readFileSync(store, 'utf8'))).toEqual({ once: 'written once' });
+
+    // It is the resource's own: its delete removes the entry.
+    expect((await api.settled(await api.remove(urn))) ?? null).toBeNull();
+    expect(JSON.parse(readFileSync(store, 'utf8'))).toEqual({});
+  });
 });
