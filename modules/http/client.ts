@@ -5,6 +5,7 @@ import {
   type SyncResult,
   TerminalError,
 } from '../../src/sdk/index.js';
+import { FETCH_DEFAULTS, readAnswer } from './answer.js';
 import { observeResultFromWire } from './observe-answer.js';
 import {
   type DescribedModule,
@@ -48,11 +49,12 @@ export async function fetchDescription(
   let text: string;
   try {
     const res = await fetch(url, {
+      ...FETCH_DEFAULTS,
       headers: { accept: 'application/json' },
       signal: AbortSignal.timeout(timeoutMs),
     });
     status = res.status;
-    text = await res.text();
+    text = await readAnswer(res);
   } catch (err) {
     const reason =
       (err as Error | undefined)?.name === 'TimeoutError'
@@ -123,13 +125,14 @@ async function postInSync(
   let text: string;
   try {
     const res = await fetch(url, {
+      ...FETCH_DEFAULTS,
       method: 'POST',
       headers: JSON_HEADERS,
       body: JSON.stringify(request),
       signal: AbortSignal.any([ctx.signal, timeout]),
     });
     status = res.status;
-    text = await res.text();
+    text = await readAnswer(res);
   } catch (err) {
     if (ctx.signal.aborted)
       throw ctx.signal.reason instanceof Error

@@ -1,4 +1,5 @@
 import { type PlanInput, type PlanResult, ValidationError } from '../../src/sdk/index.js';
+import { FETCH_DEFAULTS, readAnswer } from './answer.js';
 import { type ClientOptions, describeFetchError } from './client.js';
 import { errorMessageOf, planRequestToWire, planResultFromWire } from './protocol.js';
 
@@ -22,13 +23,14 @@ export function createPlan(
     let text: string;
     try {
       const res = await fetch(`${endpoint}/plan`, {
+        ...FETCH_DEFAULTS,
         method: 'POST',
         headers: { 'content-type': 'application/json', accept: 'application/json' },
         body: JSON.stringify(planRequestToWire(input)),
         signal: AbortSignal.timeout(timeoutMs),
       });
       status = res.status;
-      text = await res.text();
+      text = await readAnswer(res);
     } catch (err) {
       if ((err as Error | undefined)?.name === 'TimeoutError')
         throw new Error(`${where} timed out after ${timeoutMs} ms`);

@@ -303,6 +303,35 @@ describeOneDialect('sqlite', 'http module failures (the Node double, kind remote
     });
   });
 
+  it('never follows a redirect: the request (secrets and all) goes nowhere else, and the sync is retried', async () => {
+    h = await start();
+    expect((await create('moved', { sync: 'redirect', failures: 1 })).status).toBe(202);
+    expect(await h.steward.engine.runOnce()).toBe(1);
+    expect(await stateOf('moved')).toMatchObject({
+      status: 'PENDING',
+      sync: {
+        attempts: 1,
+        last_error: `http module ${double.url}: POST /sync answered 307: HTTP 307`,
+      },
+    });
+    expect((await call('GET', `${double.url}/stats`)).body.elsewhere).toBe(0);
+  });
+
+  it('refuses an answer past 16 MiB as it streams in, and retries', async () => {
+    h = await start();
+    expect((await create('flood', { sync: 'huge', failures: 1 })).status).toBe(202);
+    expect(await h.steward.engine.runOnce()).toBe(1);
+    expect(await stateOf('flood')).toMatchObject({
+      status: 'PENDING',
+      sync: {
+        attempts: 1,
+        last_error: `http module ${double.url}: POST /sync failed: the answer is larger than 16777216 bytes`,
+      },
+    });
+    expect(await h.steward.engine.runOnce()).toBe(1);
+    expect((await stateOf('flood')).status).toBe('COMPLETED');
+  });
+
   it('a sync timeout is retried, then ends in ERROR after the maximum attempts', async () => {
     h = await start({ httpModuleTimeoutMs: 200 });
     expect((await create('slow', { sync: 'hang' })).status).toBe(202);
