@@ -1,0 +1,52 @@
+import { chmod, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+
+// env_file: KEY=value lines and a secret TOKEN in <ENV_FILE_DIR>/<project>/<file> (docs/modules.md)
+const pathOf = (r) => join(process.env.ENV_FILE_DIR || '/tmp', r.project, r.spec.configs.file);
+const header = (r) => `# made by steward for ${r.urn} at ${r.created_at}\n`; // who made the file
+const read = (r) =>
+  readFile(pathOf(r), 'utf8').catch((e) => (e.code === 'ENOENT' ? null : Promise.reject(e)));
+const mode = { type: 'string', pattern: '^0[0-7]{3}$', default: '0600' }; // a plain JSON Schema
+
+export default ({ defineModule, stepwise, Type, TerminalError }) =>
+  defineModule({
+    kind: 'env_file',
+    description: 'KEY=value lines and a secret TOKEN in a file. Steps: write, chmod.',
+    configSchema: Type.Object({
+      file: Type.String({ pattern: '^\\w[\\w.-]*$' }), // a name in the project's folder, never ..
+      vars: Type.Record(Type.String({ pattern: '^\\w+$' }), Type.String({ pattern: '^.*$' })),
+      token: Type.String({ pattern: '^.+$', writeOnly: true }), // a secret: the API never shows it
+      mode,
+    }),
+    actions: { create: {}, update: {}, delete: {}, chmod: { paramsSchema: Type.Object({ mode }) } },
+    claimKey: ({ project, configs }) => `${project}/${configs.file}`, // one resource per file
+    ...stepwise({
+      plan: ({ action, params, desired: { spec: { configs } } }) => {
+        if (action === 'chmod') return { steps: ['chmod'], configs: { ...configs, ...params } };
+        return action === 'delete' ? ['remove'] : ['write', 'chmod'];
+      },
+      steps: {
+        async write(r) {
+          if (r.state.action === 'create' && !((await read(r)) ?? header(r)).startsWith(header(r)))
+            throw new TerminalError(`${r.spec.configs.file} exists, not made by this resource`);
+          const { token, vars } = r.spec.configs;
+          const lines = Object.entries({ TOKEN: token, ...vars }).map(([k, v]) => `${k}=${v}\n`);
+          await mkdir(dirname(pathOf(r)), { recursive: true });
+          await writeFile(pathOf(r), header(r) + lines.join(''), { mode: 0o600 });
+          return { held: true }; // merged into state.data: delete removes only a file it holds
+        },
+        chmod: (r) => chmod(pathOf(r), Number.parseInt(r.spec.configs.mode, 8)),
+        remove: (r) => r.state.data.held && rm(pathOf(r), { force: true }),
+      },
+      output: (r) => ({ path: pathOf(r) }),
+    }),
+    async observe({ resource: r }) {
+      const found = await read(r);
+      if (found === null) return { exists: false };
+      const pairs = [...found.matchAll(/^(\w+)=(.*)$/gm)].map(([, key, value]) => [key, value]);
+      const { TOKEN: token, ...vars } = Object.fromEntries(pairs);
+      const octal = ((await stat(pathOf(r))).mode & 0o777).toString(8).padStart(4, '0');
+      const configs = { file: r.spec.configs.file, vars, token, mode: octal };
+      return { exists: true, configs, output: { path: pathOf(r) }, data: { held: true } };
+    },
+  });
