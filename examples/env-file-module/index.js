@@ -1,16 +1,13 @@
 import { chmod, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-
-// env_file: KEY=value lines and a secret TOKEN in <ENV_FILE_DIR>/<project>/<file> (docs/modules.md)
 const pathOf = (r) => join(process.env.ENV_FILE_DIR || '/tmp', r.project, r.spec.configs.file);
 const header = (r) => `# made by steward for ${r.urn} at ${r.created_at}\n`; // who made the file
 const read = (r) =>
   readFile(pathOf(r), 'utf8').catch((e) => (e.code === 'ENOENT' ? null : Promise.reject(e)));
 const mode = { type: 'string', pattern: '^0[0-7]{3}$', default: '0600' }; // a plain JSON Schema
-
 export default ({ defineModule, stepwise, Type, TerminalError }) =>
   defineModule({
-    kind: 'env_file',
+    kind: 'env_file', // <ENV_FILE_DIR>/<project>/<file>; walked through in docs/modules.md
     description: 'KEY=value lines and a secret TOKEN in a file. Steps: write, chmod.',
     configSchema: Type.Object({
       file: Type.String({ pattern: '^\\w[\\w.-]*$' }), // a name in the project's folder, never ..
