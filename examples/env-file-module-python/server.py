@@ -12,7 +12,8 @@ import re
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 MODE = {"type": "string", "pattern": "^0[0-7]{3}$", "default": "0600"}
-VARS = {"type": "object", "patternProperties": {r"^\w+$": {"type": "string", "pattern": "^.*$"}}}
+VARS = {"type": "object", "patternProperties": {r"^\w+$": {"type": "string", "pattern": "^.*$"}},
+        "additionalProperties": False}
 DESCRIPTION = {
     "kind": "env_file",
     "description": "KEY=value lines and a secret TOKEN in a file. Steps: write, chmod.",
@@ -100,8 +101,7 @@ def observe(root, request):
     if found is None:
         return {"exists": False}
     values = dict(re.findall(r"^(\w+)=(.*)$", found, re.MULTILINE))
-    configs = {"file": r["spec"]["configs"]["file"], "token": values.pop("TOKEN", None), "vars": values,
-               "mode": "%04o" % (os.stat(path).st_mode & 0o777)}
+    configs = {"token": values.pop("TOKEN", None), "vars": values, "mode": "%04o" % (os.stat(path).st_mode & 0o777)}
     return {"exists": True, "configs": configs, "output": {"path": path}, "data": {"held": True}}
 
 

@@ -10,7 +10,9 @@ export default ({ defineModule, stepwise, Type, TerminalError }: ModuleSdk) => {
   const Mode = Type.String({ pattern: '^0[0-7]{3}$', default: '0600' });
   const Configs = Type.Object({
     file: Type.String({ pattern: '^\\w[\\w.-]*$' }), // a name in the project's folder, never ..
-    vars: Type.Record(Type.String({ pattern: '^\\w+$' }), Type.String({ pattern: '^.*$' })),
+    vars: Type.Record(Type.String({ pattern: '^\\w+$' }), Type.String({ pattern: '^.*$' }), {
+      additionalProperties: false, // no key but those the pattern allows
+    }),
     token: Type.String({ pattern: '^.+$', writeOnly: true }), // a secret: the API never shows it
     mode: Mode,
   });
@@ -75,8 +77,8 @@ export default ({ defineModule, stepwise, Type, TerminalError }: ModuleSdk) => {
         ([, key = '', value = '']): [string, string] => [key, value],
       );
       const { TOKEN: token, ...vars } = Object.fromEntries(pairs);
-      const mode = ((await stat(pathOf(r))).mode & 0o777).toString(8).padStart(4, '0');
-      const configs = { file: r.spec.configs.file, vars, token, mode };
+      const mode = (await stat(pathOf(r))).mode.toString(8).slice(-4); // 100600 → 0600
+      const configs = { vars, token, mode };
       return { exists: true, configs, output: { path: pathOf(r) }, data: { pending: [], held: true } };
     },
   });

@@ -5,13 +5,14 @@ const header = (r) => `# made by steward for ${r.urn} at ${r.created_at}\n`; // 
 const read = (r) =>
   readFile(pathOf(r), 'utf8').catch((e) => (e.code === 'ENOENT' ? null : Promise.reject(e)));
 const mode = { type: 'string', pattern: '^0[0-7]{3}$', default: '0600' }; // a plain JSON Schema
+const only = { additionalProperties: false }; // vars: no key but those its pattern allows
 export default ({ defineModule, stepwise, Type, TerminalError }) =>
   defineModule({
     kind: 'env_file', // <ENV_FILE_DIR>/<project>/<file>; walked through in docs/modules.md
     description: 'KEY=value lines and a secret TOKEN in a file. Steps: write, chmod.',
     configSchema: Type.Object({
       file: Type.String({ pattern: '^\\w[\\w.-]*$' }), // a name in the project's folder, never ..
-      vars: Type.Record(Type.String({ pattern: '^\\w+$' }), Type.String({ pattern: '^.*$' })),
+      vars: Type.Record(Type.String({ pattern: '^\\w+$' }), Type.String({ pattern: '^.*$' }), only),
       token: Type.String({ pattern: '^.+$', writeOnly: true }), // a secret: the API never shows it
       mode,
     }),
@@ -42,8 +43,7 @@ export default ({ defineModule, stepwise, Type, TerminalError }) =>
       if (found === null) return { exists: false };
       const pairs = [...found.matchAll(/^(\w+)=(.*)$/gm)].map(([, key, value]) => [key, value]);
       const { TOKEN: token, ...vars } = Object.fromEntries(pairs);
-      const octal = ((await stat(pathOf(r))).mode & 0o777).toString(8).padStart(4, '0');
-      const configs = { file: r.spec.configs.file, vars, token, mode: octal };
+      const configs = { vars, token, mode: (await stat(pathOf(r))).mode.toString(8).slice(-4) };
       return { exists: true, configs, output: { path: pathOf(r) }, data: { held: true } };
     },
   });

@@ -137,15 +137,16 @@ export function stepwise<
   return {
     plan(input) {
       const planned = options.plan(input);
-      const { steps: pending, data, ...stored } = Array.isArray(planned)
+      const chosen: StepPlan<Configs, Output, Data> = Array.isArray(planned)
         ? { steps: planned }
         : planned;
       const kept = input.current?.state.data ?? {};
       const result: PlanResult<Configs, Output, Data> = {
-        data: { ...kept, ...data, pending: [...pending] } as Data,
+        data: { ...kept, ...chosen.data, pending: [...chosen.steps] } as Data,
       };
-      for (const [key, value] of Object.entries(stored))
-        if (value !== undefined) Object.assign(result, { [key]: value });
+      if (chosen.configs !== undefined) result.configs = chosen.configs;
+      if (chosen.labels !== undefined) result.labels = chosen.labels;
+      if (chosen.output !== undefined) result.output = chosen.output;
       return result;
     },
 
@@ -165,8 +166,9 @@ export function stepwise<
             `the module has no step "${step}" (its steps: ${Object.keys(steps).join(', ')})`,
           );
         }
-        const recorded = (await run(resource, stepCtx)) ?? {};
-        data = { ...data, pending: rest, ...recorded } as Data;
+        // What the step returns (nothing, or part of data) is merged; its `pending` wins over `rest`.
+        const recorded = (await run(resource, stepCtx)) as Partial<Data> | undefined;
+        data = { ...data, pending: rest, ...recorded };
         ctx.log.debug('step done', { step });
         if (data.pending.length) return { status: 'PENDING', data };
       }
