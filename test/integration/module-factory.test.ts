@@ -122,7 +122,7 @@ describeOneDialect('sqlite', 'factory modules and index.ts from STEWARD_MODULE_P
         expect(done.state.output).toEqual({ file });
         expect(readFileSync(file, 'utf8')).toBe(`a ${kind}`);
         expect((await call('DELETE', `${steward.api}/resources/${urn}`)).status).toBe(202);
-        await waitForStatus(steward.api, urn, 'DELETED');
+        await waitForStatus(steward.api, urn, 'GONE');
         expect(existsSync(file)).toBe(false);
       }
     } finally {
