@@ -12,8 +12,7 @@ import re
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 MODE = {"type": "string", "pattern": "^0[0-7]{3}$", "default": "0600"}
-VARS = {"type": "object", "patternProperties": {r"^\w+$": {"type": "string", "pattern": "^.*$"}},
-        "additionalProperties": False}
+VARS = {"type": "array", "items": {"type": "string", "pattern": r"^(?!TOKEN=)\w+=.*$"}}  # KEY=value lines
 DESCRIPTION = {
     "kind": "env_file",
     "description": "KEY=value lines and a secret TOKEN in a file. Steps: write, chmod.",
@@ -54,10 +53,10 @@ def write(path, r):
     if r["state"]["action"] == "create" and found is not None and not found.startswith(header):
         raise Refused("%s exists, not made by this resource" % r["spec"]["configs"]["file"])
     configs = r["spec"]["configs"]
-    lines = ["%s=%s\n" % pair for pair in [("TOKEN", configs["token"])] + list(configs["vars"].items())]
+    lines = ["TOKEN=%s" % configs["token"]] + configs["vars"]
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w", encoding="utf-8") as f:
-        f.write(header + "".join(lines))
+        f.write(header + "\n".join(lines) + "\n")
     return {"held": True}  # kept in state.data: delete removes only a file it holds
 
 
@@ -100,8 +99,10 @@ def observe(root, request):
     found = read(path)
     if found is None:
         return {"exists": False}
-    values = dict(re.findall(r"^(\w+)=(.*)$", found, re.MULTILINE))
-    configs = {"token": values.pop("TOKEN", None), "vars": values, "mode": "%04o" % (os.stat(path).st_mode & 0o777)}
+    lines = re.findall(r"^\w+=.*$", found, re.MULTILINE)
+    token = next((line[len("TOKEN="):] for line in lines if line.startswith("TOKEN=")), None)
+    vars_ = [line for line in lines if not line.startswith("TOKEN=")]
+    configs = {"token": token, "vars": vars_, "mode": "%04o" % (os.stat(path).st_mode & 0o777)}
     return {"exists": True, "configs": configs, "output": {"path": path}, "data": {"held": True}}
 
 

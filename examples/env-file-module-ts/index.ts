@@ -10,9 +10,7 @@ export default ({ defineModule, stepwise, Type, TerminalError }: ModuleSdk) => {
   const Mode = Type.String({ pattern: '^0[0-7]{3}$', default: '0600' });
   const Configs = Type.Object({
     file: Type.String({ pattern: '^\\w[\\w.-]*$' }), // a name in the project's folder, never ..
-    vars: Type.Record(Type.String({ pattern: '^\\w+$' }), Type.String({ pattern: '^.*$' }), {
-      additionalProperties: false, // no key but those the pattern allows
-    }),
+    vars: Type.Array(Type.String({ pattern: '^(?!TOKEN=)\\w+=.*$' })), // KEY=value lines
     token: Type.String({ pattern: '^.+$', writeOnly: true }), // a secret: the API never shows it
     mode: Mode,
   });
@@ -57,10 +55,9 @@ export default ({ defineModule, stepwise, Type, TerminalError }: ModuleSdk) => {
           const found = await read(r);
           if (r.state.action === 'create' && found !== null && !found.startsWith(header(r)))
             throw new TerminalError(`${r.spec.configs.file} exists, not made by this resource`);
-          const { token, vars } = r.spec.configs;
-          const lines = Object.entries({ TOKEN: token, ...vars }).map(([k, v]) => `${k}=${v}\n`);
+          const lines = [`TOKEN=${r.spec.configs.token}`, ...r.spec.configs.vars];
           await mkdir(dirname(pathOf(r)), { recursive: true });
-          await writeFile(pathOf(r), header(r) + lines.join(''), { mode: 0o600 });
+          await writeFile(pathOf(r), `${header(r)}${lines.join('\n')}\n`, { mode: 0o600 });
           return { held: true }; // merged into state.data: delete removes only a file it holds
         },
         chmod: (r) => chmod(pathOf(r), Number.parseInt(r.spec.configs.mode, 8)),
@@ -73,13 +70,17 @@ export default ({ defineModule, stepwise, Type, TerminalError }: ModuleSdk) => {
     async observe({ resource: r }) {
       const found = await read(r);
       if (found === null) return { exists: false };
-      const pairs = [...found.matchAll(/^(\w+)=(.*)$/gm)].map(
-        ([, key = '', value = '']): [string, string] => [key, value],
-      );
-      const { TOKEN: token, ...vars } = Object.fromEntries(pairs);
+      const lines = found.match(/^\w+=.*$/gm) ?? [];
+      const vars = lines.filter((line) => !line.startsWith('TOKEN='));
+      const token = lines.find((line) => line.startsWith('TOKEN='))?.slice('TOKEN='.length);
       const mode = (await stat(pathOf(r))).mode.toString(8).slice(-4); // 100600 → 0600
       const configs = { vars, token, mode };
-      return { exists: true, configs, output: { path: pathOf(r) }, data: { pending: [], held: true } };
+      return {
+        exists: true,
+        configs,
+        output: { path: pathOf(r) },
+        data: { pending: [], held: true },
+      };
     },
   });
 };

@@ -5,32 +5,31 @@ const header = (r) => `# made by steward for ${r.urn} at ${r.created_at}\n`; // 
 const read = (r) =>
   readFile(pathOf(r), 'utf8').catch((e) => (e.code === 'ENOENT' ? null : Promise.reject(e)));
 const mode = { type: 'string', pattern: '^0[0-7]{3}$', default: '0600' }; // a plain JSON Schema
-const only = { additionalProperties: false }; // vars: no key but those its pattern allows
 export default ({ defineModule, stepwise, Type, TerminalError }) =>
   defineModule({
     kind: 'env_file', // <ENV_FILE_DIR>/<project>/<file>; walked through in docs/modules.md
     description: 'KEY=value lines and a secret TOKEN in a file. Steps: write, chmod.',
     configSchema: Type.Object({
       file: Type.String({ pattern: '^\\w[\\w.-]*$' }), // a name in the project's folder, never ..
-      vars: Type.Record(Type.String({ pattern: '^\\w+$' }), Type.String({ pattern: '^.*$' }), only),
+      vars: Type.Array(Type.String({ pattern: '^(?!TOKEN=)\\w+=.*$' })), // KEY=value lines
       token: Type.String({ pattern: '^.+$', writeOnly: true }), // a secret: the API never shows it
       mode,
     }),
     actions: { create: {}, update: {}, delete: {}, chmod: { paramsSchema: Type.Object({ mode }) } },
     claimKey: ({ project, configs }) => `${project}/${configs.file}`, // one resource per file
     ...stepwise({
-      plan: ({ action, params, desired: { spec: { configs } } }) => {
-        if (action === 'chmod') return { steps: ['chmod'], configs: { ...configs, ...params } };
+      plan: ({ action, params, desired: next }) => {
+        if (action === 'chmod')
+          return { steps: [action], configs: { ...next.spec.configs, ...params } };
         return action === 'delete' ? ['remove'] : ['write', 'chmod'];
       },
       steps: {
         async write(r) {
           if (r.state.action === 'create' && !((await read(r)) ?? header(r)).startsWith(header(r)))
             throw new TerminalError(`${r.spec.configs.file} exists, not made by this resource`);
-          const { token, vars } = r.spec.configs;
-          const lines = Object.entries({ TOKEN: token, ...vars }).map(([k, v]) => `${k}=${v}\n`);
+          const lines = [`TOKEN=${r.spec.configs.token}`, ...r.spec.configs.vars];
           await mkdir(dirname(pathOf(r)), { recursive: true });
-          await writeFile(pathOf(r), header(r) + lines.join(''), { mode: 0o600 });
+          await writeFile(pathOf(r), `${header(r)}${lines.join('\n')}\n`, { mode: 0o600 });
           return { held: true }; // merged into state.data: delete removes only a file it holds
         },
         chmod: (r) => chmod(pathOf(r), Number.parseInt(r.spec.configs.mode, 8)),
@@ -41,8 +40,9 @@ export default ({ defineModule, stepwise, Type, TerminalError }) =>
     async observe({ resource: r }) {
       const found = await read(r);
       if (found === null) return { exists: false };
-      const pairs = [...found.matchAll(/^(\w+)=(.*)$/gm)].map(([, key, value]) => [key, value]);
-      const { TOKEN: token, ...vars } = Object.fromEntries(pairs);
+      const lines = found.match(/^\w+=.*$/gm) ?? [];
+      const vars = lines.filter((line) => !line.startsWith('TOKEN='));
+      const token = lines.find((line) => line.startsWith('TOKEN='))?.slice('TOKEN='.length);
       const configs = { vars, token, mode: (await stat(pathOf(r))).mode.toString(8).slice(-4) };
       return { exists: true, configs, output: { path: pathOf(r) }, data: { held: true } };
     },

@@ -50,7 +50,10 @@ export function planFile({
       // The new file first: if its path is taken, the old one is still there.
       const moved = held !== undefined && posix.normalize(held) !== posix.normalize(path);
       if (!moved) return steps('write', 'chmod');
-      return { steps: ['write', 'chmod', 'remove_previous'], data: { ...data, previous_path: held } };
+      return {
+        steps: ['write', 'chmod', 'remove_previous'],
+        data: { ...data, previous_path: held },
+      };
     }
     case 'chmod':
       return {

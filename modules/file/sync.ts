@@ -42,7 +42,15 @@ export function fileSteps(root: string) {
         const writer = { urn: resource.urn, createdAt: resource.created_at };
         const owned = data.written === configs.path;
         const now = ctx.now();
-        return run({ dir, target, configs, data, owned, receipts: writeReceipts(root, writer), now });
+        return run({
+          dir,
+          target,
+          configs,
+          data,
+          owned,
+          receipts: writeReceipts(root, writer),
+          now,
+        });
       });
 
   return stepwise<FileConfigs, FileOutput, FileData>({

@@ -3,8 +3,8 @@ import { resolve } from 'node:path';
 import {
   ENTRY_FILES,
   findEntryFile,
-  type ImportOptions,
   importModuleEntry,
+  type ImportOptions,
 } from '../core/modules/module-entry.js';
 
 /**

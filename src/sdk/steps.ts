@@ -84,9 +84,7 @@ export interface StepwiseOptions<
    * chooses the steps for the request, as a list or with the configs, labels and output to
    * store. Throws `ValidationError` to refuse the request.
    */
-  plan(
-    input: PlanInput<Configs, Output, Data>,
-  ): string[] | StepPlan<Configs, Output, Data>;
+  plan(input: PlanInput<Configs, Output, Data>): string[] | StepPlan<Configs, Output, Data>;
   /** step name → the step. */
   steps: Record<string, Step<Configs, Output, Data>>;
   /**

@@ -1,4 +1,12 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -156,13 +164,20 @@ describe('the kit loads a module folder as Steward does', () => {
     await expect(failing).rejects.toThrow(
       `module ${folder}: index.ts needs \`npm install typescript\``,
     );
-    expect(await loadModuleFolder(folder, { loadTypescript: () => Promise.reject(new Error('no')) })).toEqual({
+    expect(
+      await loadModuleFolder(folder, { loadTypescript: () => Promise.reject(new Error('no')) }),
+    ).toEqual({
       problem: expect.stringContaining('index.ts needs `npm install typescript`'),
     });
   });
 
   it.each([
-    ['a syntax error in index.ts, with its line', 'memo/index.ts', 'export default (\n  {', /index\.ts:2: /],
+    [
+      'a syntax error in index.ts, with its line',
+      'memo/index.ts',
+      'export default (\n  {',
+      /index\.ts:2: /,
+    ],
     [
       'a factory that throws',
       'note/index.js',

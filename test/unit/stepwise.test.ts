@@ -18,7 +18,11 @@ const ctx: SyncContext = {
   now: () => new Date(0),
 };
 
-function resource(action: string, data: Data | null, text = 'a b c'): Resource<Configs, Output, Data> {
+function resource(
+  action: string,
+  data: Data | null,
+  text = 'a b c',
+): Resource<Configs, Output, Data> {
   return {
     urn: 'orn:steward:note:demo:n',
     kind: 'note',
@@ -95,9 +99,13 @@ const planInput = (
 describe('stepwise', () => {
   it('plan: a list becomes data.pending, keeping what the steps recorded', async () => {
     const { plan } = note([]);
-    expect(await plan(planInput('create', null))).toEqual({ data: { pending: ['write', 'check'] } });
+    expect(await plan(planInput('create', null))).toEqual({
+      data: { pending: ['write', 'check'] },
+    });
     const held = resource('update', { pending: [], made: 'op_0' });
-    expect(await plan(planInput('delete', held))).toEqual({ data: { pending: ['remove'], made: 'op_0' } });
+    expect(await plan(planInput('delete', held))).toEqual({
+      data: { pending: ['remove'], made: 'op_0' },
+    });
   });
 
   it('plan: an object stores its configs, labels and data beside the steps', async () => {
@@ -162,7 +170,10 @@ describe('stepwise', () => {
       steps: { check: () => ({ pending: ['write', 'check'] }), write: () => {} },
     });
     expect(
-      await again.sync({ resource: resource('update', { pending: ['check'] }), dependencies: {} }, ctx),
+      await again.sync(
+        { resource: resource('update', { pending: ['check'] }), dependencies: {} },
+        ctx,
+      ),
     ).toEqual({ status: 'PENDING', data: { pending: ['write', 'check'] } });
   });
 

@@ -32,7 +32,10 @@ const module = defineModule<Configs>({
     chmod: { paramsSchema: Type.Object({ mode: Type.String({ pattern: '^0[0-7]{3}$' }) }) },
   },
   plan: () => ({}),
-  sync: async ({ resource }) => ({ status: 'COMPLETED', output: { path: resource.spec.configs.file } }),
+  sync: async ({ resource }) => ({
+    status: 'COMPLETED',
+    output: { path: resource.spec.configs.file },
+  }),
 });
 
 describe('TypeBox schemas in the registry', () => {
@@ -63,7 +66,10 @@ describe('TypeBox schemas in the registry', () => {
     const frozen = deepFreeze(structuredClone(Configs));
     expect(Object.isFrozen(frozen.properties.vars)).toBe(true);
     const again = createRegistry([
-      { definition: { ...module, configSchema: deepFreeze(Type.Object({ a: Type.String() })) }, origin: 'frozen' },
+      {
+        definition: { ...module, configSchema: deepFreeze(Type.Object({ a: Type.String() })) },
+        origin: 'frozen',
+      },
     ]);
     expect(again.get('typed').checkConfigs({ a: 'x' })).toEqual([]);
   });
