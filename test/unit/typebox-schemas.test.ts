@@ -11,7 +11,10 @@ import { defineModule, type Static, Type } from '../../src/sdk/index.js';
 const Configs = Type.Object(
   {
     file: Type.String({ pattern: '^\\w[\\w.-]*$' }),
-    vars: Type.Record(Type.String({ pattern: '^\\w+$' }), Type.String({ pattern: '^.*$' })),
+    // Type.Record leaves keys that do not match its pattern open unless told otherwise.
+    vars: Type.Record(Type.String({ pattern: '^\\w+$' }), Type.String({ pattern: '^.*$' }), {
+      additionalProperties: false,
+    }),
     token: Type.String({ minLength: 1, writeOnly: true }),
     mode: Type.String({ pattern: '^0[0-7]{3}$', default: '0600' }),
     note: Type.Optional(Type.String()),
