@@ -39,18 +39,9 @@ export function fileSteps(root: string) {
         const data = resource.state.data ?? { pending: [] };
         const target = resolveInRoot(dir, configs.path);
         await refuseSymlinks(dir, target, { finalMayBeLink });
-        const writer = { urn: resource.urn, createdAt: resource.created_at };
+        const receipts = writeReceipts(root, { urn: resource.urn, createdAt: resource.created_at });
         const owned = data.written === configs.path;
-        const now = ctx.now();
-        return run({
-          dir,
-          target,
-          configs,
-          data,
-          owned,
-          receipts: writeReceipts(root, writer),
-          now,
-        });
+        return run({ dir, target, configs, data, owned, receipts, now: ctx.now() });
       });
 
   return stepwise<FileConfigs, FileOutput, FileData>({
