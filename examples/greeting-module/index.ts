@@ -1,6 +1,6 @@
 /**
  * greeting: a text file that greets someone, `<root>/<project>/<name>.txt`, holding for example
- * `Hello, Alice!`. The worked example of docs/modules.md: two steps (`write`, then `check`, which
+ * `Hello, Alice!`. The example docs/modules.md loads and tries: two steps (`write`, then `check`, which
  * reads the file back), a module action (`translate`), a ValidationError from plan and a
  * TerminalError from sync. `npm test` runs the contract kit on it
  * (test/integration/example-modules.test.ts).

@@ -1,7 +1,7 @@
 import { defineModule, type ModuleDefinition } from '../../src/sdk/index.js';
 import { observeFile } from './observe.js';
 import { fileClaimKey } from './paths.js';
-import { type FileData, planFile } from './plan.js';
+import type { FileData } from './plan.js';
 import {
   chmodParamsSchema,
   configSchema,
@@ -9,7 +9,7 @@ import {
   type FileOutput,
   outputSchema,
 } from './schema.js';
-import { syncFile } from './sync.js';
+import { fileSteps } from './sync.js';
 
 export interface FileModuleOptions {
   /** The only directory this module writes in (STEWARD_FILE_ROOT); each project has its own directory in it. */
@@ -35,8 +35,7 @@ export function createFileModule({ root }: FileModuleOptions): ModuleDefinition 
     },
     // One resource per file: a second create or move onto a held path is 409.
     claimKey: ({ project, configs }) => fileClaimKey(project, configs.path),
-    plan: planFile,
-    sync: (input, ctx) => syncFile(root, input, ctx),
+    ...fileSteps(root),
     observe: (input) => observeFile(root, input),
   });
 }

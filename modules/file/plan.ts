@@ -2,8 +2,8 @@ import { posix } from 'node:path';
 
 import {
   type PlanInput,
-  type PlanResult,
   type Resource,
+  type StepPlan,
   ValidationError,
 } from '../../src/sdk/index.js';
 import { isConfinedPath } from './paths.js';
@@ -25,42 +25,45 @@ export interface FileData {
   previous_path?: string;
 }
 
-/** Pure: decides the steps from the action and the change of configs. */
+/**
+ * Pure: decides the steps from the action and the change of configs (`stepwise` keeps them
+ * in `data.pending`, beside the path the resource holds).
+ */
 export function planFile({
   action,
   params,
   current,
   desired,
-}: PlanInput<FileConfigs, FileOutput, FileData>): PlanResult<FileConfigs, FileOutput, FileData> {
+}: PlanInput<FileConfigs, FileOutput, FileData>): StepPlan<FileConfigs, FileOutput, FileData> {
   const path = desired.spec.configs.path;
   if (!isConfinedPath(path))
     throw new ValidationError(`path "${path}" must be relative and stay inside the file root`, {
       path,
     });
   const held = heldPath(current);
-  const keep = (pending: FileStep[]): FileData =>
-    held === undefined ? { pending } : { pending, written: held };
+  const data: Partial<FileData> = { written: held };
+  const steps = (...pending: FileStep[]) => ({ steps: pending, data });
   switch (action) {
     case 'create':
-      return { data: keep(['write', 'chmod']) };
+      return steps('write', 'chmod');
     case 'update': {
       // The new file first: if its path is taken, the old one is still there.
       const moved = held !== undefined && posix.normalize(held) !== posix.normalize(path);
+      if (!moved) return steps('write', 'chmod');
       return {
-        data: moved
-          ? { ...keep(['write', 'chmod', 'remove_previous']), previous_path: held }
-          : keep(['write', 'chmod']),
+        steps: ['write', 'chmod', 'remove_previous'],
+        data: { ...data, previous_path: held },
       };
     }
     case 'chmod':
       return {
+        ...steps('chmod'),
         configs: { ...desired.spec.configs, mode: (params as { mode: string }).mode },
-        data: keep(['chmod']),
       };
     case 'touch':
-      return { data: keep(['touch']) };
+      return steps('touch');
     case 'delete':
-      return { data: keep(['remove']) };
+      return steps('remove');
     default:
       throw new ValidationError(`file has no action "${action}"`);
   }

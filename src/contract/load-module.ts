@@ -1,32 +1,28 @@
-import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { resolve } from 'node:path';
 
-const ENTRY_FILES = ['index.js', 'index.mjs', 'index.cjs'];
+import {
+  ENTRY_FILES,
+  findEntryFile,
+  importModuleEntry,
+  type ImportOptions,
+} from '../core/modules/module-entry.js';
 
 /**
- * Loads one module folder the way STEWARD_MODULE_PATHS does (src/core/modules/module-loader.ts):
- * its `index.js` (or .mjs/.cjs), default export or `module.exports`.
+ * Loads one module folder the way STEWARD_MODULE_PATHS does (src/core/modules/module-entry.ts):
+ * its `index.js` (or .mjs/.cjs, else `index.ts`, transpiled), default export or
+ * `module.exports`, called with the SDK object when it is a function.
  * Returns the problem as a string instead of throwing, for the report.
  */
 export async function loadModuleFolder(
   dir: string,
+  options: ImportOptions = {},
 ): Promise<{ definition: unknown } | { problem: string }> {
   const folder = resolve(dir);
-  const file = ENTRY_FILES.map((name) => join(folder, name)).find((candidate) =>
-    existsSync(candidate),
-  );
+  const file = findEntryFile(folder);
   if (!file) return { problem: `${folder} has no ${ENTRY_FILES.join(', ')}` };
-  let loaded: Record<string, unknown>;
   try {
-    loaded = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+    return { definition: await importModuleEntry(file, folder, options) };
   } catch (err) {
-    return { problem: `${file} failed to load: ${(err as Error).message}` };
+    return { problem: (err as Error).message };
   }
-  const candidate = loaded.default ?? loaded;
-  const nested = (candidate as Record<string, unknown> | undefined)?.default;
-  return {
-    definition:
-      typeof nested === 'object' && nested !== null && 'kind' in nested ? nested : candidate,
-  };
 }

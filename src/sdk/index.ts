@@ -35,8 +35,20 @@
  *   a plain create never takes over an object this resource did not make.
  * - **policy**: `spec.policy`: `mode` manage or observe; `on_delete` delete or orphan (keep the
  *   backend object when the record goes).
+ * - **steps**: `stepwise` builds `plan` and `sync` from named steps, one run per sync call.
+ * - **factory**: a module folder's default export may be a function of the SDK object
+ *   (`moduleSdk`), for modules outside the repository.
  * - **paused**: `state.paused`: no sync runs for the resource until it is resumed.
  */
 export { defineModule } from './define-module.js';
 export { isTerminalError, TerminalError, ValidationError } from './errors.js';
+export { type ModuleSdk, moduleSdk } from './module-sdk.js';
+export { type Static, type TSchema, Type } from './schema.js';
+export {
+  type Step,
+  type StepContext,
+  type StepPlan,
+  stepwise,
+  type StepwiseOptions,
+} from './steps.js';
 export type * from './types.js';

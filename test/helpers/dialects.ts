@@ -89,6 +89,11 @@ export const ONE_DIALECT_SUITES: Readonly<Record<string, { dialect: Dialect; rea
     dialect: 'sqlite',
     reason: 'loading modules from STEWARD_MODULE_PATHS; nothing of it touches the database',
   },
+  'test/integration/module-factory.test.ts': {
+    dialect: 'sqlite',
+    reason:
+      'loading factory modules and index.ts from STEWARD_MODULE_PATHS; nothing of it touches the database',
+  },
   'test/integration/http-module.test.ts': {
     dialect: 'sqlite',
     reason: 'the HTTP module protocol; the store calls around it are those of every kind',

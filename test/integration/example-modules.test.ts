@@ -5,8 +5,10 @@ import { fileURLToPath } from 'node:url';
 
 import banner from '../../examples/banner-module/index.js';
 import { createGreetingModule } from '../../examples/greeting-module/index.js';
+import { loadHttpModules } from '../../modules/http/index.js';
 import { type ContractReport, formatReport, runModuleContract } from '../../src/contract/index.js';
 import type { PlanInput, Resource } from '../../src/sdk/index.js';
+import { isRunning, spawnEndpoint } from '../helpers/http-endpoint.js';
 
 /**
  * The example modules of docs/modules.md (examples/), through the contract kit with the
@@ -57,15 +59,72 @@ describe('the example modules keep the module contract', () => {
   });
 });
 
-it("docs/modules.md's excerpt of the greeting module matches the file", () => {
+/**
+ * The same kind three times (docs/modules.md's worked example): plain JavaScript and TypeScript
+ * folders in the factory form, loaded as STEWARD_MODULE_PATHS loads them (index.ts transpiled),
+ * and a Python HTTP module started as a child process. Each passes every rule, its secret
+ * checked, and leaves no file behind.
+ */
+describe('the env_file example in JavaScript, TypeScript and Python keeps the module contract', () => {
+  let envDir: string;
+  beforeEach(() => {
+    envDir = mkdtempSync(join(tmpdir(), 'steward-env-files-'));
+    process.env.ENV_FILE_DIR = envDir;
+  });
+  afterEach(() => {
+    delete process.env.ENV_FILE_DIR;
+    rmSync(envDir, { recursive: true, force: true });
+  });
+
+  function expectJudged(report: ContractReport): void {
+    expectPassed(report);
+    expect(report.kind).toBe('env_file');
+    const status = (id: string) => report.rules.find((rule) => rule.id === id)?.status;
+    for (const id of ['secrets-stay-secret', 'create-never-takes-over', 'import-same-output'])
+      expect([id, status(id)]).toEqual([id, 'PASS']);
+    expect(readdirSync(join(envDir, 'demo'))).toEqual([]);
+  }
+
+  it.each(['env-file-module', 'env-file-module-ts'])(
+    '%s: every rule passes, loaded from its folder',
+    async (folder) => {
+      expectJudged(await runModuleContract({ dir: join(REPO, 'examples', folder) }));
+    },
+  );
+
+  it('env-file-module-python: every rule passes, through the HTTP protocol', async () => {
+    const endpoint = await spawnEndpoint('python3', [
+      join(REPO, 'examples/env-file-module-python/server.py'),
+      '--dir',
+      envDir,
+      '--port',
+      '0',
+    ]);
+    try {
+      const [loaded] = await loadHttpModules([endpoint.url], { timeoutMs: 10_000 });
+      expectJudged(
+        await runModuleContract({
+          definition: loaded!.definition,
+          examplesDir: join(REPO, 'examples/env-file-module-python/examples'),
+        }),
+      );
+    } finally {
+      await endpoint.stop();
+    }
+    expect(isRunning(endpoint.proc.pid)).toBe(false);
+  });
+
+  it('the JavaScript version is under 50 lines', () => {
+    const source = readFileSync(join(REPO, 'examples/env-file-module/index.js'), 'utf8');
+    expect(source.split('\n').length - 1).toBeLessThan(50);
+  });
+});
+
+it("docs/modules.md's listing of the env_file module is the file", () => {
   const docs = readFileSync(join(REPO, 'docs/modules.md'), 'utf8');
-  const excerpt = /Its shape:\n\n```ts\n([\s\S]*?)```/.exec(docs)?.[1];
-  // Layout and trailing commas are Prettier's business; every line without an ellipsis is in the file.
-  const squeeze = (text: string) => text.replace(/[\s,]/g, '');
-  const source = squeeze(readFileSync(join(REPO, 'examples/greeting-module/index.ts'), 'utf8'));
-  const lines = (excerpt ?? '').split('\n').filter((line) => line.trim() && !line.includes('…'));
-  expect(lines.length).toBeGreaterThan(5);
-  expect(lines.filter((line) => !source.includes(squeeze(line)))).toEqual([]);
+  const listing = /, whole:\n\n```js\n([\s\S]*?)```/.exec(docs)?.[1];
+  const source = readFileSync(join(REPO, 'examples/env-file-module/index.js'), 'utf8');
+  expect(listing).toBe(source);
 });
 
 describe('greeting plan', () => {

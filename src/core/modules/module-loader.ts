@@ -1,14 +1,13 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 
+import { findEntryFile, importModuleEntry } from './module-entry.js';
 import { ModuleDefinitionError } from './registry.js';
-
-const ENTRY_FILES = ['index.js', 'index.mjs', 'index.cjs'];
 
 /**
  * Loads the user's modules: every subfolder of each directory in `paths` whose
- * `index.js` exports a definition (default export or `module.exports`).
+ * `index.js` (or .mjs, .cjs, else `index.ts`) exports a definition (default export or
+ * `module.exports`), or a function that returns one given the SDK object.
  * Anything wrong stops start-up with a message naming the folder.
  */
 export async function loadModulesFromPaths(
@@ -29,25 +28,10 @@ export async function loadModulesFromPaths(
       if (!entry.isDirectory() || entry.name.startsWith('.') || entry.name === 'node_modules')
         continue;
       const folder = join(root, entry.name);
-      const file = ENTRY_FILES.map((name) => join(folder, name)).find((candidate) =>
-        existsSync(candidate),
-      );
+      const file = findEntryFile(folder);
       if (!file) continue;
-      found.push({ definition: await importDefinition(file, folder), origin: folder });
+      found.push({ definition: await importModuleEntry(file, folder), origin: folder });
     }
   }
   return found;
-}
-
-async function importDefinition(file: string, folder: string): Promise<unknown> {
-  let loaded: Record<string, unknown>;
-  try {
-    loaded = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
-  } catch (err) {
-    throw new ModuleDefinitionError(folder, `failed to load: ${(err as Error).message}`);
-  }
-  // ESM default export, or CommonJS module.exports (which Node exposes as default).
-  const candidate = loaded.default ?? loaded;
-  const nested = (candidate as Record<string, unknown> | undefined)?.default;
-  return typeof nested === 'object' && nested !== null && 'kind' in nested ? nested : candidate;
 }
