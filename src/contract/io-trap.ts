@@ -9,9 +9,13 @@ import { createRequire, syncBuiltinESMExports } from 'node:module';
  * 'node:fs'`) see the patch too. Everything is restored in `finally`. The call is
  * synchronous, so nothing else in the process runs while the traps are set.
  *
- * Known gap: under jest's ESM runtime (`--experimental-vm-modules`), named imports
- * of built-ins are snapshots jest takes at link time and are not trapped; default
- * imports (`import fs from 'node:fs'`) and `require` are. Plain node (the CLI) traps all.
+ * A module folder the kit loads has its `require`s of these built-ins routed
+ * through forwarding copies (require-trap.ts), so a destructured
+ * `const { readFileSync } = require('fs')` is trapped too. Known gap: under jest's
+ * ESM runtime (`--experimental-vm-modules`), named imports and destructured
+ * requires of built-ins are snapshots jest takes at link time and are not trapped;
+ * default imports (`import fs from 'node:fs'`) and `fs.x` through `require` are.
+ * Plain node (the CLI) traps all.
  */
 export function withTraps<T>(fn: () => T): {
   outcome: { value: T } | { error: unknown };
@@ -35,24 +39,21 @@ export class TrappedCallError extends Error {
 
 const require = createRequire(import.meta.url);
 
-/** module → the functions to trap (`*`: every function the module object holds). */
-const IO_MODULES: Record<string, '*' | string[]> = {
+/** module → the functions to trap (`*`: every function the module object holds whose name starts lower-case). */
+export const IO_MODULES: Record<string, '*' | string[]> = {
   'node:fs': '*',
   'node:fs/promises': '*',
-  'node:net': ['connect', 'createConnection'],
-  'node:http': ['request', 'get'],
-  'node:https': ['request', 'get'],
-  'node:child_process': [
-    'spawn',
-    'spawnSync',
-    'exec',
-    'execSync',
-    'execFile',
-    'execFileSync',
-    'fork',
-  ],
-  'node:dns': ['lookup', 'lookupService', 'resolve', 'resolve4', 'resolve6'],
-  'node:dns/promises': ['lookup', 'lookupService', 'resolve', 'resolve4', 'resolve6'],
+  'node:net': ['connect', 'createConnection', 'createServer'],
+  'node:tls': ['connect', 'createServer'],
+  'node:http': ['request', 'get', 'createServer'],
+  'node:https': ['request', 'get', 'createServer'],
+  'node:http2': ['connect', 'createServer', 'createSecureServer'],
+  'node:dgram': ['createSocket'],
+  'node:child_process': '*',
+  'node:cluster': ['fork'],
+  'node:worker_threads': ['Worker'],
+  'node:dns': '*',
+  'node:dns/promises': '*',
 };
 type Trapped = 'I/O' | 'clock' | 'randomness';
 const FORBIDDEN: Record<Trapped, string> = {
@@ -61,16 +62,18 @@ const FORBIDDEN: Record<Trapped, string> = {
   randomness: 'use randomness',
 };
 
-const RANDOM_MODULES: Record<string, string[]> = {
+export const RANDOM_MODULES: Record<string, string[]> = {
   'node:crypto': ['randomUUID', 'randomBytes', 'randomInt', 'randomFillSync', 'getRandomValues'],
 };
 
 function install(attempts: string[]): () => void {
   const patcher = createPatcher();
-  const trap = (label: string, what: Trapped) => (): never => {
-    attempts.push(`${FORBIDDEN[what]}: ${label}`);
-    throw new TrappedCallError(`plan must not ${FORBIDDEN[what]}: ${label} was called`);
-  };
+  // a function, not an arrow: `new Worker()` must reach it too
+  const trap = (label: string, what: Trapped) =>
+    function trapped(): never {
+      attempts.push(`${FORBIDDEN[what]}: ${label}`);
+      throw new TrappedCallError(`plan must not ${FORBIDDEN[what]}: ${label} was called`);
+    };
   try {
     setTraps(trap, patcher.patch, patcher.undo);
   } catch (err) {
@@ -91,6 +94,12 @@ export function createPatcher() {
   const undo: Array<() => void> = [];
   const patch = (target: object, key: string, replacement: unknown) => {
     const original = Object.getOwnPropertyDescriptor(target, key);
+    if (!original && typeof (target as Record<string, unknown>)[key] === 'function') {
+      // inherited (performance.now lives on its prototype): shadow it with an own property
+      Object.defineProperty(target, key, { value: replacement, configurable: true, writable: true });
+      undo.push(() => delete (target as Record<string, unknown>)[key]);
+      return;
+    }
     if (!original || !('value' in original) || typeof original.value !== 'function') return;
     try {
       Object.defineProperty(target, key, { ...original, value: replacement });
@@ -119,8 +128,15 @@ function setTraps(
     const names =
       keys === '*' ? Object.keys(moduleObject).filter((key) => /^[a-z]/.test(key)) : keys;
     const short = specifier.slice('node:'.length);
-    for (const key of names) patch(moduleObject, key, trap(`${short}.${key}()`, what));
+    for (const key of names)
+      patch(moduleObject, key, trap(`${/^[A-Z]/.test(key) ? 'new ' : ''}${short}.${key}()`, what));
   }
+  patch(performance, 'now', trap('performance.now()', 'clock'));
+  patch(process, 'uptime', trap('process.uptime()', 'clock'));
+  const hrtime = Object.assign(trap('process.hrtime()', 'clock'), {
+    bigint: trap('process.hrtime.bigint()', 'clock'),
+  });
+  patch(process, 'hrtime', hrtime);
   patch(globalThis, 'fetch', trap('fetch()', 'I/O'));
   patch(Math, 'random', trap('Math.random()', 'randomness'));
   // globalThis.crypto's methods live on its prototype: shadow them with own properties

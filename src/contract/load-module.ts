@@ -2,11 +2,14 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
+import { trapRequiresUnder } from './require-trap.js';
+
 const ENTRY_FILES = ['index.js', 'index.mjs', 'index.cjs'];
 
 /**
  * Loads one module folder the way STEWARD_MODULE_PATHS does (src/core/modules/module-loader.ts):
  * its `index.js` (or .mjs/.cjs), default export or `module.exports`.
+ * Its `require`s of built-ins are routed through the traps first (require-trap.ts).
  * Returns the problem as a string instead of throwing, for the report.
  */
 export async function loadModuleFolder(
@@ -17,6 +20,8 @@ export async function loadModuleFolder(
     existsSync(candidate),
   );
   if (!file) return { problem: `${folder} has no ${ENTRY_FILES.join(', ')}` };
+  // before it loads: a built-in it destructures from `require` must still meet the traps
+  trapRequiresUnder(folder);
   let loaded: Record<string, unknown>;
   try {
     loaded = (await import(pathToFileURL(file).href)) as Record<string, unknown>;

@@ -162,7 +162,8 @@ function noteModule(dir: string, broken: Partial<ModuleDefinition> = {}): Module
         exists: true,
         configs: { text: held.text },
         output: noteOutput(dir, resource),
-        data: { owner: held.owner },
+        // the tag `stamp` wrote: how the kit tells that stamp used its params
+        data: { owner: held.owner, tag: held.tag },
       };
     },
     ...broken,
@@ -176,9 +177,9 @@ const noteOutput = (dir: string, resource: NoteResource) => ({
   path: notePath(dir, resource),
   token: `token-of-${resource.name}-${SECRET}`,
 });
-function readNote(path: string): { owner: string; text: string } | undefined {
+function readNote(path: string): { owner: string; text: string; tag?: string } | undefined {
   return existsSync(path)
-    ? (JSON.parse(readFileSync(path, 'utf8')) as { owner: string; text: string })
+    ? (JSON.parse(readFileSync(path, 'utf8')) as { owner: string; text: string; tag?: string })
     : undefined;
 }
 function writeNote(path: string, resource: NoteResource, tag?: string): void {
