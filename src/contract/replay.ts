@@ -17,8 +17,9 @@ const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\
  * is not a broken step); a TerminalError, or a throw every time, fails. The
  * second run must leave everything as the first did: the same status, data and
  * output, and, for a kind with `observe`, the same backend as observe sees it
- * (exists, configs, output) before and after the second run. Where both values
- * are date-times they may differ. A step that only waited (PENDING after
+ * (exists, configs, output) before and after the second run (not for a step that
+ * returned `requeueAfterMs`: its backend moves by itself). Where both values are
+ * date-times they may differ. A step that only waited (PENDING after
  * requeueAfterMs, data unchanged) polls a backend that moves on by itself: only a
  * throw of its re-run fails.
  */
@@ -36,7 +37,9 @@ export async function replay(
     first.status === 'PENDING' &&
     first.requeueAfterMs !== undefined &&
     jsonEqual(normal(dataOf(first)), normal(call.input.resource.state.data));
-  const observes = typeof ctx.original.definition.observe === 'function' && !polled;
+  // a step that asked to be called again later waits on a backend that moves by itself (a job running): not observed
+  const waits = first.status === 'PENDING' && first.requeueAfterMs !== undefined;
+  const observes = typeof ctx.original.definition.observe === 'function' && !waits;
   const observeInput = observes ? ((await syncInputOf(ctx, urn)) ?? call.input) : undefined;
   const before = observeInput && (await backend(ctx, observeInput));
 

@@ -32,7 +32,7 @@ export function trapRequiresUnder(folder: string): void {
   if (installed) return;
   installed = true;
   const load = Module._load;
-  Module._load = function (request, parent, isMain) {
+  Module._load = function (this: unknown, request, parent, isMain) {
     const loaded = load.call(this, request, parent, isMain);
     const name = request.startsWith('node:') ? request.slice(5) : request;
     const from = parent?.filename;

@@ -297,7 +297,7 @@ describe('the mutant catalogue: each broken memo fails the rule it breaks', () =
         'if (input.action === "delete") return { data: { pending: ["remove"] } };' +
         'if (input.action === "stamp") return { data: { pending: ["write"], tag: input.params.tag } };' +
         'return { data: { pending: ["write", "check"] } };',
-    ) as Parts['plan'];
+    ) as unknown as Parts['plan'];
     const report = await check({ plan: sloppy });
     expectCaught(
       'plan mutating its input in sloppy mode',
@@ -416,7 +416,7 @@ describe('the mutant catalogue: each broken memo fails the rule it breaks', () =
   it('an observe that hangs fails its rule, naming the call and the timeout', async () => {
     const report = await check(
       {},
-      () => ({ observe: () => new Promise(() => undefined) }),
+      () => ({ observe: () => new Promise<never>(() => undefined) }),
       { callTimeoutMs: 300 },
     );
     expectCaught(
@@ -526,6 +526,91 @@ describe('the mutant catalogue: each broken memo fails the rule it breaks', () =
       'actions-converge',
       /stamp \(first\): run with params \{"tag":"v2"\}, then with \{"tag":"v1"\}, it left the same data, output and observed backend: it ignores its params/,
     );
+  });
+});
+
+describe('the rest of the catalogue: one mutant for each other rule', () => {
+  const observed = (dir: string, change: (seen: Record<string, unknown>) => Record<string, unknown>) => {
+    const plain = memoModule(dir);
+    return {
+      async observe(...args: Parameters<NonNullable<ModuleDefinition['observe']>>) {
+        const seen = await plain.observe!(...args);
+        return (seen.exists ? change(seen as unknown as Record<string, unknown>) : seen) as typeof seen;
+      },
+    };
+  };
+  it.each<[string, RuleId, RegExp, Partial<Parts>, (dir: string) => Partial<ModuleDefinition>]>([
+    [
+      'a config schema that does not compile',
+      'schemas-compile',
+      /no-such-type|type/,
+      {},
+      () => ({ configSchema: { type: 'object', properties: { text: { type: 'no-such-type' } } } }),
+    ],
+    [
+      'a plan that refuses its own action',
+      'actions-plan',
+      /stamp \(first\).*refused: .*stamp is not supported/,
+      {
+        plan: (input) => {
+          if (input.action === 'stamp') throw new TerminalError('stamp is not supported');
+          return good.plan(input);
+        },
+      },
+      () => ({}),
+    ],
+    [
+      'a create that never completes',
+      'create-converges',
+      /create \(first\): still PENDING after 10 sync calls/,
+      {},
+      (dir) => {
+        const plain = memoModule(dir);
+        return {
+          sync: (input, ctx) =>
+            input.resource.state.action === 'create'
+              ? Promise.resolve({ status: 'PENDING' as const })
+              : plain.sync(input, ctx),
+        };
+      },
+    ],
+    [
+      'an observe that writes (and catches the refusal)',
+      'observe-read-only',
+      /observe tried to change the backend: fs\.writeFileSync\(\)/,
+      {},
+      (dir) => {
+        const plain = memoModule(dir);
+        return {
+          async observe(input, ctx) {
+            try {
+              fs.writeFileSync(join(dir, 'last-observed'), 'now');
+            } catch {
+              // ignored
+            }
+            return plain.observe!(input, ctx);
+          },
+        };
+      },
+    ],
+    [
+      'an observe that reports another config than the spec',
+      'observe-no-drift',
+      /observe reports configs that differ from spec\.configs at \/text/,
+      {},
+      (dir) => observed(dir, (seen) => ({ ...seen, configs: { text: 'not what was written' } })),
+    ],
+    [
+      'an import that would publish another output',
+      'import-same-output',
+      /observe's output differs from the output sync published at \/path/,
+      {},
+      (dir) =>
+        observed(dir, (seen) => ({ ...seen, output: { ...(seen.output as object), path: '/elsewhere' } })),
+    ],
+  ])('%s fails %s', async (mutant, id, why, parts, definition) => {
+    const report = await check(parts, definition, { stepBudget: 10 });
+    expectCaught(mutant, report, id, why);
   });
 });
 
