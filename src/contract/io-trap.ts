@@ -1,8 +1,10 @@
 import { createRequire, syncBuiltinESMExports } from 'node:module';
 
 /**
- * Runs a synchronous function with I/O, the wall clock and randomness replaced
- * by throwing versions, and reports every attempt (even one the function caught).
+ * Runs a synchronous function with I/O replaced by throwing versions and the wall
+ * clock and randomness by recording ones (they still answer, so the function goes
+ * on and every impurity it has is found), and reports every attempt (even one the
+ * function caught).
  *
  * The CommonJS module objects of node:fs, node:net, … are patched and
  * `syncBuiltinESMExports()` makes ESM named imports (`import { readFileSync } from
@@ -69,9 +71,11 @@ export const RANDOM_MODULES: Record<string, string[]> = {
 function install(attempts: string[]): () => void {
   const patcher = createPatcher();
   // a function, not an arrow: `new Worker()` must reach it too
-  const trap = (label: string, what: Trapped) =>
-    function trapped(): never {
+  const trap: Trap = (label, what, original) =>
+    function trapped(this: unknown, ...args: unknown[]): unknown {
       attempts.push(`${FORBIDDEN[what]}: ${label}`);
+      // the clock and randomness are only recorded (plan goes on, so its other impurities are found too); I/O throws
+      if (original) return Reflect.apply(original, this, args);
       throw new TrappedCallError(`plan must not ${FORBIDDEN[what]}: ${label} was called`);
     };
   try {
@@ -116,8 +120,14 @@ export function createPatcher() {
   return { patch, undo, restore };
 }
 
+type Trap = (
+  label: string,
+  what: Trapped,
+  original?: (...args: unknown[]) => unknown,
+) => (...args: unknown[]) => unknown;
+
 function setTraps(
-  trap: (label: string, what: Trapped) => () => never,
+  trap: Trap,
   patch: (target: object, key: string, replacement: unknown) => void,
   undo: Array<() => void>,
 ): void {
@@ -128,17 +138,21 @@ function setTraps(
     const names =
       keys === '*' ? Object.keys(moduleObject).filter((key) => /^[a-z]/.test(key)) : keys;
     const short = specifier.slice('node:'.length);
-    for (const key of names)
-      patch(moduleObject, key, trap(`${/^[A-Z]/.test(key) ? 'new ' : ''}${short}.${key}()`, what));
+    for (const key of names) {
+      const original = moduleObject[key] as (...args: unknown[]) => unknown;
+      const label = `${/^[A-Z]/.test(key) ? 'new ' : ''}${short}.${key}()`;
+      patch(moduleObject, key, trap(label, what, what === 'I/O' ? undefined : original));
+    }
   }
-  patch(performance, 'now', trap('performance.now()', 'clock'));
-  patch(process, 'uptime', trap('process.uptime()', 'clock'));
-  const hrtime = Object.assign(trap('process.hrtime()', 'clock'), {
-    bigint: trap('process.hrtime.bigint()', 'clock'),
+  patch(performance, 'now', trap('performance.now()', 'clock', performance.now.bind(performance)));
+  patch(process, 'uptime', trap('process.uptime()', 'clock', process.uptime.bind(process)));
+  const realHrtime = process.hrtime.bind(process) as (...args: unknown[]) => unknown;
+  const hrtime = Object.assign(trap('process.hrtime()', 'clock', realHrtime), {
+    bigint: trap('process.hrtime.bigint()', 'clock', process.hrtime.bigint.bind(process.hrtime)),
   });
   patch(process, 'hrtime', hrtime);
   patch(globalThis, 'fetch', trap('fetch()', 'I/O'));
-  patch(Math, 'random', trap('Math.random()', 'randomness'));
+  patch(Math, 'random', trap('Math.random()', 'randomness', Math.random));
   // globalThis.crypto's methods live on its prototype: shadow them with own properties
   for (const key of ['randomUUID', 'getRandomValues'] as const) {
     if (
@@ -147,7 +161,11 @@ function setTraps(
       typeof globalThis.crypto[key] === 'function'
     ) {
       Object.defineProperty(globalThis.crypto, key, {
-        value: trap(`crypto.${key}()`, 'randomness'),
+        value: trap(
+          `crypto.${key}()`,
+          'randomness',
+          (globalThis.crypto[key] as (...args: unknown[]) => unknown).bind(globalThis.crypto),
+        ),
         configurable: true,
         writable: true,
       });
@@ -160,19 +178,19 @@ function setTraps(
     'Date',
     trappedDate(
       RealDate,
-      trap('Date.now()', 'clock'),
-      trap('new Date()', 'clock'),
-      trap('Date()', 'clock'),
+      trap('Date.now()', 'clock', () => RealDate.now()),
+      trap('new Date()', 'clock', () => new RealDate()),
+      trap('Date()', 'clock', () => RealDate()),
     ),
   );
 }
 
-/** A Date that refuses to tell the time: `Date.now()`, `new Date()` and `Date()` trap; `new Date(x)` works. */
+/** A Date whose `Date.now()`, `new Date()` and `Date()` go through their traps; `new Date(x)` is a plain Date. */
 function trappedDate(
   RealDate: DateConstructor,
-  now: () => never,
-  construct: () => never,
-  call: () => never,
+  now: () => unknown,
+  construct: () => unknown,
+  call: () => unknown,
 ): DateConstructor {
   function TrappedDate(this: unknown, ...args: unknown[]): unknown {
     if (!new.target) return call();

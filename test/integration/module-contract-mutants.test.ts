@@ -637,8 +637,11 @@ describe('the I/O trap on modules loaded from a folder (a child process: jest by
     const script = `const kit = await import(${JSON.stringify(KIT)});
 const report = await kit.runModuleContract({ dir: ${JSON.stringify(dir)} });
 process.stdout.write(JSON.stringify(report));`;
+    // a file, not `-e`: workers the process starts would inherit `--input-type=module`
+    const runner = join(scratch, 'run-kit.mjs');
+    writeFileSync(runner, script);
     return new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+      const child = spawn(process.execPath, [runner], {
         env: { PATH: process.env.PATH ?? '', OUT_DIR: out },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
