@@ -73,9 +73,12 @@ function install(attempts: string[]): () => void {
   // a function, not an arrow: `new Worker()` must reach it too
   const trap: Trap = (label, what, original) =>
     function trapped(this: unknown, ...args: unknown[]): unknown {
-      attempts.push(`${FORBIDDEN[what]}: ${label}`);
+      // the kit's own look at the stack (a source-map hook reads files) passes through
+      if (inspecting) return Reflect.apply(original, this, args);
+      // Node's own code (fetch's timing in an http module's client) reading the clock is not the plan's doing
+      if (what === 'I/O' || !calledByNode()) attempts.push(`${FORBIDDEN[what]}: ${label}`);
       // the clock and randomness are only recorded (plan goes on, so its other impurities are found too); I/O throws
-      if (original) return Reflect.apply(original, this, args);
+      if (what !== 'I/O') return Reflect.apply(original, this, args);
       throw new TrappedCallError(`plan must not ${FORBIDDEN[what]}: ${label} was called`);
     };
   try {
@@ -120,10 +123,25 @@ export function createPatcher() {
   return { patch, undo, restore };
 }
 
+/** True when the trapped function's caller is Node's own code (`node:internal/…`), not the plan's. */
+function calledByNode(): boolean {
+  inspecting = true;
+  try {
+    // frames: Error, calledByNode, trapped, the caller
+    const caller = new Error().stack?.split('\n')[3] ?? '';
+    return caller.includes('node:internal/');
+  } finally {
+    inspecting = false;
+  }
+}
+
+/** True while `calledByNode` formats a stack: what a stack-formatting hook calls then is the kit's doing. */
+let inspecting = false;
+
 type Trap = (
   label: string,
   what: Trapped,
-  original?: (...args: unknown[]) => unknown,
+  original: (...args: unknown[]) => unknown,
 ) => (...args: unknown[]) => unknown;
 
 function setTraps(
@@ -141,7 +159,7 @@ function setTraps(
     for (const key of names) {
       const original = moduleObject[key] as (...args: unknown[]) => unknown;
       const label = `${/^[A-Z]/.test(key) ? 'new ' : ''}${short}.${key}()`;
-      patch(moduleObject, key, trap(label, what, what === 'I/O' ? undefined : original));
+      patch(moduleObject, key, trap(label, what, original));
     }
   }
   patch(performance, 'now', trap('performance.now()', 'clock', performance.now.bind(performance)));
@@ -151,7 +169,7 @@ function setTraps(
     bigint: trap('process.hrtime.bigint()', 'clock', process.hrtime.bigint.bind(process.hrtime)),
   });
   patch(process, 'hrtime', hrtime);
-  patch(globalThis, 'fetch', trap('fetch()', 'I/O'));
+  patch(globalThis, 'fetch', trap('fetch()', 'I/O', globalThis.fetch as (...args: unknown[]) => unknown));
   patch(Math, 'random', trap('Math.random()', 'randomness', Math.random));
   // globalThis.crypto's methods live on its prototype: shadow them with own properties
   for (const key of ['randomUUID', 'getRandomValues'] as const) {
