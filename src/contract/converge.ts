@@ -50,7 +50,8 @@ export async function converge(
     for (const call of calls) {
       steps += 1;
       firstInput ??= call.input;
-      if (!('value' in call.outcome)) ctx.secrets.checkError(call.outcome.error, `an error sync threw in ${label}`);
+      if (!('value' in call.outcome))
+        ctx.secrets.checkError(call.outcome.error, `an error sync threw in ${label}`);
       if (await replay(ctx, call, urn, `${label} step ${steps}`)) ctx.replayed += 1;
     }
     const stored = await steward.store.findResource(urn);
@@ -101,4 +102,3 @@ export async function waitUntilDue(
   if (realMs > 0) await new Promise((resolve) => setTimeout(resolve, realMs));
   steward.advanceTo(Math.max(dueMs, steward.clock().getTime() + 1));
 }
-

@@ -103,7 +103,11 @@ export function createPatcher() {
     const original = Object.getOwnPropertyDescriptor(target, key);
     if (!original && typeof (target as Record<string, unknown>)[key] === 'function') {
       // inherited (performance.now lives on its prototype): shadow it with an own property
-      Object.defineProperty(target, key, { value: replacement, configurable: true, writable: true });
+      Object.defineProperty(target, key, {
+        value: replacement,
+        configurable: true,
+        writable: true,
+      });
       undo.push(() => delete (target as Record<string, unknown>)[key]);
       return;
     }
@@ -169,7 +173,11 @@ function setTraps(
     bigint: trap('process.hrtime.bigint()', 'clock', process.hrtime.bigint.bind(process.hrtime)),
   });
   patch(process, 'hrtime', hrtime);
-  patch(globalThis, 'fetch', trap('fetch()', 'I/O', globalThis.fetch as (...args: unknown[]) => unknown));
+  patch(
+    globalThis,
+    'fetch',
+    trap('fetch()', 'I/O', globalThis.fetch as (...args: unknown[]) => unknown),
+  );
   patch(Math, 'random', trap('Math.random()', 'randomness', Math.random));
   // globalThis.crypto's methods live on its prototype: shadow them with own properties
   for (const key of ['randomUUID', 'getRandomValues'] as const) {

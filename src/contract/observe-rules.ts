@@ -1,7 +1,6 @@
 import { jsonEqual } from '../core/json.js';
 import { computeDrift } from '../core/sync/drift.js';
 import type { ObserveResult, SyncInput } from '../sdk/index.js';
-import { type ConvergeContext, message } from './kit-context.js';
 import {
   type Observation,
   observeOnce,
@@ -9,6 +8,7 @@ import {
   resyncProblem,
   syncInputOf,
 } from './direct-calls.js';
+import { type ConvergeContext, message } from './kit-context.js';
 import { OBSERVE_RULES } from './rules.js';
 
 /** True when the kind has `observe`; else rules 10–12 are skipped, naming it. */

@@ -53,12 +53,18 @@ export function judgeParamsMatter(
 ): void {
   const [other, own] = params.map((p) => JSON.stringify(p));
   if (footprints[0] === undefined || footprints[1] === undefined) {
-    ctx.book.skip('actions-converge', `${label}: whether it uses its params not judged: observe failed`);
+    ctx.book.skip(
+      'actions-converge',
+      `${label}: whether it uses its params not judged: observe failed`,
+    );
     return;
   }
   const differ = changedPaths(footprints[0], footprints[1]);
   if (differ)
-    ctx.book.pass('actions-converge', `${label}: params ${other} and ${own} leave different results (at ${differ})`);
+    ctx.book.pass(
+      'actions-converge',
+      `${label}: params ${other} and ${own} leave different results (at ${differ})`,
+    );
   else
     ctx.book.fail(
       'actions-converge',

@@ -6,7 +6,11 @@ import { IO_MODULES, RANDOM_MODULES } from './io-trap.js';
 const require = createRequire(import.meta.url);
 /** CommonJS's loader; `_load` is internal but stable, and the only place every `require` passes. */
 const Module = require('node:module') as {
-  _load: (request: string, parent: { filename?: string } | null | undefined, isMain: boolean) => unknown;
+  _load: (
+    request: string,
+    parent: { filename?: string } | null | undefined,
+    isMain: boolean,
+  ) => unknown;
 };
 
 /** The built-ins whose functions the traps replace: `fs` and `node:fs` alike. */
@@ -52,7 +56,8 @@ function forwarding(name: string, real: object): object {
       const value = Reflect.get(target, key, target) as unknown;
       if (name === 'fs' && key === 'promises') return forwarding('fs/promises', value as object);
       if (typeof value !== 'function') return value;
-      if (!functions.has(key)) functions.set(key, late(target as Record<PropertyKey, unknown>, key, value));
+      if (!functions.has(key))
+        functions.set(key, late(target as Record<PropertyKey, unknown>, key, value));
       return functions.get(key);
     },
   });
@@ -65,7 +70,6 @@ function late(target: Record<PropertyKey, unknown>, key: PropertyKey, original: 
   const current = () => target[key] as (...args: unknown[]) => unknown;
   return new Proxy(original, {
     apply: (_fn, thisArg, args) => Reflect.apply(current(), thisArg, args),
-    construct: (_fn, args, newTarget) =>
-      Reflect.construct(current(), args, newTarget) as object,
+    construct: (_fn, args, newTarget) => Reflect.construct(current(), args, newTarget) as object,
   });
 }

@@ -242,7 +242,9 @@ describe('the good memo module', () => {
     );
     expect(rule(report, 'actions-converge').details).toEqual(
       expect.arrayContaining([
-        expect.stringMatching(/^stamp \(first\): params \{"tag":"v2"\} and \{"tag":"v1"\} leave different results/),
+        expect.stringMatching(
+          /^stamp \(first\): params \{"tag":"v2"\} and \{"tag":"v1"\} leave different results/,
+        ),
       ]),
     );
     expect(rule(report, 'delete-converges').details).toEqual(
@@ -312,7 +314,9 @@ describe('the mutant catalogue: each broken memo fails the rule it breaks', () =
       plan: (input) => {
         input.desired.labels.touched = 'yes';
         const data = good.plan(input).data;
-        return { data: { ...data, at: performance.now(), r: Math.random(), h: fs.existsSync('/') } };
+        return {
+          data: { ...data, at: performance.now(), r: Math.random(), h: fs.existsSync('/') },
+        };
       },
     });
     expectCaught(
@@ -322,7 +326,9 @@ describe('the mutant catalogue: each broken memo fails the rule it breaks', () =
       /tried to read the clock \(only input\.now\): performance\.now\(\), use randomness: Math\.random\(\), do I\/O: fs\.existsSync\(\)/,
     );
     expect(rule(report, 'plan-pure').details).toEqual(
-      expect.arrayContaining([expect.stringMatching(/mutates its input \(changed \/desired\/labels\/touched\)/)]),
+      expect.arrayContaining([
+        expect.stringMatching(/mutates its input \(changed \/desired\/labels\/touched\)/),
+      ]),
     );
   });
 
@@ -414,11 +420,9 @@ describe('the mutant catalogue: each broken memo fails the rule it breaks', () =
   });
 
   it('an observe that hangs fails its rule, naming the call and the timeout', async () => {
-    const report = await check(
-      {},
-      () => ({ observe: () => new Promise<never>(() => undefined) }),
-      { callTimeoutMs: 300 },
-    );
+    const report = await check({}, () => ({ observe: () => new Promise<never>(() => undefined) }), {
+      callTimeoutMs: 300,
+    });
     expectCaught(
       'hung observe (callTimeoutMs 300)',
       report,
@@ -471,24 +475,25 @@ describe('the mutant catalogue: each broken memo fails the rule it breaks', () =
     );
     expect(rule(report, 'secrets-stay-secret').details).toEqual(
       expect.arrayContaining([
-        expect.stringMatching(/observed resource\.state\.output\.note holds the value of spec\.configs\.password \(observe's result\)/),
+        expect.stringMatching(
+          /observed resource\.state\.output\.note holds the value of spec\.configs\.password \(observe's result\)/,
+        ),
       ]),
     );
   });
 
   it('a sync that leaks a secret into its logs', async () => {
-    const report = await check(
-      {},
-      (dir) => {
-        const plain = memoModule(dir);
-        return {
-          sync(input, ctx) {
-            ctx.log.info('writing memo', { auth: `Basic ${String(input.resource.spec.configs.password)}` });
-            return plain.sync(input, ctx);
-          },
-        };
-      },
-    );
+    const report = await check({}, (dir) => {
+      const plain = memoModule(dir);
+      return {
+        sync(input, ctx) {
+          ctx.log.info('writing memo', {
+            auth: `Basic ${String(input.resource.spec.configs.password)}`,
+          });
+          return plain.sync(input, ctx);
+        },
+      };
+    });
     expectCaught(
       'sync leaking a secret into logs',
       report,
@@ -530,12 +535,17 @@ describe('the mutant catalogue: each broken memo fails the rule it breaks', () =
 });
 
 describe('the rest of the catalogue: one mutant for each other rule', () => {
-  const observed = (dir: string, change: (seen: Record<string, unknown>) => Record<string, unknown>) => {
+  const observed = (
+    dir: string,
+    change: (seen: Record<string, unknown>) => Record<string, unknown>,
+  ) => {
     const plain = memoModule(dir);
     return {
       async observe(...args: Parameters<NonNullable<ModuleDefinition['observe']>>) {
         const seen = await plain.observe!(...args);
-        return (seen.exists ? change(seen as unknown as Record<string, unknown>) : seen) as typeof seen;
+        return (
+          seen.exists ? change(seen as unknown as Record<string, unknown>) : seen
+        ) as typeof seen;
       },
     };
   };
@@ -606,7 +616,10 @@ describe('the rest of the catalogue: one mutant for each other rule', () => {
       /observe's output differs from the output sync published at \/path/,
       {},
       (dir) =>
-        observed(dir, (seen) => ({ ...seen, output: { ...(seen.output as object), path: '/elsewhere' } })),
+        observed(dir, (seen) => ({
+          ...seen,
+          output: { ...(seen.output as object), path: '/elsewhere' },
+        })),
     ],
   ])('%s fails %s', async (mutant, id, why, parts, definition) => {
     const report = await check(parts, definition, { stepBudget: 10 });
@@ -620,9 +633,12 @@ describe('the I/O trap on modules loaded from a folder (a child process: jest by
   beforeAll(() => {
     // build only when the compiled kit is missing or older than its sources
     const built = join(REPO, 'dist/src/contract/index.js');
-    const sources = readdirSync(join(REPO, 'src/contract')).map((f) => join(REPO, 'src/contract', f));
+    const sources = readdirSync(join(REPO, 'src/contract')).map((f) =>
+      join(REPO, 'src/contract', f),
+    );
     const stale =
-      !existsSync(built) || sources.some((file) => statSync(file).mtimeMs > statSync(built).mtimeMs);
+      !existsSync(built) ||
+      sources.some((file) => statSync(file).mtimeMs > statSync(built).mtimeMs);
     if (stale) {
       const build = spawnSync('npx', ['tsc', '-p', 'tsconfig.build.json'], {
         cwd: REPO,
@@ -660,7 +676,13 @@ process.stdout.write(JSON.stringify(report));`;
   }
 
   /** A plain module folder: `prelude` (its imports) and `peek` (an expression plan evaluates). */
-  function folder(name: string, entry: string, prelude: string, peek: string, esm: boolean): string {
+  function folder(
+    name: string,
+    entry: string,
+    prelude: string,
+    peek: string,
+    esm: boolean,
+  ): string {
     const dir = join(scratch, name);
     mkdirSync(join(dir, 'examples'), { recursive: true });
     const definition = `{
@@ -745,20 +767,30 @@ process.stdout.write(JSON.stringify(report));`;
       true,
       /read the clock \(only input\.now\): performance\.now\(\)/,
     ],
-  ])('fails plan-pure for %s', async (mutant, entry, prelude, peek, esm, why) => {
-    const out = join(scratch, 'out');
-    mkdirSync(out);
-    const report = await runKit(folder('greeting', entry, prelude, peek, esm), out);
-    expectCaught(`plan via ${mutant} (child process)`, report, 'plan-pure', why);
-    expect(rule(report, 'create-converges').status).toBe('PASS');
-    expect(readdirSync(out)).toEqual([]);
-  }, 30_000);
+  ])(
+    'fails plan-pure for %s',
+    async (mutant, entry, prelude, peek, esm, why) => {
+      const out = join(scratch, 'out');
+      mkdirSync(out);
+      const report = await runKit(folder('greeting', entry, prelude, peek, esm), out);
+      expectCaught(`plan via ${mutant} (child process)`, report, 'plan-pure', why);
+      expect(rule(report, 'create-converges').status).toBe('PASS');
+      expect(readdirSync(out)).toEqual([]);
+    },
+    30_000,
+  );
 
   it('passes the same folder whose plan does no I/O', async () => {
     const out = join(scratch, 'out');
     mkdirSync(out);
     const report = await runKit(
-      folder('greeting', 'index.cjs', "const { readFileSync } = require('fs');", 'typeof readFileSync', false),
+      folder(
+        'greeting',
+        'index.cjs',
+        "const { readFileSync } = require('fs');",
+        'typeof readFileSync',
+        false,
+      ),
       out,
     );
     expect(report.rules.filter((r) => r.status === 'FAIL')).toEqual([]);

@@ -468,7 +468,11 @@ describe('the contract kit on a good module and on broken ones', () => {
         }
         const tag = (resource.state.data as { tag?: string }).tag;
         writeNote(path, resource, tag);
-        return { status: 'COMPLETED', data: { pending: [] }, output: noteOutput(dir, resource, tag) };
+        return {
+          status: 'COMPLETED',
+          data: { pending: [] },
+          output: noteOutput(dir, resource, tag),
+        };
       },
     }));
     expectOnlyFailure(
