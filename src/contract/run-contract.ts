@@ -54,7 +54,8 @@ export interface ContractOptions {
   /** The most real time one wait (requeueAfterMs, backoff) is also waited before the kit's clock jumps to its end. @default 250 */
   maxRealWaitMs?: number;
   /**
-   * Engine settings (maxAttempts, syncTimeoutMs, backoff, maxStateBytes), and what the
+   * Engine settings (maxAttempts, backoff, maxStateBytes; `syncTimeoutMs` is replaced
+   * by `callTimeoutMs`), and what the
    * built-in support modules are built with. The database is always a fresh SQLite
    * file in a temporary folder. @default Steward's defaults
    */
