@@ -2,7 +2,7 @@ import { diffJson } from '../core/json.js';
 import { toResolved } from '../core/requests/dependencies.js';
 import { callObserve } from '../core/sync/observe-module.js';
 import type { ObserveResult, ResolvedDependency, SyncInput } from '../sdk/index.js';
-import { type ConvergeContext, message, syncOnce } from './converge.js';
+import { asCallTimeout, type ConvergeContext, message, syncOnce } from './kit-context.js';
 import type { Outcome } from './recording-module.js';
 import { withWriteTraps } from './write-trap.js';
 
@@ -41,8 +41,10 @@ export interface Observation {
 
 /**
  * Calls the author's `observe` once on a copy of `input`, as the engine's import and
- * refresh do (`callObserve`: the sync deadline, the result checked), with writes
- * trapped (write-trap.ts). The kit's clock is `ctx.now`.
+ * refresh do (`callObserve`: a deadline, here the kit's `callTimeoutMs`, the result
+ * checked), with writes trapped (write-trap.ts). The kit's clock is `ctx.now`. What
+ * it returns is what an import would store: the secret watch looks for secrets in
+ * it as the API would show it, and in the message of an error it throws.
  */
 export async function observeOnce(ctx: ConvergeContext, input: SyncInput): Promise<Observation> {
   const { outcome, attempts } = await withWriteTraps(() =>
@@ -51,9 +53,17 @@ export async function observeOnce(ctx: ConvergeContext, input: SyncInput): Promi
       structuredClone(input),
       { log: ctx.secrets.logger, now: ctx.steward.clock },
       new AbortController(),
-      { timeoutMs: ctx.syncTimeoutMs, maxStateBytes: ctx.maxStateBytes },
+      { timeoutMs: ctx.callTimeoutMs, maxStateBytes: ctx.maxStateBytes },
     ),
   );
+  if ('value' in outcome) ctx.secrets.checkObserved(input.resource, outcome.value);
+  else {
+    ctx.secrets.checkError(outcome.error, 'an error observe threw');
+    return {
+      outcome: { error: asCallTimeout(outcome.error, 'observe', ctx.callTimeoutMs) },
+      writes: attempts,
+    };
+  }
   // Through JSON, as it is stored: a key set to undefined is no key, and compares so.
   const stored =
     'value' in outcome

@@ -4,4 +4,9 @@
  */
 export { formatReport } from './report.js';
 export { OBSERVE_RULES, type RuleId, type RuleResult, RULES, type RuleStatus } from './rules.js';
-export { type ContractOptions, type ContractReport, runModuleContract } from './run-contract.js';
+export {
+  type ContractOptions,
+  type ContractReport,
+  DEFAULT_CALL_TIMEOUT_MS,
+  runModuleContract,
+} from './run-contract.js';

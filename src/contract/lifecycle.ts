@@ -4,10 +4,18 @@ import { converge, type ConvergeContext, type Convergence, message, syncOnce } f
 import { syncInputOf } from './direct-calls.js';
 import type { Example } from './examples.js';
 import { checkNoTakeover } from './no-takeover.js';
-import { checkObserveAfterCreate, checkObserveAfterDelete, hasObserve } from './observe-rules.js';
+import {
+  checkObserveAfterCreate,
+  checkObserveAfterDelete,
+  hasObserve,
+  stillThere,
+} from './observe-rules.js';
+import { footprint, judgeParamsMatter, otherParams } from './params-matter.js';
 import { OBSERVE_RULES } from './rules.js';
 
 const AS: RequestOptions = { actor: 'contract-kit' };
+/** `runWith` did not converge: the example's own run of the action is skipped. */
+const NOT_RUN = Symbol('not run');
 /** The rules judged on a created resource (rules 9–12). */
 const AFTER_CREATE = ['create-never-takes-over', ...OBSERVE_RULES] as const;
 
@@ -21,6 +29,7 @@ export async function runExample(
   ctx: ConvergeContext,
   example: Example,
   declared: readonly string[],
+  examples: readonly Example[] = [example],
 ): Promise<void> {
   const { steward, book, secrets } = ctx;
   const at = (action: string) => `${action} (${example.name})`;
@@ -61,6 +70,17 @@ export async function runExample(
       continue;
     }
     const params = example.params[action];
+    const other =
+      action === 'update'
+        ? undefined
+        : otherParams(
+            ctx,
+            action,
+            params,
+            examples.map((e) => e.params[action]).filter((p) => p !== undefined),
+          );
+    const before = other === undefined ? undefined : await runWith(ctx, urn, action, other, at);
+    if (before === NOT_RUN) continue;
     try {
       if (action === 'update') await steward.commands.update(urn, example.update, AS);
       else await steward.commands.execute(urn, action, params ?? {}, AS);
@@ -80,6 +100,8 @@ export async function runExample(
     const ran = await converge(ctx, urn, action, at(action));
     if (ran.end === 'COMPLETED') book.pass('actions-converge', `${at(action)}: ${ran.detail}`);
     else book.fail('actions-converge', `${at(action)}: ${ran.detail}`);
+    if (ran.end === 'COMPLETED' && other !== undefined)
+      judgeParamsMatter(ctx, at(action), [other, params], [before, await footprint(ctx, urn)]);
   }
 
   const last = await syncInputOf(ctx, urn);
@@ -99,8 +121,53 @@ export async function runExample(
     );
     return;
   }
+  const keeps = keepsReason(example);
+  const left = observes && last ? await stillThere(ctx, last, at('delete'), keeps) : false;
   await deleteAgain(ctx, deleted, at('delete'));
-  if (observes && last) await checkObserveAfterDelete(ctx, last, at('delete'));
+  if (observes && last) await checkObserveAfterDelete(ctx, last, at('delete'), keeps, left);
+}
+
+/**
+ * Runs `action` with another example's params (`other`), before the example's own,
+ * so rule 6 can compare what each left; what it left, or NOT_RUN when it did not
+ * converge (rule 2 or 6 says why; the example's own run is then skipped, as the
+ * resource is not settled).
+ */
+async function runWith(
+  ctx: ConvergeContext,
+  urn: string,
+  action: string,
+  other: unknown,
+  at: (action: string) => string,
+): Promise<unknown> {
+  const label = `${at(action)} with another example's params`;
+  const skipOwn = () => {
+    ctx.book.skip('actions-converge', `${at(action)}: not run, the run before it did not end`);
+    return NOT_RUN;
+  };
+  try {
+    await ctx.steward.commands.execute(urn, action, other, AS);
+  } catch (err) {
+    ctx.book.fail('actions-plan', `${label}: refused: ${message(err)}`);
+    return skipOwn();
+  }
+  ctx.secrets.rememberParams(action, other);
+  const ran = await converge(ctx, urn, action, label);
+  if (ran.end !== 'COMPLETED') {
+    ctx.book.fail('actions-converge', `${label}: ${ran.detail}`);
+    return skipOwn();
+  }
+  return footprint(ctx, urn);
+}
+
+/**
+ * Why the example's delete keeps its backend object on purpose (`"delete": {"keeps":
+ * "why"}` in its actions file: a server only forgotten, an orphaning config), or
+ * undefined: then observe must say `exists: false` after the delete.
+ */
+function keepsReason(example: Example): string | undefined {
+  const keeps = (example.params.delete as { keeps?: unknown } | undefined)?.keeps;
+  return typeof keeps === 'string' && keeps ? keeps : undefined;
 }
 
 /**

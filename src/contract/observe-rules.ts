@@ -1,7 +1,6 @@
 import { jsonEqual } from '../core/json.js';
 import { computeDrift } from '../core/sync/drift.js';
 import type { ObserveResult, SyncInput } from '../sdk/index.js';
-import { type ConvergeContext, message } from './converge.js';
 import {
   type Observation,
   observeOnce,
@@ -9,6 +8,7 @@ import {
   resyncProblem,
   syncInputOf,
 } from './direct-calls.js';
+import { type ConvergeContext, message } from './kit-context.js';
 import { OBSERVE_RULES } from './rules.js';
 
 /** True when the kind has `observe`; else rules 10–12 are skipped, naming it. */
@@ -85,15 +85,38 @@ export async function checkObserveAfterCreate(
 }
 
 /**
- * Rules 10 and 11 after the delete converged, on the last document before it:
- * observe twice, no write tried, equal results; `exists: false`. An object the
- * delete kept on purpose (an orphaning config) cannot be told from one it forgot,
- * so `exists: true` there is reported as not judged.
+ * Rule 7 right after the delete converged: the object must be gone as the module's
+ * own `observe` sees it (`exists: false`), whatever the delete's sync reported,
+ * unless the example says the delete keeps it (`keeps`). True when it is still there.
+ */
+export async function stillThere(
+  ctx: ConvergeContext,
+  input: SyncInput,
+  label: string,
+  keeps: string | undefined,
+): Promise<boolean> {
+  const seen = await observeOnce(ctx, input);
+  if (!('value' in seen.outcome) || !seen.outcome.value.exists) return false;
+  if (!keeps)
+    ctx.book.fail(
+      'delete-converges',
+      `${label}: the resource was removed, but observe still finds the object: the delete left it behind`,
+    );
+  return true;
+}
+
+/**
+ * Rules 10 and 11 after the delete converged and was run again, on the last
+ * document before it: observe twice, no write tried, equal results; it must not
+ * throw. Rule 7 again: `exists: false` after the second delete too (unless the
+ * first already left the object, `left`, or the example keeps it, `keeps`).
  */
 export async function checkObserveAfterDelete(
   ctx: ConvergeContext,
   input: SyncInput,
   label: string,
+  keeps: string | undefined,
+  left: boolean,
 ): Promise<void> {
   const first = await observeOnce(ctx, input);
   const second = await observeOnce(ctx, input);
@@ -104,11 +127,18 @@ export async function checkObserveAfterDelete(
       `${label}: observe threw after delete (a missing object is exists: false, not a throw): ${message(first.outcome.error)}`,
     );
   } else if (first.outcome.value.exists) {
-    ctx.book.skip(
-      'observe-no-drift',
-      `${label}: observe still finds the object after delete; the module keeps it (an orphaning config?), not judged`,
-    );
-  } else ctx.book.pass('observe-no-drift', `${label}: exists: false after delete`);
+    if (keeps) {
+      ctx.book.skip('observe-no-drift', `${label}: the delete keeps the object (${keeps})`);
+      ctx.book.pass('delete-converges', `${label}: the object is kept on purpose (${keeps})`);
+    } else if (!left)
+      ctx.book.fail(
+        'delete-converges',
+        `${label}: observe finds the object again after the delete was run a second time`,
+      );
+  } else {
+    ctx.book.pass('observe-no-drift', `${label}: exists: false after delete`);
+    if (!left) ctx.book.pass('delete-converges', `${label}: observe says exists: false`);
+  }
 }
 
 /** Rule 10's verdict on a series of observations of one unchanged backend. */

@@ -18,14 +18,53 @@ export interface PlanCall {
 export interface SyncCall {
   input: SyncInput;
   outcome: Outcome<SyncResult>;
+  /** False while the module has not answered: after the engine's step, a sync that hung. */
+  settled: boolean;
+}
+
+/** Thrown in place of a module call that did not answer within the kit's `callTimeoutMs`. */
+export class CallTimeoutError extends Error {
+  override readonly name = 'CallTimeoutError';
+  constructor(call: string, timeoutMs: number) {
+    super(`${call} did not answer within the kit's call timeout (callTimeoutMs ${timeoutMs} ms)`);
+  }
+}
+
+/**
+ * The call's promise, or a CallTimeoutError once `timeoutMs` has passed (the
+ * call itself is left behind: JavaScript cannot stop it). `onTimeout` runs first,
+ * to abort the call's signal.
+ */
+export async function withinTimeout<T>(
+  call: string,
+  timeoutMs: number,
+  run: () => T | Promise<T>,
+  onTimeout?: () => void,
+): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const error = new CallTimeoutError(call, timeoutMs);
+      onTimeout?.();
+      reject(error);
+    }, timeoutMs);
+  });
+  try {
+    return await Promise.race([Promise.resolve().then(run), deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /**
  * The module under test as Steward runs it, with every `plan` and `sync` call the
  * core makes recorded (inputs cloned before the call, results after), so the kit
- * can replay them. It inherits everything else from the definition itself.
+ * can replay them. A `plan` that does not answer within `callTimeoutMs` throws a
+ * CallTimeoutError (the core refuses the request); `sync` is bounded by the
+ * engine's own timeout, which the kit sets to the same. It inherits everything
+ * else from the definition itself.
  */
-export function createRecordingModule(definition: ModuleDefinition) {
+export function createRecordingModule(definition: ModuleDefinition, callTimeoutMs: number) {
   const plans: PlanCall[] = [];
   const syncs: SyncCall[] = [];
   const recording: ModuleDefinition = Object.create(definition, {
@@ -38,7 +77,9 @@ export function createRecordingModule(definition: ModuleDefinition) {
         };
         plans.push(call);
         try {
-          const result = await definition.plan(input);
+          const result = await withinTimeout(`plan(${input.action})`, callTimeoutMs, () =>
+            definition.plan(input),
+          );
           call.outcome = { value: cloneOr(result) };
           return result;
         } catch (error) {
@@ -53,6 +94,7 @@ export function createRecordingModule(definition: ModuleDefinition) {
         const call: SyncCall = {
           input: structuredClone(input),
           outcome: { error: new Error('sync did not return') },
+          settled: false,
         };
         syncs.push(call);
         try {
@@ -62,6 +104,8 @@ export function createRecordingModule(definition: ModuleDefinition) {
         } catch (error) {
           call.outcome = { error };
           throw error;
+        } finally {
+          call.settled = true;
         }
       },
     },

@@ -42,15 +42,28 @@ export interface ContractOptions {
   env?: Readonly<Record<string, string | undefined>>;
   /** Sync calls one action may take to end. @default 50 */
   stepBudget?: number;
+  /**
+   * The longest one `plan`, `sync` or `observe` call the kit makes may take. A call
+   * that has not answered by then fails the rule it was made for, naming the call
+   * and this timeout, its signal is aborted, and the run goes on. It also bounds
+   * the engine's sync calls (in place of `config.syncTimeoutMs`). A `plan` that
+   * never returns (a synchronous endless loop) cannot be stopped in-process.
+   * @default 10000
+   */
+  callTimeoutMs?: number;
   /** The most real time one wait (requeueAfterMs, backoff) is also waited before the kit's clock jumps to its end. @default 250 */
   maxRealWaitMs?: number;
   /**
-   * Engine settings (maxAttempts, syncTimeoutMs, backoff, maxStateBytes), and what the
+   * Engine settings (maxAttempts, backoff, maxStateBytes; `syncTimeoutMs` is replaced
+   * by `callTimeoutMs`), and what the
    * built-in support modules are built with. The database is always a fresh SQLite
    * file in a temporary folder. @default Steward's defaults
    */
   config?: Partial<Config>;
 }
+
+/** `callTimeoutMs` when it is not given. */
+export const DEFAULT_CALL_TIMEOUT_MS = 10_000;
 
 export interface ContractReport {
   /** The module's kind, once the definition could be read. */
@@ -138,7 +151,14 @@ export async function runModuleContract(options: ContractOptions): Promise<Contr
   });
   if (badFixtures.length) return stop(badFixtures, module.kind);
 
-  const config: Readonly<Config> = { ...loadConfig({}), ...options.config };
+  const callTimeoutMs = options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
+  if (!(Number.isInteger(callTimeoutMs) && callTimeoutMs > 0))
+    throw new Error(`callTimeoutMs must be a positive integer, got ${String(callTimeoutMs)}`);
+  const config: Readonly<Config> = {
+    ...loadConfig({}),
+    ...options.config,
+    syncTimeoutMs: callTimeoutMs,
+  };
   const support = await resolveSupportModules(
     fixtures.map((f) => f.create.kind),
     module.kind,
@@ -147,7 +167,7 @@ export async function runModuleContract(options: ContractOptions): Promise<Contr
   );
   if (support.problems.length) return stop(support.problems, module.kind);
 
-  const { recording, plans, syncs } = createRecordingModule(module);
+  const { recording, plans, syncs } = createRecordingModule(module, callTimeoutMs);
   // The registry of the author's own definition: views for rule 8, and the module replays call.
   const secrets = createSecretWatch(registry, module.kind);
   let steward;
@@ -164,7 +184,8 @@ export async function runModuleContract(options: ContractOptions): Promise<Contr
     secrets,
     stepBudget: options.stepBudget ?? 50,
     replayed: 0,
-    syncTimeoutMs: config.syncTimeoutMs,
+    replayedObserved: 0,
+    callTimeoutMs,
     maxStateBytes: config.maxStateBytes,
     maxRealWaitMs: options.maxRealWaitMs ?? 250,
   };
@@ -179,11 +200,12 @@ export async function runModuleContract(options: ContractOptions): Promise<Contr
     module,
     plans,
     book,
+    callTimeoutMs,
     (input: PlanInput) =>
       exampleOf.get(`${input.desired.project}/${input.desired.name}`) ?? input.desired.name,
   );
   judgeSecrets(book, secrets);
-  return report(module.kind);
+  return hideSecrets(report(module.kind), secrets.values());
 }
 
 /** The fixtures, then every example's lifecycle, then the fixtures' deletion; returns the fixtures' problems. */
@@ -209,13 +231,17 @@ async function runExamples(
     ctx.secrets.skipLogs();
     for (const example of examples) {
       exampleOf.set(`${example.create.project}/${example.create.name}`, example.name);
-      await runExample(ctx, example, actions);
+      await runExample(ctx, example, actions, examples);
     }
-    if (ctx.replayed)
+    if (ctx.replayed) {
+      const observed = ctx.replayedObserved
+        ? `, and the same backend as observe sees it (${ctx.replayedObserved} of them)`
+        : '';
       ctx.book.pass(
         'sync-idempotent',
-        `${ctx.replayed} sync step${ctx.replayed === 1 ? '' : 's'} run twice on the same input: same status and data`,
+        `${ctx.replayed} sync step${ctx.replayed === 1 ? '' : 's'} run twice on the same input: same status, data and output${observed}`,
       );
+    }
   } finally {
     problems.push(...(await deleteFixtures(ctx, urns)));
   }
@@ -232,4 +258,20 @@ function judgeSecrets(book: RuleBook, secrets: ReturnType<typeof createSecretWat
       `${secrets.secretCount()} secret value(s) never seen in the API view, state.data, non-secret outputs or logs`,
     );
   } else book.skip('secrets-stay-secret', 'the examples hold no writeOnly value to follow');
+}
+
+/** The report with every secret value the kit followed replaced by `[secret]` (a reason may quote a module's error). */
+function hideSecrets(report: ContractReport, values: readonly string[]): ContractReport {
+  if (values.length === 0) return report;
+  const hide = (text: string) =>
+    values.reduce((out, value) => out.split(value).join('[secret]'), text);
+  return {
+    ...report,
+    rules: report.rules.map((rule) => ({
+      ...rule,
+      reason: hide(rule.reason),
+      details: rule.details.map(hide),
+    })),
+    problems: report.problems.map(hide),
+  };
 }

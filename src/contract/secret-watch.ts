@@ -2,7 +2,7 @@ import type { CoreLogger } from '../core/logging.js';
 import type { Resource } from '../core/model.js';
 import type { Registry } from '../core/modules/registry.js';
 import { resourceView } from '../core/requests/views.js';
-import type { JSONSchema } from '../sdk/index.js';
+import type { JSONSchema, ObserveResult } from '../sdk/index.js';
 import { findLeaks, type Secret, secretValues } from './secret-leaks.js';
 
 interface LogEntry {
@@ -15,7 +15,8 @@ interface LogEntry {
  * Rule 8's eyes: remembers every secret value it is shown (writeOnly configs,
  * outputs and params, and the fixtures' secrets) and looks for them where nobody should find them: the
  * resource as the API returns it (`resourceView`: configs and output redacted,
- * `state.data`, `state.sync.last_error`, labels) and every log line.
+ * `state.data`, `state.sync.last_error`, labels), every log line, what `observe`
+ * returns (as an import would store it) and the message of every error the module throws.
  */
 export function createSecretWatch(registry: Registry, kind: string) {
   const definition = registry.get(kind).definition;
@@ -90,6 +91,34 @@ export function createSecretWatch(registry: Registry, kind: string) {
       checkedLogs = entries.length;
       for (const leak of found) if (!leaks.has(leak)) leaks.set(leak, where);
     },
+    /**
+     * What `observe` returned for `resource`, as an import would store and the API
+     * show it: its configs laid over the spec's, its output and data in the state.
+     */
+    checkObserved(resource: Resource, observed: ObserveResult): void {
+      if (!observed.exists) return;
+      const imported: Resource = {
+        ...resource,
+        spec: { ...resource.spec, configs: { ...resource.spec.configs, ...observed.configs } },
+        state: { ...resource.state, output: observed.output ?? {}, data: observed.data ?? null },
+      };
+      remember(secretValues(imported.spec.configs, definition.configSchema, 'spec.configs'));
+      remember(secretValues(imported.state.output, definition.outputSchema, 'state.output'));
+      const known = [...secrets.values()];
+      for (const leak of findLeaks(resourceView(imported, registry), 'observed resource', known))
+        if (!leaks.has(leak)) leaks.set(leak, "observe's result");
+    },
+    /** The message of an error the module threw (`what`: "an error sync threw"): it ends up in logs and reports. */
+    checkError(error: unknown, what: string): void {
+      const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+      for (const secret of secrets.values())
+        if (text.includes(secret.value)) {
+          const leak = `the message of ${what.replace(/ in .*$/, '')} holds the value of ${secret.source}`;
+          if (!leaks.has(leak)) leaks.set(leak, what);
+        }
+    },
+    /** Every secret value known so far: the kit's own report must not quote one either. */
+    values: (): string[] => [...new Set([...secrets.values()].map((secret) => secret.value))],
     /** Marks the log lines written so far as seen, unchecked (the fixtures' create and delete). */
     skipLogs(): void {
       checkedLogs = entries.length;

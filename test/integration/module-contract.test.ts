@@ -24,6 +24,7 @@ import {
   defineModule,
   type ModuleDefinition,
   type ObserveResult,
+  type PlanInput,
   type SyncResult,
   TerminalError,
 } from '../../src/sdk/index.js';
@@ -119,7 +120,11 @@ function noteModule(dir: string, broken: Partial<ModuleDefinition> = {}): Module
     },
     outputSchema: {
       type: 'object',
-      properties: { path: { type: 'string' }, token: { type: 'string', writeOnly: true } },
+      properties: {
+        path: { type: 'string' },
+        token: { type: 'string', writeOnly: true },
+        tag: { type: 'string' },
+      },
     },
     actions: {
       create: {},
@@ -153,7 +158,11 @@ function noteModule(dir: string, broken: Partial<ModuleDefinition> = {}): Module
       if (step === 'remove' && held?.owner === resource.urn) rmSync(path, { force: true });
       if (rest.length) return { status: 'PENDING', data: { ...data, pending: rest } };
       if (resource.state.action === 'delete') return { status: 'COMPLETED', data: { pending: [] } };
-      return { status: 'COMPLETED', data: { pending: [] }, output: noteOutput(dir, resource) };
+      return {
+        status: 'COMPLETED',
+        data: { pending: [] },
+        output: noteOutput(dir, resource, data.tag),
+      };
     },
     async observe({ resource }) {
       const held = readNote(notePath(dir, resource));
@@ -161,8 +170,9 @@ function noteModule(dir: string, broken: Partial<ModuleDefinition> = {}): Module
       return {
         exists: true,
         configs: { text: held.text },
-        output: noteOutput(dir, resource),
-        data: { owner: held.owner },
+        // the tag `stamp` wrote (in the output too): how the kit tells that stamp used its params
+        output: noteOutput(dir, resource, held.tag),
+        data: { owner: held.owner, tag: held.tag },
       };
     },
     ...broken,
@@ -170,15 +180,19 @@ function noteModule(dir: string, broken: Partial<ModuleDefinition> = {}): Module
 }
 
 type NoteResource = Parameters<ModuleDefinition['sync']>[0]['resource'];
+/** The good note's plan (it touches no file: the folder does not matter). */
+const notePlan = (input: PlanInput) =>
+  noteModule(tmpdir()).plan(input) as { data: Record<string, unknown> };
 const notePath = (dir: string, resource: NoteResource) =>
   join(dir, `${String(resource.spec.configs.file ?? resource.name)}.txt`);
-const noteOutput = (dir: string, resource: NoteResource) => ({
+const noteOutput = (dir: string, resource: NoteResource, tag?: string) => ({
+  ...(tag !== undefined && { tag }),
   path: notePath(dir, resource),
   token: `token-of-${resource.name}-${SECRET}`,
 });
-function readNote(path: string): { owner: string; text: string } | undefined {
+function readNote(path: string): { owner: string; text: string; tag?: string } | undefined {
   return existsSync(path)
-    ? (JSON.parse(readFileSync(path, 'utf8')) as { owner: string; text: string })
+    ? (JSON.parse(readFileSync(path, 'utf8')) as { owner: string; text: string; tag?: string })
     : undefined;
 }
 function writeNote(path: string, resource: NoteResource, tag?: string): void {
@@ -284,9 +298,8 @@ describe('the contract kit on a good module and on broken ones', () => {
 
   it('fails plan-pure when plan reads a file', async () => {
     const report = await check((dir) => ({
-      plan: () => ({
-        data: { pending: fs.existsSync(join(dir, 'skip-check')) ? ['write'] : ['write', 'check'] },
-      }),
+      plan: (input) =>
+        fs.existsSync(join(dir, 'skip-check')) ? { data: { pending: ['write'] } } : notePlan(input),
     }));
     expectOnlyFailure(
       report,
@@ -297,14 +310,14 @@ describe('the contract kit on a good module and on broken ones', () => {
 
   it('fails plan-pure when plan uses Math.random', async () => {
     const report = await check({
-      plan: () => ({ data: { pending: ['write', 'check'], nonce: Math.random() } }),
+      plan: (input) => ({ data: { ...notePlan(input).data, nonce: Math.random() } }),
     });
     expectOnlyFailure(report, 'plan-pure', /tried to use randomness: Math\.random\(\)/);
   });
 
   it('fails plan-pure when plan reads the wall clock', async () => {
     const report = await check({
-      plan: () => ({ data: { pending: ['write', 'check'], at: new Date().toISOString() } }),
+      plan: (input) => ({ data: { ...notePlan(input).data, at: new Date().toISOString() } }),
     });
     expectOnlyFailure(report, 'plan-pure', /read the clock \(only input\.now\): new Date\(\)/);
   });
@@ -453,8 +466,13 @@ describe('the contract kit on a good module and on broken ones', () => {
           rmSync(path, { force: true });
           return { status: 'COMPLETED', data: { pending: [] } };
         }
-        writeNote(path, resource, (resource.state.data as { tag?: string }).tag);
-        return { status: 'COMPLETED', data: { pending: [] }, output: noteOutput(dir, resource) };
+        const tag = (resource.state.data as { tag?: string }).tag;
+        writeNote(path, resource, tag);
+        return {
+          status: 'COMPLETED',
+          data: { pending: [] },
+          output: noteOutput(dir, resource, tag),
+        };
       },
     }));
     expectOnlyFailure(
