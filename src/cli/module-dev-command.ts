@@ -74,7 +74,7 @@ async function runDev(path: string, port: string | undefined): Promise<never> {
       const steward = await startDevChild(process.execPath, [CLI, 'serve'], stewardEnv, urlOf);
       children.push(steward);
       steward.proc.once('exit', (code) => {
-        if (children.includes(steward))
+        if (!stopping && children.includes(steward))
           say(`Steward exited (code ${code}); the next change restarts it`);
       });
       return steward.ready;

@@ -32,9 +32,15 @@ export function registerModuleInitCommand(moduleCommand: Command): void {
       const folder = scaffoldModule(name, options.lang, options.dir);
       const next =
         options.lang === 'python'
-          ? `cd ${folder} && python3 server.py --port 9000 --quiet & steward module test http://127.0.0.1:9000 --examples ${join(folder, 'examples')}`
-          : `cd ${folder} && steward module test .`;
-      process.stdout.write(`created ${folder} (kind ${name}, ${options.lang})\nnext: ${next}\n`);
+          ? [
+              `python3 ${join(folder, 'server.py')} --port 9000 &`,
+              `steward module test http://127.0.0.1:9000 --examples ${join(folder, 'examples')}`,
+              `steward module dev ${folder}`,
+            ]
+          : [`steward module test ${folder}`, `steward module dev ${folder}`];
+      process.stdout.write(
+        `created ${folder} (kind ${name}, ${options.lang}); see its README.md. Next:\n${next.map((line) => `  ${line}\n`).join('')}`,
+      );
     });
 }
 

@@ -132,3 +132,48 @@ it('a folder without a module is a usage error', async () => {
     `steward: ${scratch} has no index.js, index.mjs, index.cjs, index.ts, nor server.py\n`,
   );
 });
+
+it('a python scaffold: server.py and Steward run together; a resource reaches COMPLETED; SIGINT stops both', async () => {
+  const init = spawn(process.execPath, [CLI, 'module', 'init', 'memo', '--lang', 'python', '--dir', scratch], {
+    env: { PATH: process.env.PATH ?? '' },
+    stdio: 'ignore',
+  });
+  expect(await new Promise((resolve) => init.once('close', resolve))).toBe(0);
+  const folder = join(scratch, 'memo');
+  const dev = spawn(process.execPath, [CLI, 'module', 'dev', folder], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      STEWARD_PORT: '0',
+      STEWARD_POLL_INTERVAL_MS: '50',
+      MEMO_DIR: join(scratch, 'files'),
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const exited = new Promise<number | null>((resolve) => dev.once('exit', (code) => resolve(code)));
+  const out = follow(dev);
+  try {
+    const [, url] = await out.wait(/steward module dev: serving on (http:\S+);/);
+    expect(out.output()).toContain('(server.py, an HTTP module)');
+    const api = `${url}/api/v1beta1`;
+    const created = await fetch(`${api}/resources`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ kind: 'memo', project: 'demo', name: 'hi', spec: { configs: { text: 'hi\n' } } }),
+    });
+    expect(created.status).toBe(202);
+    for (;;) {
+      const body = (await (await fetch(`${api}/resources/orn:steward:memo:demo:hi`)).json()) as {
+        state: { status: string; output: { path?: string } };
+      };
+      if (body.state.status === 'COMPLETED') {
+        expect(body.state.output.path).toBe(join(scratch, 'files', 'demo', 'hi.txt'));
+        break;
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  } finally {
+    dev.kill('SIGINT');
+  }
+  expect(await exited).toBe(0);
+  expect(processesMarked(scratch)).toEqual([]);
+}, 60_000);

@@ -39,7 +39,13 @@ export function readme(kind: string, lang: Lang, dirVar: string): string {
   const run =
     lang === 'python'
       ? `\`\`\`sh
-python3 server.py --port 9000 &                         # the module; --dir DIR (or $${dirVar}) says where files go
+steward module dev .          # server.py and Steward on http://127.0.0.1:8080, both restarted when a file here changes
+\`\`\`
+
+or by hand (\`--dir DIR\`, else \`$${dirVar}\`, says where the files go):
+
+\`\`\`sh
+python3 server.py --port 9000 &
 STEWARD_HTTP_MODULES=http://127.0.0.1:9000 steward serve
 \`\`\``
       : `\`\`\`sh

@@ -26,10 +26,13 @@ export async function loadModulesFromPaths(
     for (const entry of readdirSync(root, { withFileTypes: true }).sort((a, b) =>
       a.name.localeCompare(b.name),
     )) {
-      if (entry.name.startsWith('.') || entry.name === 'node_modules') continue;
+      // a link to a folder counts as one (`steward module dev` links the module folder it runs)
+      const linked =
+        entry.isSymbolicLink() &&
+        statSync(join(root, entry.name), { throwIfNoEntry: false })?.isDirectory();
+      if (!(entry.isDirectory() || linked) || entry.name.startsWith('.') || entry.name === 'node_modules')
+        continue;
       const folder = join(root, entry.name);
-      // a link to a module folder counts as one (`steward module dev` links the folder it runs)
-      if (!entry.isDirectory() && !(entry.isSymbolicLink() && isFolder(folder))) continue;
       const file = ENTRY_FILES.map((name) => join(folder, name)).find((candidate) =>
         existsSync(candidate),
       );
@@ -38,14 +41,6 @@ export async function loadModulesFromPaths(
     }
   }
   return found;
-}
-
-function isFolder(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false; // a dangling link
-  }
 }
 
 async function importDefinition(file: string, folder: string): Promise<unknown> {
