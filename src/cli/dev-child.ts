@@ -41,7 +41,8 @@ export function startDevChild(
     });
     proc.once('error', (err) => reject(new Error(`${command} did not start: ${err.message}`)));
     proc.once('exit', (code, signal) => {
-      if (!found) reject(new Error(`${command} exited (${signal ?? `code ${code}`}) before it was ready`));
+      if (!found)
+        reject(new Error(`${command} exited (${signal ?? `code ${code}`}) before it was ready`));
     });
   });
 }

@@ -118,12 +118,10 @@ async function runDev(path: string, port: string | undefined): Promise<never> {
     clearTimeout(timer);
     watcher.close();
     say(`${signal}: stopping`);
-    void running
-      .then(stopAll)
-      .finally(() => {
-        rmSync(modulesDir, { recursive: true, force: true });
-        process.exit(EXIT.ok);
-      });
+    void running.then(stopAll).finally(() => {
+      rmSync(modulesDir, { recursive: true, force: true });
+      process.exit(EXIT.ok);
+    });
   };
   process.on('SIGINT', () => shutdown('SIGINT'));
   process.on('SIGTERM', () => shutdown('SIGTERM'));

@@ -60,7 +60,8 @@ export function scaffoldModule(name: string, lang: string, dir: string): string 
   if (existsSync(folder) && (!statSync(folder).isDirectory() || readdirSync(folder).length > 0))
     throw new CliError(`${folder} already exists and is not an empty folder; nothing was written`);
   const dirVar = `${name.toUpperCase()}_DIR`;
-  const fill = (text: string) => text.replaceAll('__KIND__', name).replaceAll('__DIR_VAR__', dirVar);
+  const fill = (text: string) =>
+    text.replaceAll('__KIND__', name).replaceAll('__DIR_VAR__', dirVar);
   const files: Record<string, string> = {
     'README.md': readme(name, lang as Lang, dirVar),
     '.gitignore': GITIGNORE,

@@ -39,7 +39,11 @@ export async function resolveModuleTarget(
     };
   }
   if (existsSync(target) && statSync(target).isDirectory())
-    return { type: 'folder', options: { dir: target, examplesDir: examples, config }, cleanup: none };
+    return {
+      type: 'folder',
+      options: { dir: target, examplesDir: examples, config },
+      cleanup: none,
+    };
   return builtinTarget(target, examples, config);
 }
 

@@ -24,7 +24,10 @@ export function registerModuleTestCommand(moduleCommand: Command): void {
     .description(
       'run the module contract kit on <target>: a module folder (its index.js, examples in <folder>/examples), a built-in kind (file, job, …, with its own examples) or an HTTP module URL (examples from --examples); exits 1 if a rule fails',
     )
-    .option('--examples <dir>', 'where the examples are (default: <folder>/examples; none for a URL)')
+    .option(
+      '--examples <dir>',
+      'where the examples are (default: <folder>/examples; none for a URL)',
+    )
     .option('--step-budget <n>', 'sync calls one action may take to end', '50')
     .option('--call-timeout <ms>', 'each plan, sync or observe call fails its rule after this long')
     .option('--json', 'the same as --output json')

@@ -89,7 +89,12 @@ it('serves the module, restarts on an edit with the resources kept, and SIGINT s
     const created = await fetch(`${api}/resources`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ kind: 'dev_note', project: 'demo', name: 'one', spec: { configs: {} } }),
+      body: JSON.stringify({
+        kind: 'dev_note',
+        project: 'demo',
+        name: 'one',
+        spec: { configs: {} },
+      }),
     });
     expect(created.status).toBe(202);
     await resourceOf(api, 'orn:steward:dev_note:demo:one', 1);
@@ -134,10 +139,14 @@ it('a folder without a module is a usage error', async () => {
 });
 
 it('a python scaffold: server.py and Steward run together; a resource reaches COMPLETED; SIGINT stops both', async () => {
-  const init = spawn(process.execPath, [CLI, 'module', 'init', 'memo', '--lang', 'python', '--dir', scratch], {
-    env: { PATH: process.env.PATH ?? '' },
-    stdio: 'ignore',
-  });
+  const init = spawn(
+    process.execPath,
+    [CLI, 'module', 'init', 'memo', '--lang', 'python', '--dir', scratch],
+    {
+      env: { PATH: process.env.PATH ?? '' },
+      stdio: 'ignore',
+    },
+  );
   expect(await new Promise((resolve) => init.once('close', resolve))).toBe(0);
   const folder = join(scratch, 'memo');
   const dev = spawn(process.execPath, [CLI, 'module', 'dev', folder], {
@@ -158,7 +167,12 @@ it('a python scaffold: server.py and Steward run together; a resource reaches CO
     const created = await fetch(`${api}/resources`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ kind: 'memo', project: 'demo', name: 'hi', spec: { configs: { text: 'hi\n' } } }),
+      body: JSON.stringify({
+        kind: 'memo',
+        project: 'demo',
+        name: 'hi',
+        spec: { configs: { text: 'hi\n' } },
+      }),
     });
     expect(created.status).toBe(202);
     for (;;) {

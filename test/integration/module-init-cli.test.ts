@@ -19,13 +19,24 @@ const failures = (rules: RuleResult[]) =>
 
 describe('steward module init', () => {
   it('python: server.py, examples and a README; the kit passes it over HTTP, leaving no file behind', async () => {
-    const { code, stdout, stderr } = await runCli(
-      ['module', 'init', 'memo', '--lang', 'python', '--dir', scratch],
-    );
+    const { code, stdout, stderr } = await runCli([
+      'module',
+      'init',
+      'memo',
+      '--lang',
+      'python',
+      '--dir',
+      scratch,
+    ]);
     const folder = join(scratch, 'memo');
     expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
     expect(stdout).toMatch(`created ${folder} (kind memo, python)`);
-    expect(readdirSync(folder).sort()).toEqual(['.gitignore', 'README.md', 'examples', 'server.py']);
+    expect(readdirSync(folder).sort()).toEqual([
+      '.gitignore',
+      'README.md',
+      'examples',
+      'server.py',
+    ]);
     expect(readdirSync(join(folder, 'examples')).sort()).toEqual([
       'hello.actions.json',
       'hello.json',
@@ -54,8 +65,15 @@ describe('steward module init', () => {
         '-o',
         'json',
       ]);
-      const report = JSON.parse(kit.stdout) as { kind: string; passed: boolean; rules: RuleResult[] };
-      expect({ code: kit.code, failures: failures(report.rules) }).toEqual({ code: 0, failures: [] });
+      const report = JSON.parse(kit.stdout) as {
+        kind: string;
+        passed: boolean;
+        rules: RuleResult[];
+      };
+      expect({ code: kit.code, failures: failures(report.rules) }).toEqual({
+        code: 0,
+        failures: [],
+      });
       expect(report.kind).toBe('memo');
       // every rule is judged but the secret one (the scaffold has no secret)
       expect(report.rules.filter((r) => r.status === 'SKIP').map((r) => r.id)).toEqual([
@@ -69,19 +87,26 @@ describe('steward module init', () => {
   }, 60_000);
 
   // needs sdk-steps merged: the js and ts templates use the factory form with stepwise and Type (helper A)
-  it.skip.each(['js', 'ts'])('%s: the folder passes the kit as it stands', async (lang) => {
-    const init = await runCli(['module', 'init', 'memo', '--lang', lang, '--dir', scratch]);
-    expect(init.code).toBe(0);
-    const folder = join(scratch, 'memo');
-    expect(JSON.parse(readFileSync(join(folder, 'package.json'), 'utf8'))).toMatchObject({
-      scripts: { test: 'steward module test .' },
-    });
-    const files = join(scratch, 'memo-files');
-    const kit = await runCli(['module', 'test', folder, '-o', 'json'], { MEMO_DIR: files });
-    const report = JSON.parse(kit.stdout) as { passed: boolean; rules: RuleResult[] };
-    expect({ code: kit.code, failures: failures(report.rules) }).toEqual({ code: 0, failures: [] });
-    expect(readdirSync(join(files, 'demo'))).toEqual([]);
-  }, 60_000);
+  it.skip.each(['js', 'ts'])(
+    '%s: the folder passes the kit as it stands',
+    async (lang) => {
+      const init = await runCli(['module', 'init', 'memo', '--lang', lang, '--dir', scratch]);
+      expect(init.code).toBe(0);
+      const folder = join(scratch, 'memo');
+      expect(JSON.parse(readFileSync(join(folder, 'package.json'), 'utf8'))).toMatchObject({
+        scripts: { test: 'steward module test .' },
+      });
+      const files = join(scratch, 'memo-files');
+      const kit = await runCli(['module', 'test', folder, '-o', 'json'], { MEMO_DIR: files });
+      const report = JSON.parse(kit.stdout) as { passed: boolean; rules: RuleResult[] };
+      expect({ code: kit.code, failures: failures(report.rules) }).toEqual({
+        code: 0,
+        failures: [],
+      });
+      expect(readdirSync(join(files, 'demo'))).toEqual([]);
+    },
+    60_000,
+  );
 
   it('refuses a name that is not a kind name, and writes nothing', async () => {
     const { code, stderr } = await runCli(['module', 'init', 'My-Kind', '--dir', scratch]);
@@ -91,7 +116,15 @@ describe('steward module init', () => {
   });
 
   it('refuses an unknown --lang', async () => {
-    const { code, stderr } = await runCli(['module', 'init', 'memo', '--lang', 'go', '--dir', scratch]);
+    const { code, stderr } = await runCli([
+      'module',
+      'init',
+      'memo',
+      '--lang',
+      'go',
+      '--dir',
+      scratch,
+    ]);
     expect({ code, stderr }).toEqual({
       code: 2,
       stderr: 'steward: --lang must be js, ts or python, not "go"\n',
@@ -103,7 +136,9 @@ describe('steward module init', () => {
     writeFileSync(join(scratch, 'memo', 'index.js'), 'mine');
     const refused = await runCli(['module', 'init', 'memo', '--dir', scratch]);
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toMatch(/already exists and is not an empty folder; nothing was written/);
+    expect(refused.stderr).toMatch(
+      /already exists and is not an empty folder; nothing was written/,
+    );
     expect(readdirSync(join(scratch, 'memo'))).toEqual(['index.js']);
     expect(readFileSync(join(scratch, 'memo', 'index.js'), 'utf8')).toBe('mine');
 

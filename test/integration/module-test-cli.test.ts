@@ -46,7 +46,11 @@ describe('a built-in kind by its name', () => {
       STEWARD_FILE_ROOT: root,
     });
     const report = parse(stdout);
-    expect({ code, stderr, failures: failures(report) }).toEqual({ code: 0, stderr: '', failures: [] });
+    expect({ code, stderr, failures: failures(report) }).toEqual({
+      code: 0,
+      stderr: '',
+      failures: [],
+    });
     expect(report).toMatchObject({ target: 'file', kind: 'file', passed: true, problems: [] });
     expect(report.durationMs).toBeGreaterThan(0);
     expect(verdicts(report)).toMatchObject({
@@ -160,9 +164,17 @@ describe("an HTTP module's URL: the Python example", () => {
   it('with --examples: every rule judged, JSON, exit 0', async () => {
     const url = await start();
     const examples = join(REPO, 'examples/http-module-python/examples');
-    const { code, stdout } = await runCli(
-      ['module', 'test', url, '--examples', examples, '--call-timeout', '5000', '-o', 'json'],
-    );
+    const { code, stdout } = await runCli([
+      'module',
+      'test',
+      url,
+      '--examples',
+      examples,
+      '--call-timeout',
+      '5000',
+      '-o',
+      'json',
+    ]);
     const report = parse(stdout);
     expect({ code, failures: failures(report) }).toEqual({ code: 0, failures: [] });
     expect(report).toMatchObject({ target: url, kind: 'kv_entry', passed: true });

@@ -30,7 +30,11 @@ export async function loadModulesFromPaths(
       const linked =
         entry.isSymbolicLink() &&
         statSync(join(root, entry.name), { throwIfNoEntry: false })?.isDirectory();
-      if (!(entry.isDirectory() || linked) || entry.name.startsWith('.') || entry.name === 'node_modules')
+      if (
+        !(entry.isDirectory() || linked) ||
+        entry.name.startsWith('.') ||
+        entry.name === 'node_modules'
+      )
         continue;
       const folder = join(root, entry.name);
       const file = ENTRY_FILES.map((name) => join(folder, name)).find((candidate) =>
