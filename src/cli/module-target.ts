@@ -20,7 +20,7 @@ const URL_PATTERN = /^https?:\/\//i;
 
 /**
  * A target is an HTTP module's URL (`http://…`), else a folder when one exists at
- * that path, else the name of a built-in kind. `examples` is `--examples DIR`: an
+ * that path or it looks like a path, else the name of a built-in kind. `examples` is `--examples DIR`: an
  * HTTP module has none unless it is given (the kit then skips its rules, saying why).
  */
 export async function resolveModuleTarget(
@@ -38,7 +38,8 @@ export async function resolveModuleTarget(
       cleanup: none,
     };
   }
-  if (existsSync(target) && statSync(target).isDirectory())
+  // a path (`./file`, `/srv/mod`) is a folder even when it is missing: the kit then says what is not there
+  if ((existsSync(target) && statSync(target).isDirectory()) || /[/\\]|^\./.test(target))
     return {
       type: 'folder',
       options: { dir: target, examplesDir: examples, config },
