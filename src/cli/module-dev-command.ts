@@ -41,12 +41,12 @@ async function runDev(path: string, port: string | undefined): Promise<never> {
   mkdirSync(stateDir, { recursive: true });
   const db = join(stateDir, 'steward.db');
   // STEWARD_MODULE_PATHS names folders of module folders: one holding a link to this one.
-  const modulesDir = mkdtempSync(join(tmpdir(), 'steward-dev-'));
-  if (!python) symlinkSync(folder, join(modulesDir, 'module'), 'dir');
+  const modulesDir = python ? undefined : mkdtempSync(join(tmpdir(), 'steward-dev-'));
+  if (modulesDir) symlinkSync(folder, join(modulesDir, 'module'), 'dir');
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     STEWARD_DB: db,
-    STEWARD_MODULE_PATHS: python ? '' : modulesDir,
+    STEWARD_MODULE_PATHS: modulesDir ?? '',
     STEWARD_PORT: port ?? process.env.STEWARD_PORT ?? '8080',
   };
   const say = (text: string) => process.stdout.write(`steward module dev: ${text}\n`);
@@ -119,7 +119,7 @@ async function runDev(path: string, port: string | undefined): Promise<never> {
     watcher.close();
     say(`${signal}: stopping`);
     void running.then(stopAll).finally(() => {
-      rmSync(modulesDir, { recursive: true, force: true });
+      if (modulesDir) rmSync(modulesDir, { recursive: true, force: true });
       process.exit(EXIT.ok);
     });
   };
