@@ -124,12 +124,15 @@ export default tseslint.config(
     'the contract kit builds its own Steward from core and the store; it serves no HTTP',
   ),
   // The client commands reach Steward over HTTP only; the wire documents' types are fine. The local
-  // commands are the exceptions: server-commands (serve, worker, migrate, module test), token-commands
-  // (the tokens file) and secrets-rotate (rewrites the database offline).
+  // commands are the exceptions: server-commands (serve, worker, migrate), the module authors' commands
+  // (module test, init, dev), token-commands (the tokens file) and secrets-rotate (rewrites the database offline).
   {
     files: ['src/cli/**/*.ts'],
     ignores: [
       'src/cli/server-commands.ts',
+      'src/cli/module-test-command.ts',
+      'src/cli/module-target.ts',
+      'src/cli/module-init-command.ts',
       'src/cli/token-commands.ts',
       'src/cli/secrets-rotate.ts',
     ],

@@ -2,16 +2,19 @@ import { Command, CommanderError } from 'commander';
 
 import { CliError, EXIT } from './cli/cli-error.js';
 import { registerModuleCommands } from './cli/module-commands.js';
+import { registerModuleDevCommand } from './cli/module-dev-command.js';
+import { registerModuleInitCommand } from './cli/module-init-command.js';
+import { registerModuleTestCommand } from './cli/module-test-command.js';
 import { registerOperationCommands } from './cli/operation-commands.js';
 import { registerResourceCommands } from './cli/resource-commands.js';
 import { registerSecretsCommands } from './cli/secrets-commands.js';
-import { registerModuleTestCommand, registerServerCommands } from './cli/server-commands.js';
+import { registerServerCommands } from './cli/server-commands.js';
 import { registerTokenCommands } from './cli/token-commands.js';
 import { registerWatchCommand } from './cli/watch-command.js';
 
 /**
- * The `steward` command. `serve`, `worker`, `migrate` and `module test` run
- * Steward itself; `token` edits its tokens file; `resource`, `operation`,
+ * The `steward` command. `serve`, `worker`, `migrate` and `module test|dev` run
+ * Steward itself; `module init` scaffolds a module; `token` edits its tokens file; `resource`, `operation`,
  * `module list|get` and `watch` are a client of its API at --url, else
  * STEWARD_URL, with the token in STEWARD_TOKEN (docs/cli.md).
  */
@@ -35,6 +38,8 @@ const moduleCommand = program
   .description('inspect the loaded kinds, and tools for module authors');
 registerModuleCommands(moduleCommand);
 registerModuleTestCommand(moduleCommand);
+registerModuleInitCommand(moduleCommand);
+registerModuleDevCommand(moduleCommand);
 registerWatchCommand(program);
 registerTokenCommands(program);
 registerSecretsCommands(program);

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import type { Steward } from '../steward.js';
 
 /**
- * `serve`, `worker`, `migrate` and `module test`: the commands that run Steward
+ * `serve`, `worker` and `migrate`: the commands that run Steward
  * itself. Each imports the server side when it runs, so the client commands
  * start without loading express, the database drivers and every module.
  */
@@ -50,40 +50,6 @@ export function registerServerCommands(program: Command): void {
       await store.close();
       createLogger(config.logLevel).info('database migrated', { db: redactUrl(config.db) });
     });
-}
-
-/** `steward module test DIR`: the module contract kit (src/contract). */
-export function registerModuleTestCommand(moduleCommand: Command): void {
-  moduleCommand
-    .command('test <dir>')
-    .description(
-      'run the module contract against the module in <dir> (its index.js) with the examples in <dir>/examples; exits 1 if a rule fails',
-    )
-    .option('--examples <dir>', 'where the examples are (default: <dir>/examples)')
-    .option('--step-budget <n>', 'sync calls one action may take to end', '50')
-    .option('--json', 'print the report as JSON')
-    .action(
-      async (dir: string, options: { examples?: string; stepBudget: string; json?: boolean }) => {
-        const stepBudget = Number(options.stepBudget);
-        if (!Number.isInteger(stepBudget) || stepBudget < 1)
-          throw new Error('--step-budget must be a whole number of at least 1');
-        const [{ loadConfig }, { runModuleContract, formatReport }] = await Promise.all([
-          import('../config.js'),
-          import('../contract/index.js'),
-        ]);
-        const report = await runModuleContract({
-          dir,
-          examplesDir: options.examples,
-          stepBudget,
-          config: loadConfig(),
-        });
-        // exit explicitly: the module under test may leave timers or sockets behind
-        process.stdout.write(
-          options.json ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report),
-          () => process.exit(report.passed ? 0 : 1),
-        );
-      },
-    );
 }
 
 /** Starts, and stops cleanly on SIGTERM or SIGINT: drain, release leases, exit 0. */

@@ -23,8 +23,11 @@ export interface ContractOptions {
   dir?: string;
   /** The definition itself (a built-in module, or one built by a factory in a test). */
   definition?: unknown;
-  /** Where the examples are. @default `<dir>/examples` */
-  examplesDir?: string;
+  /**
+   * Where the examples are; `null` when there are none (an HTTP module without
+   * `--examples`): every rule but schemas-compile is then SKIP, saying so. @default `<dir>/examples`
+   */
+  examplesDir?: string | null;
   /**
    * Create bodies (nested or flat; `kind` defaults to the module's) of resources the
    * examples depend on: created in order and converged before the first example,
@@ -128,6 +131,10 @@ export async function runModuleContract(options: ContractOptions): Promise<Contr
     `kind ${module.kind}: configSchema${module.outputSchema ? ', outputSchema' : ''} and the params of ${actions.length} actions compile`,
   );
 
+  if (options.examplesDir === null) {
+    book.skipRest('no examples were given (steward module test … --examples DIR)');
+    return report(module.kind);
+  }
   const examplesDir =
     options.examplesDir ?? (options.dir ? join(options.dir, 'examples') : undefined);
   if (!examplesDir)

@@ -25,7 +25,15 @@ export async function loadModulesFromPaths(
     for (const entry of readdirSync(root, { withFileTypes: true }).sort((a, b) =>
       a.name.localeCompare(b.name),
     )) {
-      if (!entry.isDirectory() || entry.name.startsWith('.') || entry.name === 'node_modules')
+      // a link to a folder counts as one (`steward module dev` links the module folder it runs)
+      const linked =
+        entry.isSymbolicLink() &&
+        statSync(join(root, entry.name), { throwIfNoEntry: false })?.isDirectory();
+      if (
+        !(entry.isDirectory() || linked) ||
+        entry.name.startsWith('.') ||
+        entry.name === 'node_modules'
+      )
         continue;
       const folder = join(root, entry.name);
       const file = findEntryFile(folder);
