@@ -82,6 +82,9 @@ It passes Steward's contract kit. Make it yours:
 
 Steward's module guide (docs/modules.md${lang === 'python' ? ', and docs/http-modules.md for the protocol' : ''}) explains each part.
 
+\`steward\` below is Steward's own command: run \`npm link\` once in your Steward checkout to put it on your PATH, or
+write \`node <checkout>/bin/steward.js\` instead.
+
 ## How to run it
 
 ${run}
