@@ -3,7 +3,7 @@ import { toResolved } from '../core/requests/dependencies.js';
 import { callObserve } from '../core/sync/observe-module.js';
 import type { ObserveResult, ResolvedDependency, SyncInput } from '../sdk/index.js';
 import { asCallTimeout, type ConvergeContext, message, syncOnce } from './kit-context.js';
-import type { Outcome } from './recording-module.js';
+import { CallTimeoutError, type Outcome } from './recording-module.js';
 import { withWriteTraps } from './write-trap.js';
 
 /**
@@ -47,6 +47,7 @@ export interface Observation {
  * it as the API would show it, and in the message of an error it throws.
  */
 export async function observeOnce(ctx: ConvergeContext, input: SyncInput): Promise<Observation> {
+  if (ctx.observeTimedOut) return { outcome: { error: ctx.observeTimedOut }, writes: [] };
   const { outcome, attempts } = await withWriteTraps(() =>
     callObserve(
       ctx.original,
@@ -59,10 +60,9 @@ export async function observeOnce(ctx: ConvergeContext, input: SyncInput): Promi
   if ('value' in outcome) ctx.secrets.checkObserved(input.resource, outcome.value);
   else {
     ctx.secrets.checkError(outcome.error, 'an error observe threw');
-    return {
-      outcome: { error: asCallTimeout(outcome.error, 'observe', ctx.callTimeoutMs) },
-      writes: attempts,
-    };
+    const error = asCallTimeout(outcome.error, 'observe', ctx.callTimeoutMs);
+    if (error instanceof CallTimeoutError) ctx.observeTimedOut = error;
+    return { outcome: { error }, writes: attempts };
   }
   // Through JSON, as it is stored: a key set to undefined is no key, and compares so.
   const stored =

@@ -25,6 +25,12 @@ export interface ConvergeContext {
   maxStateBytes: number;
   /** The most real time one wait is also waited (see `waitUntilDue`). */
   maxRealWaitMs: number;
+  /**
+   * Set once an `observe` call has not answered within `callTimeoutMs`: every later observe
+   * of the run fails at once with the same error, so a hung `observe` costs one timeout, not
+   * one per call (the rules make dozens).
+   */
+  observeTimedOut?: CallTimeoutError;
 }
 
 /**
