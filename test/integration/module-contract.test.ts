@@ -1,4 +1,3 @@
-import { spawn, spawnSync } from 'node:child_process';
 import fs, {
   existsSync,
   mkdirSync,
@@ -6,7 +5,6 @@ import fs, {
   readdirSync,
   readFileSync,
   rmSync,
-  statSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -28,6 +26,7 @@ import {
   type SyncResult,
   TerminalError,
 } from '../../src/sdk/index.js';
+import { ensureBuilt, runCli } from '../helpers/cli-run.js';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const SECRET = 'hunter2-correct-horse';
@@ -590,44 +589,11 @@ describe('the contract kit on a good module and on broken ones', () => {
 });
 
 describe('steward module test (the CLI)', () => {
-  const CLI = join(REPO, 'dist/src/cli.js');
+  beforeAll(() => ensureBuilt(), 120_000);
 
-  beforeAll(() => {
-    // npm test builds dist/ first; build here only when the compiled kit is missing or older than its sources
-    const sources = [
-      join(REPO, 'src/cli.ts'),
-      ...readdirSync(join(REPO, 'src/contract')).map((f) => join(REPO, 'src/contract', f)),
-    ];
-    const built = join(REPO, 'dist/src/contract/index.js');
-    const stale =
-      !existsSync(CLI) ||
-      !existsSync(built) ||
-      sources.some((file) => statSync(file).mtimeMs > statSync(built).mtimeMs);
-    if (stale) {
-      const build = spawnSync('npx', ['tsc', '-p', 'tsconfig.build.json'], {
-        cwd: REPO,
-        encoding: 'utf8',
-      });
-      if (build.status !== 0) throw new Error(`build failed:\n${build.stdout}${build.stderr}`);
-    }
-  }, 120_000);
-
-  function runCli(
-    dir: string,
-    env: Record<string, string>,
-  ): Promise<{ code: number | null; stdout: string; stderr: string }> {
-    return new Promise((resolve) => {
-      const child = spawn(process.execPath, [CLI, 'module', 'test', dir], {
-        env: { PATH: process.env.PATH ?? '', ...env },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-      child.once('close', (code) => resolve({ code, stdout, stderr }));
-    });
-  }
+  /** `steward module test dir`, to its end. */
+  const runKitCli = (dir: string, env: Record<string, string>) =>
+    runCli(['module', 'test', dir], env);
 
   /** A plain-JS module folder, outside the repository, with one example. */
   function writeFolder(name: string, entry: string, source: string): string {
@@ -660,7 +626,7 @@ describe('steward module test (the CLI)', () => {
       'index.js',
       `const fs = require('node:fs');\nconst path = require('node:path');\nmodule.exports = { kind: 'greeting', description: 'A greeting file in OUT_DIR.', ${greeting('({ action }) => ({ data: { step: action } })')} };\n`,
     );
-    const { code, stdout, stderr } = await runCli(dir, { OUT_DIR: out });
+    const { code, stdout, stderr } = await runKitCli(dir, { OUT_DIR: out });
     expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
     expect(stdout).toMatch(/RULE\s+RESULT\s+WHY/);
     expect(stdout).toMatch(/1\. schemas compile\s+PASS/);
@@ -680,7 +646,7 @@ describe('steward module test (the CLI)', () => {
       'index.mjs',
       `import fs, { existsSync } from 'node:fs';\nimport path from 'node:path';\nexport default { kind: 'greeting', description: 'Plan peeks at the disk.', ${greeting("({ action }) => ({ data: { step: action, seen: existsSync('/etc/hostname') } })")} };\n`,
     );
-    const { code, stdout } = await runCli(dir, { OUT_DIR: out });
+    const { code, stdout } = await runKitCli(dir, { OUT_DIR: out });
     expect(code).toBe(1);
     expect(stdout).toMatch(
       /3\. plan is pure\s+FAIL\s+plan\(create\) of hello tried to do I\/O: fs\.existsSync\(\)/,
@@ -705,7 +671,7 @@ describe('steward module test (the CLI)', () => {
       'index.mjs',
       `import fs, { writeFileSync } from 'node:fs';\nimport path from 'node:path';\nexport default { kind: 'greeting', description: 'Observe leaves a stamp.', ${greeting('({ action }) => ({ data: { step: action } })')}${observe} };\n`,
     );
-    const { code, stdout } = await runCli(dir, { OUT_DIR: out });
+    const { code, stdout } = await runKitCli(dir, { OUT_DIR: out });
     expect(code).toBe(1);
     expect(stdout).toMatch(
       /10\. observe changes nothing\s+FAIL\s+create \(hello\): observe tried to change the backend: fs\.writeFileSync\(\)/,
@@ -717,7 +683,7 @@ describe('steward module test (the CLI)', () => {
   }, 30_000);
 
   it('exits 1 when the folder has no module', async () => {
-    const { code, stdout } = await runCli(join(scratch, 'nothing-here'), {});
+    const { code, stdout } = await runKitCli(join(scratch, 'nothing-here'), {});
     expect(code).toBe(1);
     expect(stdout).toMatch(/1\. schemas compile\s+FAIL\s+.*has no index\.js/);
   }, 30_000);
