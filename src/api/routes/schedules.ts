@@ -29,8 +29,8 @@ export function scheduleRoutes(schedules: ScheduleCommands, schemas: BodyValidat
   router.get('/resources/:urn/schedules', async (req, res) => {
     const q = queryOf(req, ['page_size', 'page_token']);
     const caller = authorizeResource(res, req.params.urn, NEEDS.read, 'read schedules');
-    const page = await schedules.list(
-      { urn: req.params.urn },
+    const page = await schedules.listOfResource(
+      req.params.urn,
       parsePageSize(q.page_size),
       q.page_token,
       caller.scope,

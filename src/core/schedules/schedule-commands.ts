@@ -8,6 +8,7 @@ import { decodePageToken, encodePageToken } from '../requests/page-token.js';
 import { validatedConfigs, validatedParams } from '../requests/planning.js';
 import {
   ALL_PROJECTS,
+  assertResourceInScope,
   inScope,
   OutOfScopeError,
   type ProjectScope,
@@ -144,7 +145,19 @@ export function createScheduleCommands({
     );
   }
 
-  return { create, get, list, remove };
+  /** A resource's schedules: a resource that does not exist (or is hidden) is a 404, as its other reads are. */
+  async function listOfResource(
+    urn: string,
+    pageSize: number,
+    pageToken?: string,
+    scope: ProjectScope = ALL_PROJECTS,
+  ): Promise<EncodedPage<Schedule>> {
+    assertResourceInScope(scope, urn);
+    if (!(await store.findResource(urn))) throw resourceNotFound(urn, false);
+    return list({ urn }, pageSize, pageToken, scope);
+  }
+
+  return { create, get, list, listOfResource, remove };
 }
 
 export type ScheduleCommands = ReturnType<typeof createScheduleCommands>;
