@@ -5,9 +5,9 @@ import { InvalidRequestError } from '../errors.js';
 /**
  * The cron side of schedules, over croner (docs/decisions.md, "Schedules"): five fields
  * (minute hour day-of-month month day-of-week) read in an IANA time zone. Daylight-saving
- * changes behave as croner computes wall-clock times in that zone: a time the spring-forward
- * skips (02:30 in Europe/Berlin on the last Sunday of March) has no run that day, and a time
- * the fall-back repeats runs once.
+ * changes behave as croner computes wall-clock times in that zone, as Vixie cron does: a time the
+ * spring-forward skips (02:30 in Europe/Berlin on the last Sunday of March) runs at the first
+ * minute after the gap (03:00), and a time the fall-back repeats runs once, at its first occurrence.
  */
 
 /** Throws a 400 naming `/timezone` unless `timezone` is an IANA zone this Node knows. */
