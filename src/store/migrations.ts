@@ -271,7 +271,11 @@ export function migrations(dialect: SchemaDialect): Record<string, Migration> {
         await sql`create index schedules_due on schedules (next_run_at) where next_run_at is not null`.execute(
           db,
         );
-        await db.schema.createIndex('schedules_urn').on('schedules').columns(['urn', 'id']).execute();
+        await db.schema
+          .createIndex('schedules_urn')
+          .on('schedules')
+          .columns(['urn', 'id'])
+          .execute();
         await db.schema
           .createIndex('schedules_project_id')
           .on('schedules')

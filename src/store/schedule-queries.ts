@@ -34,7 +34,11 @@ export function createScheduleQueries(driver: StoreDriver) {
       return row && rowToSchedule(row);
     },
 
-    async listSchedules(filter: ScheduleFilter, limit: number, after?: string): Promise<Schedule[]> {
+    async listSchedules(
+      filter: ScheduleFilter,
+      limit: number,
+      after?: string,
+    ): Promise<Schedule[]> {
       if (filter.projects?.length === 0) return [];
       let query = db.selectFrom('schedules').selectAll();
       if (filter.urn !== undefined) query = query.where('urn', '=', filter.urn);
@@ -88,7 +92,9 @@ export function createScheduleQueries(driver: StoreDriver) {
           .execute();
         return rows
           .map((row) => ({ schedule: rowToSchedule(row), leaseToken: Number(row.lease_token) }))
-          .sort((a, b) => (a.schedule.next_run_at ?? '').localeCompare(b.schedule.next_run_at ?? ''));
+          .sort((a, b) =>
+            (a.schedule.next_run_at ?? '').localeCompare(b.schedule.next_run_at ?? ''),
+          );
       });
     },
 

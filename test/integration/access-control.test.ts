@@ -197,10 +197,15 @@ describeEachDialect('access control: tokens, roles and projects', () => {
     await h.steward.engine.drain();
     for (const project of PROJECTS) {
       for (const key of ['seed', ...CALLERS]) {
-        const res = await send('admin', 'POST', `${h.api}/resources/${seedUrn(project)}/schedules`, {
-          request: { action: 'poke' },
-          at: FUTURE,
-        });
+        const res = await send(
+          'admin',
+          'POST',
+          `${h.api}/resources/${seedUrn(project)}/schedules`,
+          {
+            request: { action: 'poke' },
+            at: FUTURE,
+          },
+        );
         expect(res.status).toBe(201);
         scheduleIds.set(`${key}-${project}`, res.body.id);
       }

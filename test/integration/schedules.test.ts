@@ -110,8 +110,7 @@ describeEachDialect('schedules', (dialect) => {
   const schedule = (urn: string, body: unknown) =>
     call('POST', `${h.api}/resources/${urn}/schedules`, body);
   const inMinutes = (n: number) => new Date(nowMs + n * MINUTE).toISOString();
-  const getSchedule = async (id: string) =>
-    (await call('GET', `${h.api}/schedules/${id}`)).body;
+  const getSchedule = async (id: string) => (await call('GET', `${h.api}/schedules/${id}`)).body;
 
   it('refuses bad input with a 400 naming the field, and stores nothing', async () => {
     const urn = await createResource('bad');
@@ -126,9 +125,18 @@ describeEachDialect('schedules', (dialect) => {
       [{ request: { action: 'poke' }, cron: '0 2 * * *', timezone: 'Mars/Olympus' }, '/timezone'],
       [{ request: { action: 'launch' }, at: inMinutes(1) }, '/request/action'],
       [{ request: { action: 'create' }, at: inMinutes(1) }, '/request/action'],
-      [{ request: { action: 'poke', params: { times: 0 } }, at: inMinutes(1) }, '/request/params/times'],
-      [{ request: { action: 'update', configs: { value: 'x' } }, at: inMinutes(1) }, '/request/configs/value'],
-      [{ request: { action: 'update', configs: { password: 'pw' } }, at: inMinutes(1) }, '/request/configs/password'],
+      [
+        { request: { action: 'poke', params: { times: 0 } }, at: inMinutes(1) },
+        '/request/params/times',
+      ],
+      [
+        { request: { action: 'update', configs: { value: 'x' } }, at: inMinutes(1) },
+        '/request/configs/value',
+      ],
+      [
+        { request: { action: 'update', configs: { password: 'pw' } }, at: inMinutes(1) },
+        '/request/configs/password',
+      ],
       [{ request: { action: 'delete', params: {} }, at: inMinutes(1) }, '/request/params'],
       [{ request: { action: 'poke', configs: {} }, at: inMinutes(1) }, '/request/configs'],
       [{ expires_at: inMinutes(1), cron: '0 2 * * *' }, '/cron'],
@@ -138,18 +146,27 @@ describeEachDialect('schedules', (dialect) => {
     const answers = [];
     for (const [body] of cases) {
       const res = await schedule(urn, body);
-      answers.push([res.status, res.body?.error?.code, res.body?.error?.details?.problems?.[0]?.path]);
+      answers.push([
+        res.status,
+        res.body?.error?.code,
+        res.body?.error?.details?.problems?.[0]?.path,
+      ]);
     }
     expect(answers).toEqual(cases.map(([, path]) => [400, 'invalid_request', path]));
     expect((await call('GET', `${h.api}/resources/${urn}/schedules`)).body.schedules).toEqual([]);
     expect(await h.steward.store.listSchedules({}, 100)).toEqual([]);
     // A resource that does not exist is a 404, as everywhere.
-    expect((await schedule(urnOf('missing'), { request: { action: 'poke' }, at: inMinutes(1) })).status).toBe(404);
+    expect(
+      (await schedule(urnOf('missing'), { request: { action: 'poke' }, at: inMinutes(1) })).status,
+    ).toBe(404);
   });
 
   it('fires a one-shot once, at its time, as an ordinary operation made by the schedule', async () => {
     const urn = await createResource('once');
-    const made = await schedule(urn, { request: { action: 'poke', params: { times: 2 } }, at: inMinutes(10) });
+    const made = await schedule(urn, {
+      request: { action: 'poke', params: { times: 2 } },
+      at: inMinutes(10),
+    });
     expect(made.status).toBe(201);
     expect(made.headers.get('location')).toBe(`/api/v1beta1/schedules/${made.body.id}`);
     expect(made.body).toMatchObject({
@@ -177,7 +194,11 @@ describeEachDialect('schedules', (dialect) => {
       next_run_at: null,
     });
     const operation = await h.steward.store.findOperation(fired.last_operation_id);
-    expect(operation).toMatchObject({ action: 'poke', created_by: `schedule:${id}`, params: { times: 2 } });
+    expect(operation).toMatchObject({
+      action: 'poke',
+      created_by: `schedule:${id}`,
+      params: { times: 2 },
+    });
     nowMs += 60 * MINUTE;
     expect(await h.steward.scheduler.runOnce()).toBe(0);
     const events = (await h.steward.store.listEvents({ urn }, 0, 1000)).events;
@@ -220,12 +241,19 @@ describeEachDialect('schedules', (dialect) => {
 
   it('records a plan that refuses the request as failed, with its message, and makes no operation', async () => {
     const urn = await createResource('refused');
-    const made = await schedule(urn, { request: { action: 'update', configs: { value: 13 } }, at: inMinutes(1) });
+    const made = await schedule(urn, {
+      request: { action: 'update', configs: { value: 13 } },
+      at: inMinutes(1),
+    });
     expect(made.status).toBe(201);
     nowMs += MINUTE;
     expect(await h.steward.scheduler.runOnce()).toBe(1);
     const after = await getSchedule(made.body.id);
-    expect(after).toMatchObject({ last_outcome: 'failed', last_operation_id: null, next_run_at: null });
+    expect(after).toMatchObject({
+      last_outcome: 'failed',
+      last_operation_id: null,
+      next_run_at: null,
+    });
     expect(after.last_error).toContain('value 13 is refused');
     const ops = await h.steward.store.listOperations({ urn }, 100);
     expect(ops.filter((op) => op.created_by.startsWith('schedule:'))).toEqual([]);
@@ -236,8 +264,10 @@ describeEachDialect('schedules', (dialect) => {
   it('waits for a PENDING resource up to the grace, then records the run as missed', async () => {
     const busy = await createResource('busy', false);
     const late = await createResource('late', false);
-    const missed = (await schedule(busy, { request: { action: 'poke' }, at: inMinutes(1) })).body.id;
-    const waited = (await schedule(late, { request: { action: 'poke' }, at: inMinutes(1) })).body.id;
+    const missed = (await schedule(busy, { request: { action: 'poke' }, at: inMinutes(1) })).body
+      .id;
+    const waited = (await schedule(late, { request: { action: 'poke' }, at: inMinutes(1) })).body
+      .id;
     nowMs += MINUTE;
     expect(await h.steward.scheduler.runOnce()).toBe(2);
     expect((await getSchedule(missed)).last_outcome).toBeNull();
@@ -245,14 +275,20 @@ describeEachDialect('schedules', (dialect) => {
     // `late` fires then, `busy` waits on.
     nowMs += MINUTE;
     await h.steward.engine.drain();
-    expect((await call('PATCH', `${h.api}/resources/${busy}`, { configs: { value: 2 } })).status).toBe(202);
+    expect(
+      (await call('PATCH', `${h.api}/resources/${busy}`, { configs: { value: 2 } })).status,
+    ).toBe(202);
     expect(await h.steward.scheduler.runOnce()).toBe(2);
     expect((await getSchedule(waited)).last_outcome).toBe('fired');
     expect((await getSchedule(missed)).last_outcome).toBeNull();
     nowMs += GRACE_MS;
     expect(await h.steward.scheduler.runOnce()).toBe(1);
     const after = await getSchedule(missed);
-    expect(after).toMatchObject({ last_outcome: 'missed', last_operation_id: null, next_run_at: null });
+    expect(after).toMatchObject({
+      last_outcome: 'missed',
+      last_operation_id: null,
+      next_run_at: null,
+    });
     expect(after.last_error).toContain('PENDING');
     const events = (await h.steward.store.listEvents({ urn: busy }, 0, 1000)).events;
     expect(events.filter((e) => e.type === 'schedule.missed')).toHaveLength(1);
@@ -287,7 +323,10 @@ describeEachDialect('schedules', (dialect) => {
       ids.push((await schedule(urn, { request: { action: 'poke' }, at: inMinutes(i) })).body.id);
     const first = await call('GET', `${h.api}/schedules?project=p1&page_size=2`);
     expect(first.body.schedules.map((s: { id: string }) => s.id)).toEqual(ids.slice(0, 2));
-    const second = await call('GET', `${h.api}/schedules?project=p1&page_token=${first.body.next_page_token}`);
+    const second = await call(
+      'GET',
+      `${h.api}/schedules?project=p1&page_token=${first.body.next_page_token}`,
+    );
     expect(second.body).toMatchObject({ schedules: [{ id: ids[2] }], next_page_token: null });
     expect((await call('GET', `${h.api}/schedules?project=p2`)).body.schedules).toEqual([]);
     expect((await call('DELETE', `${h.api}/schedules/${ids[0]}`)).status).toBe(204);
@@ -317,10 +356,7 @@ describeEachDialect('schedules', (dialect) => {
       nowMs += MINUTE;
       let fired = 0;
       for (;;) {
-        const [a, b] = await Promise.all([
-          h.steward.scheduler.runOnce(),
-          second.runOnce(),
-        ]);
+        const [a, b] = await Promise.all([h.steward.scheduler.runOnce(), second.runOnce()]);
         if (a + b === 0) break;
         fired += a + b;
       }

@@ -16,7 +16,9 @@ export function assertTimezone(timezone: string): void {
     new Intl.DateTimeFormat('en', { timeZone: timezone });
   } catch {
     throw new InvalidRequestError(`timezone "${timezone}" is not an IANA time zone`, {
-      problems: [{ path: '/timezone', message: 'must be an IANA time zone, such as Europe/Berlin' }],
+      problems: [
+        { path: '/timezone', message: 'must be an IANA time zone, such as Europe/Berlin' },
+      ],
     });
   }
 }

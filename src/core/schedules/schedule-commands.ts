@@ -94,9 +94,10 @@ export function createScheduleCommands({
       throw invalid('/request/params', `is not taken by action "${action}"`);
     if (action === 'update') {
       refuseSecrets(module, configs);
-      const checked = configs === undefined ? undefined : underRequest(() =>
-        validatedConfigs(module, configs as Record<string, unknown>),
-      );
+      const checked =
+        configs === undefined
+          ? undefined
+          : underRequest(() => validatedConfigs(module, configs as Record<string, unknown>));
       return {
         action,
         ...(checked !== undefined ? { configs: checked } : {}),
@@ -108,8 +109,13 @@ export function createScheduleCommands({
     }
     if (action === 'delete' || action === 'retry') return { action };
     if (action === 'create' || !(action in module.definition.actions)) {
-      const actions = Object.keys(module.definition.actions).filter((a) => a !== 'create').sort();
-      throw invalid('/request/action', `kind ${kind} has no action "${action}" to schedule; its actions: ${actions.join(', ')}`);
+      const actions = Object.keys(module.definition.actions)
+        .filter((a) => a !== 'create')
+        .sort();
+      throw invalid(
+        '/request/action',
+        `kind ${kind} has no action "${action}" to schedule; its actions: ${actions.join(', ')}`,
+      );
     }
     return { action, params: underRequest(() => validatedParams(module, action, params ?? {})) };
   }
@@ -192,11 +198,15 @@ function withExpiry(body: NewSchedule): NewSchedule {
 /** The first due time: `at` (in the future), or the cron's first tick after now. Exactly one of them. */
 function firstRun(body: NewSchedule, timezone: string, nowMs: number): number {
   if ((body.at === undefined) === (body.cron === undefined))
-    throw invalid(body.at === undefined ? '/at' : '/cron', 'exactly one of at and cron is required');
+    throw invalid(
+      body.at === undefined ? '/at' : '/cron',
+      'exactly one of at and cron is required',
+    );
   if (body.at !== undefined) {
     const atMs = Date.parse(body.at);
     if (!Number.isFinite(atMs)) throw invalid('/at', 'must be a date-time');
-    if (atMs <= nowMs) throw invalid('/at', `must be in the future (now is ${new Date(nowMs).toISOString()})`);
+    if (atMs <= nowMs)
+      throw invalid('/at', `must be in the future (now is ${new Date(nowMs).toISOString()})`);
     return atMs;
   }
   assertCron(body.cron!, timezone);
@@ -217,7 +227,8 @@ function underRequest<T>(check: () => T): T {
     return check();
   } catch (err) {
     if (!(err instanceof InvalidRequestError)) throw err;
-    const details = err.details as { problems?: Array<{ path: string; message: string }> } | undefined;
+    const details = err.details as
+      { problems?: Array<{ path: string; message: string }> } | undefined;
     const problems = details?.problems?.map((p) => ({
       ...p,
       path: `/request${p.path.replace(/^\/spec/, '')}`,

@@ -32,7 +32,12 @@ export type ScheduleOutcome = 'fired' | 'failed' | 'missed';
  * an update (`configs`, `labels`, `dependencies`), a delete or a retry.
  */
 export type ScheduleRequest =
-  | { action: 'update'; configs?: Record<string, unknown>; labels?: Record<string, string>; dependencies?: Record<string, string> }
+  | {
+      action: 'update';
+      configs?: Record<string, unknown>;
+      labels?: Record<string, string>;
+      dependencies?: Record<string, string>;
+    }
   | { action: 'delete' }
   | { action: 'retry' }
   | { action: string; params?: unknown };

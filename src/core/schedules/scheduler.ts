@@ -80,7 +80,11 @@ export function createScheduler({ store, commands, clock, logger, options }: Sch
         outcome = 'fired';
         operationId = accepted.operation.id;
       } catch (err) {
-        if (!(err instanceof StewardError) || err.code === 'unavailable' || err.code === 'internal') {
+        if (
+          !(err instanceof StewardError) ||
+          err.code === 'unavailable' ||
+          err.code === 'internal'
+        ) {
           // Not the request's fault: let the lease lapse and try again.
           log.warn('schedule firing failed; will try again', {
             scheduleId: schedule.id,
@@ -101,7 +105,9 @@ export function createScheduler({ store, commands, clock, logger, options }: Sch
       operationId,
       error,
       nextRunAtMs,
-      events: [eventOf(resource, schedule.id, schedule.request, outcome, operationId, error, dueMs)],
+      events: [
+        eventOf(resource, schedule.id, schedule.request, outcome, operationId, error, dueMs),
+      ],
     });
     const fields = { scheduleId: schedule.id, urn: schedule.urn, outcome, operationId };
     if (!saved) log.warn('schedule run not recorded: its lease was taken over', fields);
