@@ -99,7 +99,7 @@ export default tseslint.config(
   // A file matched by two layer() entries gets only the later one: each entry lists all its bans.
   layer(['src/core/**/*.ts'], [...CORE_BANS], CORE_MESSAGE),
   layer(
-    ['src/core/{requests,secrets,events,modules}/**/*.ts'],
+    ['src/core/{requests,secrets,events,modules,schedules}/**/*.ts'],
     [...CORE_BANS, '**/core/sync/**', '../sync/**'],
     `${CORE_MESSAGE}; only the sync engine reaches into core/sync/`,
   ),

@@ -87,6 +87,8 @@ export interface Config {
   eventsHeartbeatMs: number;
   /** STEWARD_EVENT_RETENTION: newest events kept; older ones are pruned by the worker process. @default 100000 */
   eventRetention: number;
+  /** STEWARD_SCHEDULE_GRACE_MS: how long a due schedule waits for its PENDING resource before the run is `missed`. @default 3600000 */
+  scheduleGraceMs: number;
   /**
    * STEWARD_TOKENS_FILE: the API tokens (names, roles, projects, SHA-256 hashes), re-read when it changes.
    * @default none: open mode, every caller is `anonymous` with admin on every project (docs/security.md)
@@ -201,6 +203,7 @@ const SETTINGS: { [K in keyof Config]: [variable: string, parse: Parser, fallbac
   httpModuleTimeoutMs: ['STEWARD_HTTP_MODULE_TIMEOUT_MS', integer(10), 10_000],
   eventsHeartbeatMs: ['STEWARD_EVENTS_HEARTBEAT_MS', integer(10), 15_000],
   eventRetention: ['STEWARD_EVENT_RETENTION', integer(1), 100_000],
+  scheduleGraceMs: ['STEWARD_SCHEDULE_GRACE_MS', integer(0), 3_600_000],
   tokensFile: ['STEWARD_TOKENS_FILE', text, undefined],
   rateLimitPerSecond: ['STEWARD_RATE_LIMIT_PER_SECOND', number(0), 50],
   rateLimitBurst: ['STEWARD_RATE_LIMIT_BURST', integer(0, 1_000_000), 100],

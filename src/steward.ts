@@ -20,6 +20,8 @@ import { createOperationCommands } from './core/requests/operation-commands.js';
 import { createQueries } from './core/requests/queries.js';
 import { resolveQuotas } from './core/requests/quotas.js';
 import { createResourceCommands } from './core/requests/resource-commands.js';
+import { createScheduleCommands } from './core/schedules/schedule-commands.js';
+import { createScheduler } from './core/schedules/scheduler.js';
 import { createResourceSecrets, type ResourceSecrets } from './core/secrets/sealed-resources.js';
 import { sealingStore } from './core/secrets/sealing-store.js';
 import { createSecretBox } from './core/secrets/secret-box.js';
@@ -89,6 +91,12 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
     limits,
   );
   const queries = createQueries({ store, registry, maxPageBytes: config.maxPageBytes });
+  const schedules = createScheduleCommands({
+    store,
+    registry,
+    clock,
+    maxPageBytes: config.maxPageBytes,
+  });
   const events = createEventFeed({
     store,
     options: { pollIntervalMs: EVENTS_POLL_MS, batchSize: 500 },
@@ -114,6 +122,19 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
       clock,
     },
   });
+  const workerId = overrides.workerId ?? newWorkerId();
+  const scheduler = createScheduler({
+    store,
+    commands,
+    clock,
+    logger,
+    options: {
+      workerId,
+      leaseMs: config.leaseMs,
+      pollIntervalMs: config.pollIntervalMs,
+      graceMs: config.scheduleGraceMs,
+    },
+  });
   const engine = createSyncEngine({
     store: sealed,
     signals: store,
@@ -122,11 +143,12 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
     logger,
     random: overrides.random,
     observer: metrics.sync,
-    options: engineOptionsFrom(config, overrides.workerId ?? newWorkerId()),
+    options: engineOptionsFrom(config, workerId),
   });
   const app = createApp({
     commands,
     operationCommands: createOperationCommands({ store, clock, queries }),
+    schedules,
     queries,
     secrets: createSecretReads({ store: sealed, registry }),
     registry,
@@ -156,6 +178,8 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
     commands,
     queries,
     engine,
+    schedules,
+    scheduler,
     events,
     pruner,
     historyPruner,
@@ -179,6 +203,7 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
       connections = trackConnections(server);
       if (config.worker) {
         engine.start();
+        scheduler.start();
         pruner.start();
         historyPruner.start();
       }
@@ -207,6 +232,7 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
       connections?.closeUnused();
       await pruner.stop();
       await historyPruner.stop();
+      await scheduler.stop();
       await engine.stop();
       connections?.closeUnused();
       await closing;

@@ -10,6 +10,7 @@ import type { LogReader } from '../core/requests/logs.js';
 import type { OperationCommands } from '../core/requests/operation-commands.js';
 import type { Queries } from '../core/requests/queries.js';
 import type { ResourceCommands } from '../core/requests/resource-commands.js';
+import type { ScheduleCommands } from '../core/schedules/schedule-commands.js';
 import type { SecretReads } from '../core/secrets/secret-reads.js';
 import type { AccessControl } from './auth/access-control.js';
 import { auditErrors } from './auth/audit.js';
@@ -25,6 +26,7 @@ import { type MetricsEndpoint, metricsRoutes } from './routes/metrics.js';
 import { moduleRoutes } from './routes/modules.js';
 import { operationRoutes } from './routes/operations.js';
 import { resourceRoutes } from './routes/resources.js';
+import { scheduleRoutes } from './routes/schedules.js';
 import { secretRoutes } from './routes/secrets.js';
 import type { BodyValidator } from './schemas.js';
 import { securityHeaders } from './security-headers.js';
@@ -33,6 +35,8 @@ export interface AppDeps {
   commands: ResourceCommands;
   /** POST /operations/{id}/cancel. */
   operationCommands: OperationCommands;
+  /** The schedules endpoints (docs/design.md §10). */
+  schedules: ScheduleCommands;
   queries: Queries;
   /** GET /resources/{urn}/secrets: the admin's read of secret outputs. */
   secrets: SecretReads;
@@ -57,6 +61,7 @@ export interface AppDeps {
 export function createApp({
   commands,
   operationCommands,
+  schedules,
   queries,
   secrets,
   registry,
@@ -91,6 +96,7 @@ export function createApp({
       secretRoutes(secrets),
       logRoutes(openLogs),
       operationRoutes(queries, operationCommands),
+      scheduleRoutes(schedules, schemas),
       moduleRoutes(registry),
       eventRoutes(events.feed, events.heartbeatMs, logger),
     );

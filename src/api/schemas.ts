@@ -16,7 +16,8 @@ export type BodySchema =
   | 'create-resource-flat.json'
   | 'update-resource.json'
   | 'execute.json'
-  | 'action-params.json';
+  | 'action-params.json'
+  | 'create-schedule.json';
 
 export interface BodyValidator {
   /** Throws a 400 naming the JSON path of each problem. */

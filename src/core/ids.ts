@@ -9,13 +9,22 @@ let sequence = 0;
  * sequence + 8 random chars), so "newest first" and cursors are a plain ORDER BY id.
  */
 export function newOperationId(nowMs: number): string {
+  return sortableId('op_', nowMs);
+}
+
+/** Schedule ids (`sch_` + the same time-sorted tail), so a listing by id is in creation order. */
+export function newScheduleId(nowMs: number): string {
+  return sortableId('sch_', nowMs);
+}
+
+function sortableId(prefix: string, nowMs: number): string {
   if (nowMs <= lastMs) {
     sequence += 1;
   } else {
     lastMs = nowMs;
     sequence = 0;
   }
-  return `op_${encode(lastMs, 10)}${encode(sequence, 4)}${randomChars(8)}`;
+  return `${prefix}${encode(lastMs, 10)}${encode(sequence, 4)}${randomChars(8)}`;
 }
 
 /** A random id for a worker's leases. */

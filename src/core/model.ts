@@ -78,7 +78,10 @@ export type EventType =
   | 'operation.started'
   | 'operation.succeeded'
   | 'operation.failed'
-  | 'operation.cancelled';
+  | 'operation.cancelled'
+  | 'schedule.fired'
+  | 'schedule.failed'
+  | 'schedule.missed';
 
 /** An append-only change record as written; the store assigns `id` and `created_at`. */
 export interface EventInput {

@@ -7,6 +7,7 @@ import { migrateToLatest } from './migrations.js';
 import { createPauseWrites } from './pause-writes.js';
 import { openPostgres } from './postgres/postgres-driver.js';
 import { createReadQueries } from './read-queries.js';
+import { createScheduleQueries } from './schedule-queries.js';
 import { openSqlite } from './sqlite/sqlite-driver.js';
 import { createStoreSignals } from './store-signals.js';
 import { createSyncWrites } from './sync-writes.js';
@@ -76,6 +77,7 @@ export function storeOver(driver: StoreDriver): Store {
   const accept = createAcceptWrites(driver);
   const sync = createSyncWrites(driver);
   const pause = createPauseWrites(driver);
+  const schedules = createScheduleQueries(driver);
   const store: Omit<Store, keyof StoreSignals> = {
     ...createReadQueries(driver),
     ...createEventQueries(driver),
@@ -83,6 +85,7 @@ export function storeOver(driver: StoreDriver): Store {
     ...accept,
     ...sync,
     ...createValueRewrites(driver),
+    ...schedules,
     commitAccepted: announcing(accept.commitAccepted, (outcome) => {
       if (outcome !== 'committed') return;
       signals.eventsCommitted();
@@ -95,6 +98,9 @@ export function storeOver(driver: StoreDriver): Store {
       if (outcome !== 'committed') return;
       signals.eventsCommitted();
       signals.workDue();
+    }),
+    saveScheduleRun: announcing(schedules.saveScheduleRun, (saved) => {
+      if (saved) signals.eventsCommitted();
     }),
     claimDue: announcing(sync.claimDue, (claimed) => {
       if (claimed.work.length > 0) signals.eventsCommitted();

@@ -8,7 +8,8 @@ import type {
   Revision,
 } from '../core/model.js';
 import type { RevisionInput } from '../core/ports.js';
-import type { OperationsTable, ResourcesTable, RevisionsTable } from './schema.js';
+import type { Schedule, ScheduleOutcome, ScheduleRequest } from '../core/schedules/schedule.js';
+import type { OperationsTable, ResourcesTable, RevisionsTable, SchedulesTable } from './schema.js';
 
 /** The one place rows become documents and documents become rows. */
 
@@ -136,5 +137,47 @@ export function rowToRevision(row: Selectable<RevisionsTable>): Revision {
     changes: JSON.parse(row.changes) as Revision['changes'],
     created_at: row.created_at,
     created_by: row.created_by,
+  };
+}
+
+export function scheduleToRow(
+  schedule: Schedule,
+  nextRunAtMs: number | null,
+): Omit<Insertable<SchedulesTable>, 'lease_owner' | 'lease_expires_at' | 'lease_token'> {
+  return {
+    id: schedule.id,
+    urn: schedule.urn,
+    project: schedule.project,
+    request: JSON.stringify(schedule.request),
+    at: schedule.at,
+    cron: schedule.cron,
+    timezone: schedule.timezone,
+    next_run_at: nextRunAtMs,
+    last_run_at: schedule.last_run_at,
+    last_operation_id: schedule.last_operation_id,
+    last_outcome: schedule.last_outcome,
+    last_error: schedule.last_error,
+    created_by: schedule.created_by,
+    created_at: schedule.created_at,
+  };
+}
+
+export function rowToSchedule(row: Selectable<SchedulesTable>): Schedule {
+  const nextRunAtMs = row.next_run_at === null ? null : Number(row.next_run_at);
+  return {
+    id: row.id,
+    urn: row.urn,
+    project: row.project,
+    request: JSON.parse(row.request) as ScheduleRequest,
+    at: row.at,
+    cron: row.cron,
+    timezone: row.timezone,
+    next_run_at: nextRunAtMs === null ? null : new Date(nextRunAtMs).toISOString(),
+    last_run_at: row.last_run_at,
+    last_operation_id: row.last_operation_id,
+    last_outcome: row.last_outcome as ScheduleOutcome | null,
+    last_error: row.last_error,
+    created_by: row.created_by,
+    created_at: row.created_at,
   };
 }

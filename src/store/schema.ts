@@ -101,6 +101,27 @@ export interface QuotaUsageTable {
   processes: number;
 }
 
+/** Schedules (docs/design.md §10); `request` is JSON, `next_run_at` epoch ms (null: nothing more to fire). */
+export interface SchedulesTable {
+  id: string;
+  urn: string;
+  project: string;
+  request: string;
+  at: string | null;
+  cron: string | null;
+  timezone: string;
+  next_run_at: number | null;
+  last_run_at: string | null;
+  last_operation_id: string | null;
+  last_outcome: string | null;
+  last_error: string | null;
+  created_by: string;
+  created_at: string;
+  lease_owner: string | null;
+  lease_expires_at: number | null;
+  lease_token: Generated<number>;
+}
+
 export interface Database {
   resources: ResourcesTable;
   resource_labels: ResourceLabelsTable;
@@ -109,4 +130,5 @@ export interface Database {
   operations: OperationsTable;
   events: EventsTable;
   quota_usage: QuotaUsageTable;
+  schedules: SchedulesTable;
 }

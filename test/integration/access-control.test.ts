@@ -68,6 +68,8 @@ const SECRETS: Record<TokenName, string> = {
   'editor-b': generateToken(),
 };
 const INVALID_TOKEN = generateToken();
+/** When the matrix's schedules fire: never during the test. */
+const FUTURE = new Date(Date.now() + 7 * 86_400_000).toISOString();
 
 const urnOf = (project: string, name: string) => `orn:steward:gizmo:${project}:${name}`;
 /** Resource names carry their project (`aname-…`, `bname-…`), so a leak is a plain substring. */
@@ -97,6 +99,8 @@ describeEachDialect('access control: tokens, roles and projects', () => {
   const opIds: Record<Project, string[]> = { a: [], b: [] };
   /** The queued operation of each cancel target. */
   const cancelOps = new Map<string, string>();
+  /** Schedules on each seed: `seed-<project>` to read, `<caller>-<project>` for each caller to delete. */
+  const scheduleIds = new Map<string, string>();
 
   async function send(
     caller: CallerName,
@@ -191,6 +195,21 @@ describeEachDialect('access control: tokens, roles and projects', () => {
         ).status,
       ).toBe(202);
     await h.steward.engine.drain();
+    for (const project of PROJECTS) {
+      for (const key of ['seed', ...CALLERS]) {
+        const res = await send(
+          'admin',
+          'POST',
+          `${h.api}/resources/${seedUrn(project)}/schedules`,
+          {
+            request: { action: 'poke' },
+            at: FUTURE,
+          },
+        );
+        expect(res.status).toBe(201);
+        scheduleIds.set(`${key}-${project}`, res.body.id);
+      }
+    }
     // Cancel targets stay PENDING: nothing steps the worker from here on.
     for (const project of PROJECTS) {
       for (const caller of CALLERS) {
@@ -217,8 +236,8 @@ describeEachDialect('access control: tokens, roles and projects', () => {
     method: string;
     url: string;
     body?: unknown;
-    /** The resource URN or operation id the request names (hidden ones answer as missing ones do). */
-    target?: { urn?: string; operationId?: string };
+    /** The resource URN, operation id or schedule id the request names (hidden ones answer as missing ones do). */
+    target?: { urn?: string; operationId?: string; scheduleId?: string };
   }
   const ENDPOINTS: Record<
     string,
@@ -355,6 +374,46 @@ describeEachDialect('access control: tokens, roles and projects', () => {
         target: { urn: seedUrn(p) },
       }),
     },
+    'POST /api/v1beta1/resources/{urn}/schedules': {
+      access: 'change',
+      success: 201,
+      build: (_c, p) => ({
+        method: 'POST',
+        url: `${h.api}/resources/${seedUrn(p)}/schedules`,
+        body: { request: { action: 'poke' }, at: FUTURE },
+        target: { urn: seedUrn(p) },
+      }),
+    },
+    'GET /api/v1beta1/resources/{urn}/schedules': {
+      access: 'read',
+      success: 200,
+      build: (_c, p) => ({
+        method: 'GET',
+        url: `${h.api}/resources/${seedUrn(p)}/schedules`,
+        target: { urn: seedUrn(p) },
+      }),
+    },
+    'GET /api/v1beta1/schedules': {
+      access: 'list',
+      success: 200,
+      build: (_c, p) => ({ method: 'GET', url: `${h.api}/schedules?project=${p}` }),
+    },
+    'GET /api/v1beta1/schedules/{id}': {
+      access: 'read',
+      success: 200,
+      build: (_c, p) => {
+        const id = scheduleIds.get(`seed-${p}`)!;
+        return { method: 'GET', url: `${h.api}/schedules/${id}`, target: { scheduleId: id } };
+      },
+    },
+    'DELETE /api/v1beta1/schedules/{id}': {
+      access: 'change',
+      success: 204,
+      build: (c, p) => {
+        const id = scheduleIds.get(`${c}-${p}`)!;
+        return { method: 'DELETE', url: `${h.api}/schedules/${id}`, target: { scheduleId: id } };
+      },
+    },
     'GET /api/v1beta1/operations': {
       access: 'list',
       success: 200,
@@ -448,9 +507,13 @@ describeEachDialect('access control: tokens, roles and projects', () => {
 
   /** The same request for a thing that does not exist, as the admin sees it, with the names put back. */
   async function missingAnswer(built: Built): Promise<unknown> {
-    const { urn, operationId } = built.target!;
-    const real = (urn ?? operationId)!;
-    const missing = urn ? urn.replace(/:[^:]+$/, ':zz-missing') : 'op_zzmissing0000000000000';
+    const { urn, operationId, scheduleId } = built.target!;
+    const real = (urn ?? operationId ?? scheduleId)!;
+    const missing = urn
+      ? urn.replace(/:[^:]+$/, ':zz-missing')
+      : scheduleId
+        ? 'sch_zzmissing0000000000000'
+        : 'op_zzmissing0000000000000';
     const res = await send('admin', built.method, built.url.replace(real, missing), built.body);
     expect(res.status).toBe(404);
     return JSON.parse(res.text.split(missing).join(real));
@@ -516,7 +579,7 @@ describeEachDialect('access control: tokens, roles and projects', () => {
               failures.push({ cell, hidden: res.body, missing: asMissing });
           }
           if (access === 'list' && res.status === 200) {
-            const items: any[] = res.body.resources ?? res.body.operations;
+            const items: any[] = res.body.resources ?? res.body.operations ?? res.body.schedules;
             const visible = sees(caller, project);
             if (visible !== items.length > 0) failures.push({ cell, items: items.length, visible });
           }
@@ -525,7 +588,7 @@ describeEachDialect('access control: tokens, roles and projects', () => {
     }
     expect(failures).toEqual([]);
     expect(cells).toBe(documented.length * CALLERS.length * PROJECTS.length);
-    expect(cells).toBe(288);
+    expect(cells).toBe(348);
   });
 
   /**

@@ -5,6 +5,7 @@ import { actionParamsExtension, createBodySchema, moduleComponents } from './mod
 import { otherPaths } from './other-paths.js';
 import { resourcePaths } from './resource-paths.js';
 import { errorResponseComponents, PARAMETERS } from './responses.js';
+import { schedulePaths } from './schedule-paths.js';
 import { componentRef, fileComponents } from './schema-refs.js';
 import { secretPaths } from './secret-paths.js';
 import { accessResponseComponents, SECURITY_SCHEMES, withAccessControl } from './security.js';
@@ -35,6 +36,7 @@ export function buildOpenApiDocument(registry: Registry, schemas: BodyValidator)
     tags: [
       { name: 'resources', description: 'declared resources and their actions' },
       { name: 'operations', description: 'accepted work' },
+      { name: 'schedules', description: 'requests kept for later (at a time, or on a cron)' },
       { name: 'modules', description: 'the loaded kinds' },
       { name: 'events', description: 'the change stream' },
       { name: 'health', description: 'probes, metrics and this document' },
@@ -45,6 +47,7 @@ export function buildOpenApiDocument(registry: Registry, schemas: BodyValidator)
       ...resourcePaths({ createBody: createBodySchema(modules), actionParams, kinds }),
       ...pausePaths(),
       ...secretPaths(),
+      ...schedulePaths(),
       ...otherPaths(kinds),
     }),
     components: {

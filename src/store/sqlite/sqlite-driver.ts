@@ -60,6 +60,8 @@ export function openSqlite({ file, busyTimeoutMs }: SqliteOptions): StoreDriver 
   try {
     sqlite.pragma('journal_mode = WAL');
     sqlite.pragma('synchronous = NORMAL');
+    // A schedule goes with its resource (migration 0008's cascade): SQLite enforces foreign keys only when asked.
+    sqlite.pragma('foreign_keys = ON');
     if (file !== ':memory:') sqlite.pragma('wal_autocheckpoint = 0');
     // SQLite gives -wal and -shm the database file's mode; set it here too, whatever the umask did.
     if (created)
