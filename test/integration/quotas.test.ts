@@ -448,6 +448,7 @@ describeEachDialect('quotas', () => {
     await raw.run('drop index events_project_id');
     for (const column of ['policy', 'paused', 'drift'])
       await raw.run(`alter table resources drop column ${column}`);
+    await raw.run('drop table schedules');
     await raw.run("delete from kysely_migration where name > '0004_quotas'");
     const store = await createStore({ db, busyTimeoutMs: 1000 });
     await store.close();
