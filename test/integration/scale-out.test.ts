@@ -187,11 +187,13 @@ describeOneDialect(
       const victimPid = victim.proc.pid!;
       const victimOwner = workerOwner(victim);
 
-      const urns = await createMany(fleet.api.api, 'k', 400, SLOW_CONFIGS);
+      // Watched while the creates are still going: on a slow machine the workers keep up with the
+      // creates, and by the time the last one is answered there may be nothing left to be mid-way in.
+      const creating = createMany(fleet.api.api, 'k', 400, SLOW_CONFIGS);
       await waitFor(
         () => openSyncs(readLedger(ledger)).some((line) => line.pid === victimPid) || undefined,
         'the victim to be mid-sync',
-        20_000,
+        60_000,
       );
       const killMs = Date.now();
       await victim.stop('SIGKILL');
@@ -203,6 +205,7 @@ describeOneDialect(
         [victimOwner],
       );
       expect(held.length).toBeGreaterThan(0);
+      const urns = await creating;
       await waitConverged(db, urns.length, 60_000);
 
       const lines = readLedger(ledger);
