@@ -1,6 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 
 import type { Drift, EventInput } from '../core/model.js';
+import { parseUrn } from '../core/names.js';
 import type { SyncWriteBack } from '../core/ports.js';
 import type { StoreDriver } from './driver.js';
 import { fenced, release, urnOrder } from './lease-fence.js';
@@ -107,10 +108,11 @@ async function applyWriteBack(
     )
       .where('operation_id', '=', wb.operationId)
       .where('status', '=', wb.claimedStatus)
-      .returning('project')
       .executeTakeFirst();
-    if (!result) return false;
-    if (wb.specBytesAdded) grown.push({ project: result.project, bytes: wb.specBytesAdded });
+    if (Number(result.numUpdatedRows) !== 1) return false;
+    // Only an import's write-back grows a footprint; the project is in the URN, so the hot path reads nothing back.
+    if (wb.specBytesAdded)
+      grown.push({ project: parseUrn(wb.urn).project, bytes: wb.specBytesAdded });
   }
   if (wb.operation || wb.countsAttempt) {
     await trx
