@@ -201,7 +201,12 @@ export type CommitOutcome = 'committed' | 'conflict';
  * `claimHeldBy`: the change's claim key is held by another resource; a `QuotaRefusal`: the
  * change would take a quota past its max. Either way nothing was written.
  */
-export type AcceptOutcome = CommitOutcome | { claimHeldBy: ClaimHolder } | QuotaRefusal;
+export type AcceptOutcome =
+  | CommitOutcome
+  | { claimHeldBy: ClaimHolder }
+  | QuotaRefusal
+  /** The change carried a schedule run whose lease another scheduler holds now: nothing was written. */
+  | 'lease_lost';
 
 /** The resource that holds a claim key. */
 export interface ClaimHolder {
@@ -286,6 +291,11 @@ export interface AcceptedChange {
   quota?: { footprint: Footprint; limits: QuotaLimits };
   /** Newest revisions kept for this resource when `revision` is added; 0 keeps all. */
   keepRevisions?: number;
+  /**
+   * A schedule's firing that made this change: its run is recorded in the same transaction, under
+   * the lease token of its claim, so the operation and the run are written together or not at all.
+   */
+  scheduleRun?: ScheduleRun;
 }
 
 export interface CancelChange {

@@ -2,46 +2,14 @@ import type { Config } from '../../src/config.js';
 import { silentLogger } from '../../src/core/logging.js';
 import { nextCronRun } from '../../src/core/schedules/cron.js';
 import { createScheduler } from '../../src/core/schedules/scheduler.js';
-import { defineModule, ValidationError } from '../../src/sdk/index.js';
 import { describeEachDialect } from '../helpers/dialects.js';
+import { gadget } from '../helpers/gadget-module.js';
 import { call, type Harness, startSteward } from '../helpers/harness.js';
 
 /**
  * Schedules (docs/design.md §10) against a real Steward on each database, with the clock
  * injected: the tests move it and step the scheduler and the worker by hand, never sleeping.
  */
-
-const gadget = defineModule({
-  kind: 'gadget',
-  description: 'The schedules test kind: its plan refuses configs.value 13.',
-  configSchema: {
-    type: 'object',
-    additionalProperties: false,
-    properties: {
-      value: { type: 'integer' },
-      password: { type: 'string', writeOnly: true },
-    },
-  },
-  actions: {
-    create: {},
-    update: {},
-    delete: {},
-    poke: {
-      description: 'Does nothing.',
-      paramsSchema: {
-        type: 'object',
-        additionalProperties: false,
-        properties: { times: { type: 'integer', minimum: 1 } },
-      },
-    },
-  },
-  plan: ({ desired }) => {
-    if ((desired.spec.configs as { value?: unknown }).value === 13)
-      throw new ValidationError('value 13 is refused');
-    return {};
-  },
-  sync: async () => ({ status: 'COMPLETED' as const, output: {} }),
-});
 
 const START = Date.parse('2026-03-28T12:00:00.000Z');
 const MINUTE = 60_000;

@@ -2,8 +2,8 @@ import { describeError, StewardError } from '../errors.js';
 import { createPeriodicTask } from '../events/periodic-task.js';
 import type { CoreLogger } from '../logging.js';
 import type { EventInput, Resource } from '../model.js';
-import type { ResourceReads, ScheduleQueue } from '../ports.js';
-import type { Accepted, ResourceCommands } from '../requests/resource-commands.js';
+import type { ResourceReads, ScheduleQueue, ScheduleRun } from '../ports.js';
+import type { Accepted, RequestOptions, ResourceCommands } from '../requests/resource-commands.js';
 import { nextCronRun } from './cron.js';
 import type { ClaimedSchedule, ScheduleOutcome, ScheduleRequest } from './schedule.js';
 
@@ -27,6 +27,11 @@ export interface SchedulerDeps {
   clock: () => Date;
   logger: CoreLogger;
   options: SchedulerOptions;
+  /**
+   * Whether the schedule's maker may still send its request in the resource's project, asked at
+   * each firing: null if so, else why not (the run is `denied`). Default: every maker may (open mode).
+   */
+  authorize?: (maker: string, project: string) => string | null;
 }
 
 /**
@@ -37,7 +42,14 @@ export interface SchedulerDeps {
  * tick after now, so runs missed while nothing was up fire once, not as a burst. `runOnce` is one
  * look, for tests that step it on a fake clock.
  */
-export function createScheduler({ store, commands, clock, logger, options }: SchedulerDeps) {
+export function createScheduler({
+  store,
+  commands,
+  clock,
+  logger,
+  options,
+  authorize = () => null,
+}: SchedulerDeps) {
   const log = logger.child({ component: 'scheduler' });
   const batchSize = options.batchSize ?? 100;
 
@@ -59,45 +71,12 @@ export function createScheduler({ store, commands, clock, logger, options }: Sch
     const now = clock();
     const nowMs = now.getTime();
     const dueMs = Date.parse(schedule.next_run_at ?? now.toISOString());
-    let outcome: ScheduleOutcome;
-    let operationId: string | null = null;
-    let error: string | null = null;
-    if (resource.state.status === 'PENDING' && schedule.request.action !== 'delete') {
-      const giveUpAtMs = dueMs + options.graceMs;
-      if (nowMs < giveUpAtMs) {
-        await store.holdSchedule(
-          schedule.id,
-          leaseToken,
-          Math.min(nowMs + options.pollIntervalMs, giveUpAtMs),
-        );
-        return;
-      }
-      outcome = 'missed';
-      error = `resource ${resource.urn} was still PENDING ${options.graceMs} ms after the run was due`;
-    } else {
-      try {
-        const accepted = await send(schedule.urn, schedule.request, `schedule:${schedule.id}`);
-        outcome = 'fired';
-        operationId = accepted.operation.id;
-      } catch (err) {
-        if (
-          !(err instanceof StewardError) ||
-          err.code === 'unavailable' ||
-          err.code === 'internal'
-        ) {
-          // Not the request's fault: let the lease lapse and try again.
-          log.warn('schedule firing failed; will try again', {
-            scheduleId: schedule.id,
-            error: describeError(err),
-          });
-          return;
-        }
-        outcome = 'failed';
-        error = err.message;
-      }
-    }
     const nextRunAtMs = schedule.cron ? nextCronRun(schedule.cron, schedule.timezone, nowMs) : null;
-    const saved = await store.saveScheduleRun({
+    const runOf = (
+      outcome: ScheduleOutcome,
+      operationId: string | null,
+      error: string | null,
+    ): ScheduleRun => ({
       id: schedule.id,
       leaseToken,
       nowIso: now.toISOString(),
@@ -109,13 +88,56 @@ export function createScheduler({ store, commands, clock, logger, options }: Sch
         eventOf(resource, schedule.id, schedule.request, outcome, operationId, error, dueMs),
       ],
     });
-    const fields = { scheduleId: schedule.id, urn: schedule.urn, outcome, operationId };
+    const refusal = authorize(schedule.created_by, resource.project);
+    if (refusal !== null) return record(runOf('denied', null, refusal));
+    if (resource.state.status === 'PENDING' && schedule.request.action !== 'delete') {
+      const giveUpAtMs = dueMs + options.graceMs;
+      if (nowMs < giveUpAtMs) {
+        await store.holdSchedule(
+          schedule.id,
+          leaseToken,
+          Math.min(nowMs + options.pollIntervalMs, giveUpAtMs),
+        );
+        return;
+      }
+      const waited = `resource ${resource.urn} was still PENDING ${options.graceMs} ms after the run was due`;
+      return record(runOf('missed', null, waited));
+    }
+    let accepted: Accepted;
+    try {
+      accepted = await send(schedule.urn, schedule.request, {
+        actor: `schedule:${schedule.id}`,
+        // The run is written in the operation's transaction: both or neither (no double firing).
+        firing: (operationId) => runOf('fired', operationId, null),
+      });
+    } catch (err) {
+      if (!(err instanceof StewardError) || err.code === 'unavailable' || err.code === 'internal') {
+        // Not the request's fault, or the claim was taken over: nothing was written; the lease lapses and it fires again.
+        log.warn('schedule firing failed; will try again', {
+          scheduleId: schedule.id,
+          error: describeError(err),
+        });
+        return;
+      }
+      return record(runOf('failed', null, err.message));
+    }
+    if (accepted.firingRecorded) {
+      log.info('schedule ran', { scheduleId: schedule.id, urn: schedule.urn, outcome: 'fired' });
+      return;
+    }
+    // Nothing new was written (a delete already under way answers its operation): record the run alone.
+    await record(runOf('fired', accepted.operation.id, null));
+  }
+
+  /** Records a run that made no operation of its own, under the claim's lease token. */
+  async function record(run: ScheduleRun): Promise<void> {
+    const saved = await store.saveScheduleRun(run);
+    const fields = { scheduleId: run.id, outcome: run.outcome, operationId: run.operationId };
     if (!saved) log.warn('schedule run not recorded: its lease was taken over', fields);
     else log.info('schedule ran', fields);
   }
 
-  function send(urn: string, request: ScheduleRequest, actor: string): Promise<Accepted> {
-    const options = { actor };
+  function send(urn: string, request: ScheduleRequest, options: RequestOptions): Promise<Accepted> {
     const r = request as Record<string, unknown>;
     switch (request.action) {
       case 'update':
