@@ -122,6 +122,11 @@ export interface ScheduleQueue {
   saveScheduleRun(run: ScheduleRun): Promise<boolean>;
   /** Gives the lease back and keeps the schedule due, to be claimed again from `retryAtMs` (a PENDING resource). */
   holdSchedule(id: string, leaseToken: number, retryAtMs: number): Promise<boolean>;
+  /**
+   * The earliest `next_run_at` (epoch ms) of a schedule no lease holds, from the due index; undefined
+   * when there is none. Leased ones (held for a PENDING resource, or a claim in flight) are left out.
+   */
+  findNextScheduleDue(): Promise<number | undefined>;
 }
 
 /** The append-only event log, read by watches. */

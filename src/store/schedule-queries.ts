@@ -103,6 +103,18 @@ export function createScheduleQueries(driver: StoreDriver) {
       return driver.writeTransaction((trx) => recordScheduleRun(driver, trx, run));
     },
 
+    async findNextScheduleDue(): Promise<number | undefined> {
+      const row = await db
+        .selectFrom('schedules')
+        .select('next_run_at')
+        .where('next_run_at', 'is not', null)
+        .where('lease_expires_at', 'is', null)
+        .orderBy('next_run_at')
+        .limit(1)
+        .executeTakeFirst();
+      return row?.next_run_at == null ? undefined : Number(row.next_run_at);
+    },
+
     async holdSchedule(id: string, leaseToken: number, retryAtMs: number): Promise<boolean> {
       const result = await db
         .updateTable('schedules')

@@ -1,5 +1,4 @@
 import { describeError, StewardError } from '../errors.js';
-import { createPeriodicTask } from '../events/periodic-task.js';
 import type { CoreLogger } from '../logging.js';
 import type { EventInput, Resource } from '../model.js';
 import type { ResourceReads, ScheduleQueue, ScheduleRun } from '../ports.js';
@@ -16,8 +15,10 @@ export interface SchedulerOptions {
   pollIntervalMs: number;
   /** How long a schedule waits for its PENDING resource before it is `missed` (STEWARD_SCHEDULE_GRACE_MS). */
   graceMs: number;
-  /** Schedules claimed per look. @default 100 */
+  /** Schedules claimed at a time: small, so that a crowded second is shared among schedulers. @default 25 */
   batchSize?: number;
+  /** Firings in flight at once in this scheduler. @default 8 */
+  concurrency?: number;
 }
 
 export interface SchedulerDeps {
@@ -38,9 +39,11 @@ export interface SchedulerDeps {
  * Fires due schedules (docs/design.md §10). Each is claimed under a fenced lease, as a sync is,
  * so one scheduler among every process on the database fires it; the request goes through the
  * resource commands with `created_by: "schedule:<id>"`, and the run (outcome, operation, the next
- * due time, the event) is written under the claim's lease token. A cron's next run is its first
- * tick after now, so runs missed while nothing was up fire once, not as a burst. `runOnce` is one
- * look, for tests that step it on a fake clock.
+ * due time, the event) is written under the claim's lease token in the operation's own
+ * transaction: a scheduler that dies, or stalls past its lease, has written nothing or both. A
+ * cron's next run is its first tick after now, so runs missed while nothing was up fire once, not
+ * as a burst. The loop sleeps until the next due time (from the due index), at most the poll
+ * interval; `runOnce` is one look, for tests that step it on a fake clock.
  */
 export function createScheduler({
   store,
@@ -51,18 +54,61 @@ export function createScheduler({
   authorize = () => null,
 }: SchedulerDeps) {
   const log = logger.child({ component: 'scheduler' });
-  const batchSize = options.batchSize ?? 100;
+  const batchSize = options.batchSize ?? 25;
+  const concurrency = options.concurrency ?? 8;
 
+  /**
+   * Claims and fires every schedule due now, `batchSize` at a time so that other schedulers on the
+   * database take their share of a crowded second, `concurrency` firings at once. Resolves to the
+   * number claimed.
+   */
   async function runOnce(): Promise<number> {
-    const nowMs = clock().getTime();
-    const claimed = await store.claimDueSchedules(
-      options.workerId,
-      batchSize,
-      nowMs,
-      options.leaseMs,
-    );
-    for (const claim of claimed) await fire(claim);
-    return claimed.length;
+    let total = 0;
+    for (;;) {
+      const claimed = await store.claimDueSchedules(
+        options.workerId,
+        batchSize,
+        clock().getTime(),
+        options.leaseMs,
+      );
+      total += claimed.length;
+      let next = 0;
+      const firer = async () => {
+        while (next < claimed.length) await fire(claimed[next++]!);
+      };
+      await Promise.all(Array.from({ length: Math.min(concurrency, claimed.length) }, firer));
+      if (claimed.length < batchSize || stopping) return total;
+    }
+  }
+
+  /** How long to sleep: until the next due schedule, and at most the poll interval (a schedule made meanwhile, a lapsed lease). */
+  async function untilNextDue(): Promise<number> {
+    const dueMs = await store.findNextScheduleDue();
+    const waitMs = dueMs === undefined ? options.pollIntervalMs : dueMs - clock().getTime();
+    return Math.max(0, Math.min(options.pollIntervalMs, waitMs));
+  }
+
+  let stopping = false;
+  let loop: Promise<void> | undefined;
+  let wake: (() => void) | undefined;
+  let timer: NodeJS.Timeout | undefined;
+
+  async function run(): Promise<void> {
+    while (!stopping) {
+      let waitMs = options.pollIntervalMs;
+      try {
+        await runOnce();
+        waitMs = await untilNextDue();
+      } catch (err) {
+        log.warn('scheduler failed; will try again', { error: describeError(err) });
+      }
+      if (stopping) return;
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+        timer = setTimeout(resolve, waitMs);
+        timer.unref();
+      });
+    }
   }
 
   async function fire({ schedule, leaseToken }: ClaimedSchedule): Promise<void> {
@@ -159,13 +205,23 @@ export function createScheduler({
     }
   }
 
-  const task = createPeriodicTask({
-    name: 'scheduler',
-    task: runOnce,
-    intervalMs: options.pollIntervalMs,
-    log,
-  });
-  return { runOnce, start: task.start, stop: task.stop };
+  return {
+    runOnce,
+    /** Fires due schedules until `stop`: at each one's time, looking again at least every poll interval. */
+    start(): void {
+      if (loop) return;
+      stopping = false;
+      loop = run();
+    },
+    /** Ends the loop after the firings in progress, so the store can close after it. */
+    async stop(): Promise<void> {
+      stopping = true;
+      clearTimeout(timer);
+      wake?.();
+      await loop;
+      loop = undefined;
+    },
+  };
 }
 
 export type Scheduler = ReturnType<typeof createScheduler>;
