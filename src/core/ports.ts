@@ -296,6 +296,8 @@ export interface AcceptedChange {
   quota?: { footprint: Footprint; limits: QuotaLimits };
   /** Newest revisions kept for this resource when `revision` is added; 0 keeps all. */
   keepRevisions?: number;
+  /** Schedules made with a create (its `expires_at`), inserted after the resource row. */
+  schedules?: Array<{ schedule: Schedule; nextRunAtMs: number }>;
   /**
    * A schedule's firing that made this change: its run is recorded in the same transaction, under
    * the lease token of its claim, so the operation and the run are written together or not at all.

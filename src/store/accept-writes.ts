@@ -11,7 +11,13 @@ import type {
 } from '../core/ports.js';
 import { RollbackConflict, type StoreDriver } from './driver.js';
 import { countFootprint, pruneRevisions, QuotaRollback } from './quota-writes.js';
-import { claimColumn, operationToRow, resourceToRow, revisionToRow } from './rows.js';
+import {
+  claimColumn,
+  operationToRow,
+  resourceToRow,
+  revisionToRow,
+  scheduleToRow,
+} from './rows.js';
 import { recordScheduleRun } from './schedule-queries.js';
 import type { Database } from './schema.js';
 
@@ -51,6 +57,11 @@ export function createAcceptWrites(driver: StoreDriver) {
             })
             .execute();
           if (quota) await countFootprint(trx, resource.project, null, quota);
+          for (const made of change.schedules ?? [])
+            await trx
+              .insertInto('schedules')
+              .values(scheduleToRow(made.schedule, made.nextRunAtMs))
+              .execute();
         } else {
           const { urn, next_sync_at } = row;
           const changed = updatableColumns(row);

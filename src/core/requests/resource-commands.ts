@@ -12,6 +12,8 @@ import { type EventInput, type Operation, type Resource, type ResourcePolicy } f
 import type { RegisteredModule, Registry } from '../modules/registry.js';
 import { formatUrn, parseUrn } from '../names.js';
 import type { AcceptedChange, AcceptWrites, ResourceReads, ScheduleRun } from '../ports.js';
+import type { Schedule } from '../schedules/schedule.js';
+import { expirySchedule } from '../schedules/schedule-commands.js';
 import type { OpenedSecrets } from '../secrets/sealing-store.js';
 import { refuseMovedSecrets } from '../secrets/secret-bindings.js';
 import { type CascadeAccepted, cascadeRemove } from './cascade.js';
@@ -45,6 +47,8 @@ export interface CreateRequest {
   import?: boolean;
   /** `spec.policy`, partial: the rest from DEFAULT_POLICY. */
   policy?: Partial<ResourcePolicy>;
+  /** A date-time: the resource is deleted then (a delete schedule made with it, docs/design.md §10). */
+  expiresAt?: string;
 }
 
 export interface UpdateRequest {
@@ -76,6 +80,8 @@ export interface Accepted {
   review?: { changes: SpecChange[]; steps?: string[] };
   /** `options.firing`'s run was committed with the operation (false: nothing new was written). */
   firingRecorded?: boolean;
+  /** Schedules made with the request (a create's `expires_at`); unsaved on a dry run. */
+  schedules?: Schedule[];
 }
 
 export interface CommandDeps {
@@ -161,6 +167,10 @@ export function createResourceCommands({
       eventFor(resource, 'operation.created', operation.id, { action }),
     ];
     const revision = revisionOf(null, resource, operation, registry);
+    const expiry =
+      request.expiresAt === undefined
+        ? undefined
+        : expirySchedule(resource, request.expiresAt, options.actor, now);
     const change = {
       resource,
       expected: null,
@@ -169,6 +179,7 @@ export function createResourceCommands({
       reindex: true,
       claimKey: claimKeyOf(module, resource),
       events,
+      schedules: expiry && [expiry],
     };
     return commit({ ...change, revision, quota: quotaOf(module, resource) }, options);
   }
@@ -448,6 +459,7 @@ export function createResourceCommands({
       resource: resourceView(change.resource, registry),
       operation: operationView(change.operation, registry),
       dryRun: Boolean(options.dryRun),
+      ...(change.schedules && { schedules: change.schedules.map((made) => made.schedule) }),
     };
     if (options.dryRun) {
       result.review = {
