@@ -134,6 +134,7 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
       pollIntervalMs: config.pollIntervalMs,
       graceMs: config.scheduleGraceMs,
     },
+    authorize: access.makerMayChange,
   });
   const engine = createSyncEngine({
     store: sealed,

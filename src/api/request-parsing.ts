@@ -14,6 +14,7 @@ import type { BodyValidator } from './schemas.js';
 /** Turns HTTP requests into core's request types: the API's own validation, nothing more. */
 
 interface NestedCreate {
+  expires_at?: string;
   kind: string;
   project: string;
   name: string;
@@ -26,6 +27,7 @@ interface NestedCreate {
   import?: boolean;
 }
 interface FlatCreate {
+  expires_at?: string;
   kind: string;
   project?: string;
   parent?: string;
@@ -55,6 +57,7 @@ export function parseCreateBody(schemas: BodyValidator, body: unknown): CreateRe
       dependencies: b.spec?.dependencies,
       policy: b.spec?.policy,
       import: b.import,
+      expiresAt: b.expires_at,
     };
   }
   const b = schemas.assert<FlatCreate>('create-resource-flat.json', body);
@@ -67,6 +70,7 @@ export function parseCreateBody(schemas: BodyValidator, body: unknown): CreateRe
     dependencies: b.dependencies,
     policy: b.policy,
     import: b.import,
+    expiresAt: b.expires_at,
   };
 }
 

@@ -81,7 +81,8 @@ export type EventType =
   | 'operation.cancelled'
   | 'schedule.fired'
   | 'schedule.failed'
-  | 'schedule.missed';
+  | 'schedule.missed'
+  | 'schedule.denied';
 
 /** An append-only change record as written; the store assigns `id` and `created_at`. */
 export interface EventInput {

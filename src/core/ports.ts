@@ -122,6 +122,11 @@ export interface ScheduleQueue {
   saveScheduleRun(run: ScheduleRun): Promise<boolean>;
   /** Gives the lease back and keeps the schedule due, to be claimed again from `retryAtMs` (a PENDING resource). */
   holdSchedule(id: string, leaseToken: number, retryAtMs: number): Promise<boolean>;
+  /**
+   * The earliest `next_run_at` (epoch ms) of a schedule no lease holds, from the due index; undefined
+   * when there is none. Leased ones (held for a PENDING resource, or a claim in flight) are left out.
+   */
+  findNextScheduleDue(): Promise<number | undefined>;
 }
 
 /** The append-only event log, read by watches. */
@@ -201,7 +206,12 @@ export type CommitOutcome = 'committed' | 'conflict';
  * `claimHeldBy`: the change's claim key is held by another resource; a `QuotaRefusal`: the
  * change would take a quota past its max. Either way nothing was written.
  */
-export type AcceptOutcome = CommitOutcome | { claimHeldBy: ClaimHolder } | QuotaRefusal;
+export type AcceptOutcome =
+  | CommitOutcome
+  | { claimHeldBy: ClaimHolder }
+  | QuotaRefusal
+  /** The change carried a schedule run whose lease another scheduler holds now: nothing was written. */
+  | 'lease_lost';
 
 /** The resource that holds a claim key. */
 export interface ClaimHolder {
@@ -286,6 +296,13 @@ export interface AcceptedChange {
   quota?: { footprint: Footprint; limits: QuotaLimits };
   /** Newest revisions kept for this resource when `revision` is added; 0 keeps all. */
   keepRevisions?: number;
+  /** Schedules made with a create (its `expires_at`), inserted after the resource row. */
+  schedules?: Array<{ schedule: Schedule; nextRunAtMs: number }>;
+  /**
+   * A schedule's firing that made this change: its run is recorded in the same transaction, under
+   * the lease token of its claim, so the operation and the run are written together or not at all.
+   */
+  scheduleRun?: ScheduleRun;
 }
 
 export interface CancelChange {

@@ -11,7 +11,14 @@ import type {
 } from '../core/ports.js';
 import { RollbackConflict, type StoreDriver } from './driver.js';
 import { countFootprint, pruneRevisions, QuotaRollback } from './quota-writes.js';
-import { claimColumn, operationToRow, resourceToRow, revisionToRow } from './rows.js';
+import {
+  claimColumn,
+  operationToRow,
+  resourceToRow,
+  revisionToRow,
+  scheduleToRow,
+} from './rows.js';
+import { recordScheduleRun } from './schedule-queries.js';
 import type { Database } from './schema.js';
 
 /** Writes of accepted requests: each one transaction, each status change a compare-and-set. */
@@ -50,6 +57,11 @@ export function createAcceptWrites(driver: StoreDriver) {
             })
             .execute();
           if (quota) await countFootprint(trx, resource.project, null, quota);
+          for (const made of change.schedules ?? [])
+            await trx
+              .insertInto('schedules')
+              .values(scheduleToRow(made.schedule, made.nextRunAtMs))
+              .execute();
         } else {
           const { urn, next_sync_at } = row;
           const changed = updatableColumns(row);
@@ -106,10 +118,13 @@ export function createAcceptWrites(driver: StoreDriver) {
         }
         await driver.notifyWork(trx);
         await driver.appendEvents(trx, change.events, change.operation.created_at);
+        if (change.scheduleRun && !(await recordScheduleRun(driver, trx, change.scheduleRun)))
+          throw new LeaseLostRollback();
         return 'committed';
       });
     } catch (err) {
       if (err instanceof RollbackConflict) return 'conflict';
+      if (err instanceof LeaseLostRollback) return 'lease_lost';
       if (err instanceof QuotaRollback) return err.refusal;
       if (claim && isClaimViolation(err)) {
         // Another transaction took the key between our look and our write: name it, or look again if it is gone already.
@@ -266,3 +281,6 @@ function updatableColumns(row: ReturnType<typeof resourceToRow>) {
   } = row;
   return changed;
 }
+
+/** Internal: a schedule run's lease was taken over; the whole accept transaction rolls back. */
+class LeaseLostRollback extends Error {}

@@ -1,9 +1,10 @@
-import { sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 
 import type { ScheduleFilter, ScheduleRun } from '../core/ports.js';
 import type { ClaimedSchedule, Schedule } from '../core/schedules/schedule.js';
 import type { StoreDriver } from './driver.js';
 import { rowToSchedule, scheduleToRow } from './rows.js';
+import type { Database } from './schema.js';
 
 /**
  * Schedules (docs/design.md §10): the API's book of them, and the scheduler's queue. A claim is
@@ -98,26 +99,20 @@ export function createScheduleQueries(driver: StoreDriver) {
       });
     },
 
-    async saveScheduleRun(run: ScheduleRun): Promise<boolean> {
-      return driver.writeTransaction(async (trx) => {
-        const result = await trx
-          .updateTable('schedules')
-          .set({
-            last_run_at: run.nowIso,
-            last_operation_id: run.operationId,
-            last_outcome: run.outcome,
-            last_error: run.error,
-            next_run_at: run.nextRunAtMs,
-            lease_owner: null,
-            lease_expires_at: null,
-          })
-          .where('id', '=', run.id)
-          .where('lease_token', '=', run.leaseToken)
-          .executeTakeFirst();
-        if (Number(result.numUpdatedRows) !== 1) return false;
-        await driver.appendEvents(trx, run.events, run.nowIso);
-        return true;
-      });
+    saveScheduleRun(run: ScheduleRun): Promise<boolean> {
+      return driver.writeTransaction((trx) => recordScheduleRun(driver, trx, run));
+    },
+
+    async findNextScheduleDue(): Promise<number | undefined> {
+      const row = await db
+        .selectFrom('schedules')
+        .select('next_run_at')
+        .where('next_run_at', 'is not', null)
+        .where('lease_expires_at', 'is', null)
+        .orderBy('next_run_at')
+        .limit(1)
+        .executeTakeFirst();
+      return row?.next_run_at == null ? undefined : Number(row.next_run_at);
     },
 
     async holdSchedule(id: string, leaseToken: number, retryAtMs: number): Promise<boolean> {
@@ -130,4 +125,33 @@ export function createScheduleQueries(driver: StoreDriver) {
       return Number(result.numUpdatedRows) === 1;
     },
   };
+}
+
+/**
+ * Records a run inside `trx`, fenced by the claim's lease token: false (and nothing written) when
+ * another scheduler has claimed the schedule since. The accept transaction calls it too, so a
+ * firing's operation and its run commit together.
+ */
+export async function recordScheduleRun(
+  driver: StoreDriver,
+  trx: Kysely<Database>,
+  run: ScheduleRun,
+): Promise<boolean> {
+  const result = await trx
+    .updateTable('schedules')
+    .set({
+      last_run_at: run.nowIso,
+      last_operation_id: run.operationId,
+      last_outcome: run.outcome,
+      last_error: run.error,
+      next_run_at: run.nextRunAtMs,
+      lease_owner: null,
+      lease_expires_at: null,
+    })
+    .where('id', '=', run.id)
+    .where('lease_token', '=', run.leaseToken)
+    .executeTakeFirst();
+  if (Number(result.numUpdatedRows) !== 1) return false;
+  await driver.appendEvents(trx, run.events, run.nowIso);
+  return true;
 }

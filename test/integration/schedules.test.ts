@@ -2,46 +2,14 @@ import type { Config } from '../../src/config.js';
 import { silentLogger } from '../../src/core/logging.js';
 import { nextCronRun } from '../../src/core/schedules/cron.js';
 import { createScheduler } from '../../src/core/schedules/scheduler.js';
-import { defineModule, ValidationError } from '../../src/sdk/index.js';
 import { describeEachDialect } from '../helpers/dialects.js';
+import { gadget } from '../helpers/gadget-module.js';
 import { call, type Harness, startSteward } from '../helpers/harness.js';
 
 /**
  * Schedules (docs/design.md §10) against a real Steward on each database, with the clock
  * injected: the tests move it and step the scheduler and the worker by hand, never sleeping.
  */
-
-const gadget = defineModule({
-  kind: 'gadget',
-  description: 'The schedules test kind: its plan refuses configs.value 13.',
-  configSchema: {
-    type: 'object',
-    additionalProperties: false,
-    properties: {
-      value: { type: 'integer' },
-      password: { type: 'string', writeOnly: true },
-    },
-  },
-  actions: {
-    create: {},
-    update: {},
-    delete: {},
-    poke: {
-      description: 'Does nothing.',
-      paramsSchema: {
-        type: 'object',
-        additionalProperties: false,
-        properties: { times: { type: 'integer', minimum: 1 } },
-      },
-    },
-  },
-  plan: ({ desired }) => {
-    if ((desired.spec.configs as { value?: unknown }).value === 13)
-      throw new ValidationError('value 13 is refused');
-    return {};
-  },
-  sync: async () => ({ status: 'COMPLETED' as const, output: {} }),
-});
 
 const START = Date.parse('2026-03-28T12:00:00.000Z');
 const MINUTE = 60_000;
@@ -314,6 +282,46 @@ describeEachDialect('schedules', (dialect) => {
     expect(await h.steward.store.listSchedules({}, 100)).toEqual([]);
     const ops = await h.steward.store.listOperations({ urn: doomed }, 100);
     expect(ops.find((op) => op.action === 'delete')?.created_by).toBe(`schedule:${expiry.body.id}`);
+  });
+
+  it('creates a resource with expires_at: its delete schedule is made in the same request', async () => {
+    const post = (name: string, extra: object, query = '') =>
+      call('POST', `${h.api}/resources${query}`, {
+        kind: 'gadget',
+        project: 'p1',
+        name,
+        spec: { configs: { value: 1 } },
+        ...extra,
+      });
+    // Refused: not a date-time, or not in the future; nothing is stored, not even the resource.
+    for (const expires_at of ['soon', new Date(nowMs).toISOString(), 42]) {
+      const refused = await post('late', { expires_at });
+      expect(refused.status).toBe(400);
+      expect(refused.body.error.details.problems[0].path).toBe('/expires_at');
+    }
+    expect((await call('GET', `${h.api}/resources/${urnOf('late')}`)).status).toBe(404);
+    // A dry run shows the schedule it would make, and makes nothing.
+    const preview = await post('leased', { expires_at: inMinutes(45) }, '?dry_run=true');
+    expect(preview.status).toBe(200);
+    expect(preview.body.schedules).toMatchObject([{ request: { action: 'delete' } }]);
+    expect(await h.steward.store.listSchedules({}, 100)).toEqual([]);
+
+    const created = await post('leased', { expires_at: inMinutes(45) });
+    expect(created.status).toBe(202);
+    const [expiry] = created.body.schedules;
+    expect(expiry).toMatchObject({
+      urn: urnOf('leased'),
+      request: { action: 'delete' },
+      at: inMinutes(45),
+      next_run_at: inMinutes(45),
+      created_by: 'anonymous',
+    });
+    expect((await call('GET', `${h.api}/schedules/${expiry.id}`)).body).toEqual(expiry);
+    await h.steward.engine.drain();
+    nowMs += 45 * MINUTE;
+    expect(await h.steward.scheduler.runOnce()).toBe(1);
+    await h.steward.engine.drain();
+    expect((await call('GET', `${h.api}/resources/${urnOf('leased')}`)).status).toBe(404);
   });
 
   it('lists schedules by resource and by project, and deletes one', async () => {

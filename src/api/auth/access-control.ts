@@ -1,9 +1,10 @@
 import type { RequestHandler } from 'express';
 
 import type { CoreLogger } from '../../core/logging.js';
+import { inScope } from '../../core/requests/scope.js';
 import { auditLog } from './audit.js';
 import { authenticate } from './authenticate.js';
-import { requireMetricsReader, requireRole } from './authorize.js';
+import { NEEDS, requireMetricsReader, requireRole, roleAtLeast } from './authorize.js';
 import { callerOf } from './caller.js';
 import { rateLimit } from './rate-limit.js';
 import { createTokenSource, type TokenSource } from './token-source.js';
@@ -25,6 +26,11 @@ export interface AccessControl {
   guard: RequestHandler[];
   /** In front of GET /metrics: the same, then only an admin on every project or a `metrics` token. */
   metricsGuard: RequestHandler[];
+  /**
+   * Whether the token named `maker` may still change resources of `project` (what a schedule's
+   * request needs when it fires): null if so, else why not. Open mode allows every maker.
+   */
+  makerMayChange(maker: string, project: string): string | null;
 }
 
 /**
@@ -62,6 +68,16 @@ export function createAccessControl(options: AccessOptions): AccessControl {
         next();
       },
     ],
+    makerMayChange(maker, project) {
+      if (!source) return null;
+      const token = source.current().find((known) => known.name === maker);
+      if (!token) return `token ${maker} is no longer in the tokens file`;
+      if (!inScope(token.scope, project))
+        return `token ${maker} no longer reaches project ${project}`;
+      if (!roleAtLeast(token.role, NEEDS.change))
+        return `token ${maker} is now ${token.role}; the request needs ${NEEDS.change}`;
+      return null;
+    },
   };
 }
 

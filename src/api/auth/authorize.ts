@@ -13,9 +13,13 @@ export const NEEDS = Object.freeze({ read: 'viewer', change: 'editor' } as const
   Role
 >);
 
+export function roleAtLeast(role: Role, needed: Role): boolean {
+  return RANK[role] >= RANK[needed];
+}
+
 /** Throws 403 when the caller's role is below `needed`. */
 export function requireRole(caller: Caller, needed: Role, what: string): void {
-  if (RANK[caller.role] >= RANK[needed]) return;
+  if (roleAtLeast(caller.role, needed)) return;
   const least = needed === 'admin' ? 'the admin role' : `the ${needed} role or a stronger one`;
   throw new PermissionDeniedError(
     `token ${caller.name} (${caller.role}) may not ${what}: that needs ${least}`,

@@ -66,13 +66,23 @@ export function buildOpenApiDocument(registry: Registry, schemas: BodyValidator)
 /** The answers of accepted writes, which have no file in schemas/. */
 function answerComponents(): Record<string, object> {
   const pair = { resource: componentRef('Resource'), operation: componentRef('Operation') };
+  const schedules = {
+    type: 'array',
+    items: componentRef('Schedule'),
+    description: "The schedules made with the request: a create's `expires_at` (absent otherwise).",
+  };
   return {
-    Accepted: { type: 'object', required: ['resource', 'operation'], properties: pair },
+    Accepted: {
+      type: 'object',
+      required: ['resource', 'operation'],
+      properties: { ...pair, schedules },
+    },
     DryRun: {
       type: 'object',
       required: ['resource', 'operation', 'dry_run', 'action', 'changes'],
       properties: {
         ...pair,
+        schedules,
         dry_run: { const: true },
         action: { type: 'string', description: 'The action the request would plan.' },
         changes: {

@@ -13,5 +13,6 @@ export function dryRunAnswer(accepted: Accepted) {
     action: accepted.operation.action,
     changes: accepted.review?.changes ?? [],
     ...(accepted.review?.steps ? { steps: accepted.review.steps } : {}),
+    ...(accepted.schedules && { schedules: accepted.schedules }),
   };
 }

@@ -169,5 +169,9 @@ function sendAccepted(res: Response, accepted: Accepted): void {
     return;
   }
   res.setHeader('Location', `${API_PREFIX}/operations/${accepted.operation.id}`);
-  res.status(202).json({ resource: accepted.resource, operation: accepted.operation });
+  res.status(202).json({
+    resource: accepted.resource,
+    operation: accepted.operation,
+    ...(accepted.schedules && { schedules: accepted.schedules }),
+  });
 }

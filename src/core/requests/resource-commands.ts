@@ -4,13 +4,16 @@ import {
   InvalidStateError,
   NotFoundError,
   PreconditionFailedError,
+  StewardError,
 } from '../errors.js';
 import { newOperationId } from '../ids.js';
 import { diffJson } from '../json.js';
 import { type EventInput, type Operation, type Resource, type ResourcePolicy } from '../model.js';
 import type { RegisteredModule, Registry } from '../modules/registry.js';
 import { formatUrn, parseUrn } from '../names.js';
-import type { AcceptedChange, AcceptWrites, ResourceReads } from '../ports.js';
+import type { AcceptedChange, AcceptWrites, ResourceReads, ScheduleRun } from '../ports.js';
+import type { Schedule } from '../schedules/schedule.js';
+import { expirySchedule } from '../schedules/schedule-commands.js';
 import type { OpenedSecrets } from '../secrets/sealing-store.js';
 import { refuseMovedSecrets } from '../secrets/secret-bindings.js';
 import { type CascadeAccepted, cascadeRemove } from './cascade.js';
@@ -44,6 +47,8 @@ export interface CreateRequest {
   import?: boolean;
   /** `spec.policy`, partial: the rest from DEFAULT_POLICY. */
   policy?: Partial<ResourcePolicy>;
+  /** A date-time: the resource is deleted then (a delete schedule made with it, docs/design.md §10). */
+  expiresAt?: string;
 }
 
 export interface UpdateRequest {
@@ -59,6 +64,11 @@ export interface RequestOptions {
   dryRun?: boolean;
   /** The version the caller last saw (If-Match); undefined or '*' matches any. */
   ifMatch?: number | '*';
+  /**
+   * A schedule firing (scheduler.ts): the run to record for the operation this request makes, in
+   * the operation's own transaction, so a scheduler that dies or loses its lease cannot fire twice.
+   */
+  firing?: (operationId: string) => ScheduleRun;
 }
 
 /** What an accepted request answers: redacted views. `operation` is unsaved on a dry run. */
@@ -68,6 +78,10 @@ export interface Accepted {
   dryRun: boolean;
   /** A dry run's review: the fields that would change, and the steps the plan left for sync. */
   review?: { changes: SpecChange[]; steps?: string[] };
+  /** `options.firing`'s run was committed with the operation (false: nothing new was written). */
+  firingRecorded?: boolean;
+  /** Schedules made with the request (a create's `expires_at`); unsaved on a dry run. */
+  schedules?: Schedule[];
 }
 
 export interface CommandDeps {
@@ -153,6 +167,10 @@ export function createResourceCommands({
       eventFor(resource, 'operation.created', operation.id, { action }),
     ];
     const revision = revisionOf(null, resource, operation, registry);
+    const expiry =
+      request.expiresAt === undefined
+        ? undefined
+        : expirySchedule(resource, request.expiresAt, options.actor, now);
     const change = {
       resource,
       expected: null,
@@ -161,6 +179,7 @@ export function createResourceCommands({
       reindex: true,
       claimKey: claimKeyOf(module, resource),
       events,
+      schedules: expiry && [expiry],
     };
     return commit({ ...change, revision, quota: quotaOf(module, resource) }, options);
   }
@@ -440,6 +459,7 @@ export function createResourceCommands({
       resource: resourceView(change.resource, registry),
       operation: operationView(change.operation, registry),
       dryRun: Boolean(options.dryRun),
+      ...(change.schedules && { schedules: change.schedules.map((made) => made.schedule) }),
     };
     if (options.dryRun) {
       result.review = {
@@ -454,7 +474,13 @@ export function createResourceCommands({
       return result;
     }
     const keepRevisions = change.revision ? quotas.keepRevisions : undefined;
-    const outcome = await store.commitAccepted({ ...change, keepRevisions });
+    const scheduleRun = options.firing?.(change.operation.id);
+    const outcome = await store.commitAccepted({ ...change, keepRevisions, scheduleRun });
+    if (outcome === 'lease_lost')
+      throw new StewardError(
+        'unavailable',
+        `the schedule's claim was taken over before ${change.resource.urn}'s operation was written`,
+      );
     if (typeof outcome === 'object') {
       if ('claimHeldBy' in outcome)
         throw claimHeldError(change.resource, change.claimKey!, outcome.claimHeldBy);
@@ -468,6 +494,7 @@ export function createResourceCommands({
       }
       throw new ConflictSignal();
     }
+    if (scheduleRun) result.firingRecorded = true;
     return result;
   }
 

@@ -1,5 +1,6 @@
 import { InvalidRequestError, NotFoundError } from '../errors.js';
 import { newScheduleId } from '../ids.js';
+import type { Resource } from '../model.js';
 import type { RegisteredModule, Registry } from '../modules/registry.js';
 import { parseUrn } from '../names.js';
 import type { ResourceReads, ScheduleBook } from '../ports.js';
@@ -59,22 +60,7 @@ export function createScheduleCommands({
     assertTimezone(timezone);
     const nextRunAtMs = firstRun(input, timezone, now.getTime());
     const request = validatedRequest(resource.kind, input.request);
-    const schedule: Schedule = {
-      id: newScheduleId(now.getTime()),
-      urn,
-      project: resource.project,
-      request,
-      at: input.at === undefined ? null : new Date(input.at).toISOString(),
-      cron: input.cron?.trim() ?? null,
-      timezone,
-      next_run_at: new Date(nextRunAtMs).toISOString(),
-      last_run_at: null,
-      last_operation_id: null,
-      last_outcome: null,
-      last_error: null,
-      created_by: actor,
-      created_at: now.toISOString(),
-    };
+    const schedule = newSchedule(resource, request, input, timezone, nextRunAtMs, actor, now);
     if (!(await store.insertSchedule(schedule, nextRunAtMs))) throw resourceNotFound(urn, false);
     return schedule;
   }
@@ -184,6 +170,52 @@ function refuseSecrets(module: RegisteredModule, configs: unknown): void {
       `/request/configs/${secret}`,
       'is a secret, and a schedule does not keep secrets: leave it out and the update keeps the stored value',
     );
+}
+
+/**
+ * The delete schedule of a resource created with `expires_at` (POST /resources): checked as a
+ * schedule's `at` is, its problem named `/expires_at`. Stored in the create's transaction.
+ */
+export function expirySchedule(
+  resource: Pick<Resource, 'urn' | 'project'>,
+  expiresAt: string,
+  actor: string,
+  now: Date,
+): { schedule: Schedule; nextRunAtMs: number } {
+  const atMs = Date.parse(expiresAt);
+  if (!Number.isFinite(atMs)) throw invalid('/expires_at', 'must be a date-time');
+  if (atMs <= now.getTime())
+    throw invalid('/expires_at', `must be in the future (now is ${now.toISOString()})`);
+  const at = { at: expiresAt };
+  const schedule = newSchedule(resource, { action: 'delete' }, at, 'UTC', atMs, actor, now);
+  return { schedule, nextRunAtMs: atMs };
+}
+
+function newSchedule(
+  resource: Pick<Resource, 'urn' | 'project'>,
+  request: ScheduleRequest,
+  input: Pick<NewSchedule, 'at' | 'cron'>,
+  timezone: string,
+  nextRunAtMs: number,
+  actor: string,
+  now: Date,
+): Schedule {
+  return {
+    id: newScheduleId(now.getTime()),
+    urn: resource.urn,
+    project: resource.project,
+    request,
+    at: input.at === undefined ? null : new Date(input.at).toISOString(),
+    cron: input.cron?.trim() ?? null,
+    timezone,
+    next_run_at: new Date(nextRunAtMs).toISOString(),
+    last_run_at: null,
+    last_operation_id: null,
+    last_outcome: null,
+    last_error: null,
+    created_by: actor,
+    created_at: now.toISOString(),
+  };
 }
 
 /** `expires_at` alone is a one-shot delete at that time. */

@@ -24,8 +24,11 @@ export interface Schedule {
   created_at: string;
 }
 
-/** `fired`: an operation was made; `failed`: the request was refused then; `missed`: the resource stayed PENDING past the grace. */
-export type ScheduleOutcome = 'fired' | 'failed' | 'missed';
+/**
+ * `fired`: an operation was made; `failed`: the request was refused then; `missed`: the resource
+ * stayed PENDING past the grace; `denied`: the maker's token no longer allows the request.
+ */
+export type ScheduleOutcome = 'fired' | 'failed' | 'missed' | 'denied';
 
 /**
  * What a schedule asks for, as a caller would send it now: a module action with its params,

@@ -1,9 +1,8 @@
 import { describeError, StewardError } from '../errors.js';
-import { createPeriodicTask } from '../events/periodic-task.js';
 import type { CoreLogger } from '../logging.js';
 import type { EventInput, Resource } from '../model.js';
-import type { ResourceReads, ScheduleQueue } from '../ports.js';
-import type { Accepted, ResourceCommands } from '../requests/resource-commands.js';
+import type { ResourceReads, ScheduleQueue, ScheduleRun } from '../ports.js';
+import type { Accepted, RequestOptions, ResourceCommands } from '../requests/resource-commands.js';
 import { nextCronRun } from './cron.js';
 import type { ClaimedSchedule, ScheduleOutcome, ScheduleRequest } from './schedule.js';
 
@@ -16,8 +15,10 @@ export interface SchedulerOptions {
   pollIntervalMs: number;
   /** How long a schedule waits for its PENDING resource before it is `missed` (STEWARD_SCHEDULE_GRACE_MS). */
   graceMs: number;
-  /** Schedules claimed per look. @default 100 */
+  /** Schedules claimed at a time: small, so that a crowded second is shared among schedulers. @default 25 */
   batchSize?: number;
+  /** Firings in flight at once in this scheduler. @default 8 */
+  concurrency?: number;
 }
 
 export interface SchedulerDeps {
@@ -27,30 +28,87 @@ export interface SchedulerDeps {
   clock: () => Date;
   logger: CoreLogger;
   options: SchedulerOptions;
+  /**
+   * Whether the schedule's maker may still send its request in the resource's project, asked at
+   * each firing: null if so, else why not (the run is `denied`). Default: every maker may (open mode).
+   */
+  authorize?: (maker: string, project: string) => string | null;
 }
 
 /**
  * Fires due schedules (docs/design.md §10). Each is claimed under a fenced lease, as a sync is,
  * so one scheduler among every process on the database fires it; the request goes through the
  * resource commands with `created_by: "schedule:<id>"`, and the run (outcome, operation, the next
- * due time, the event) is written under the claim's lease token. A cron's next run is its first
- * tick after now, so runs missed while nothing was up fire once, not as a burst. `runOnce` is one
- * look, for tests that step it on a fake clock.
+ * due time, the event) is written under the claim's lease token in the operation's own
+ * transaction: a scheduler that dies, or stalls past its lease, has written nothing or both. A
+ * cron's next run is its first tick after now, so runs missed while nothing was up fire once, not
+ * as a burst. The loop sleeps until the next due time (from the due index), at most the poll
+ * interval; `runOnce` is one look, for tests that step it on a fake clock.
  */
-export function createScheduler({ store, commands, clock, logger, options }: SchedulerDeps) {
+export function createScheduler({
+  store,
+  commands,
+  clock,
+  logger,
+  options,
+  authorize = () => null,
+}: SchedulerDeps) {
   const log = logger.child({ component: 'scheduler' });
-  const batchSize = options.batchSize ?? 100;
+  const batchSize = options.batchSize ?? 25;
+  const concurrency = options.concurrency ?? 8;
 
+  /**
+   * Claims and fires every schedule due now, `batchSize` at a time so that other schedulers on the
+   * database take their share of a crowded second, `concurrency` firings at once. Resolves to the
+   * number claimed.
+   */
   async function runOnce(): Promise<number> {
-    const nowMs = clock().getTime();
-    const claimed = await store.claimDueSchedules(
-      options.workerId,
-      batchSize,
-      nowMs,
-      options.leaseMs,
-    );
-    for (const claim of claimed) await fire(claim);
-    return claimed.length;
+    let total = 0;
+    for (;;) {
+      const claimed = await store.claimDueSchedules(
+        options.workerId,
+        batchSize,
+        clock().getTime(),
+        options.leaseMs,
+      );
+      total += claimed.length;
+      let next = 0;
+      const firer = async () => {
+        while (next < claimed.length) await fire(claimed[next++]!);
+      };
+      await Promise.all(Array.from({ length: Math.min(concurrency, claimed.length) }, firer));
+      if (claimed.length < batchSize || stopping) return total;
+    }
+  }
+
+  /** How long to sleep: until the next due schedule, and at most the poll interval (a schedule made meanwhile, a lapsed lease). */
+  async function untilNextDue(): Promise<number> {
+    const dueMs = await store.findNextScheduleDue();
+    const waitMs = dueMs === undefined ? options.pollIntervalMs : dueMs - clock().getTime();
+    return Math.max(0, Math.min(options.pollIntervalMs, waitMs));
+  }
+
+  let stopping = false;
+  let loop: Promise<void> | undefined;
+  let wake: (() => void) | undefined;
+  let timer: NodeJS.Timeout | undefined;
+
+  async function run(): Promise<void> {
+    while (!stopping) {
+      let waitMs = options.pollIntervalMs;
+      try {
+        await runOnce();
+        waitMs = await untilNextDue();
+      } catch (err) {
+        log.warn('scheduler failed; will try again', { error: describeError(err) });
+      }
+      if (stopping) return;
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+        timer = setTimeout(resolve, waitMs);
+        timer.unref();
+      });
+    }
   }
 
   async function fire({ schedule, leaseToken }: ClaimedSchedule): Promise<void> {
@@ -59,45 +117,12 @@ export function createScheduler({ store, commands, clock, logger, options }: Sch
     const now = clock();
     const nowMs = now.getTime();
     const dueMs = Date.parse(schedule.next_run_at ?? now.toISOString());
-    let outcome: ScheduleOutcome;
-    let operationId: string | null = null;
-    let error: string | null = null;
-    if (resource.state.status === 'PENDING' && schedule.request.action !== 'delete') {
-      const giveUpAtMs = dueMs + options.graceMs;
-      if (nowMs < giveUpAtMs) {
-        await store.holdSchedule(
-          schedule.id,
-          leaseToken,
-          Math.min(nowMs + options.pollIntervalMs, giveUpAtMs),
-        );
-        return;
-      }
-      outcome = 'missed';
-      error = `resource ${resource.urn} was still PENDING ${options.graceMs} ms after the run was due`;
-    } else {
-      try {
-        const accepted = await send(schedule.urn, schedule.request, `schedule:${schedule.id}`);
-        outcome = 'fired';
-        operationId = accepted.operation.id;
-      } catch (err) {
-        if (
-          !(err instanceof StewardError) ||
-          err.code === 'unavailable' ||
-          err.code === 'internal'
-        ) {
-          // Not the request's fault: let the lease lapse and try again.
-          log.warn('schedule firing failed; will try again', {
-            scheduleId: schedule.id,
-            error: describeError(err),
-          });
-          return;
-        }
-        outcome = 'failed';
-        error = err.message;
-      }
-    }
     const nextRunAtMs = schedule.cron ? nextCronRun(schedule.cron, schedule.timezone, nowMs) : null;
-    const saved = await store.saveScheduleRun({
+    const runOf = (
+      outcome: ScheduleOutcome,
+      operationId: string | null,
+      error: string | null,
+    ): ScheduleRun => ({
       id: schedule.id,
       leaseToken,
       nowIso: now.toISOString(),
@@ -109,13 +134,56 @@ export function createScheduler({ store, commands, clock, logger, options }: Sch
         eventOf(resource, schedule.id, schedule.request, outcome, operationId, error, dueMs),
       ],
     });
-    const fields = { scheduleId: schedule.id, urn: schedule.urn, outcome, operationId };
+    const refusal = authorize(schedule.created_by, resource.project);
+    if (refusal !== null) return record(runOf('denied', null, refusal));
+    if (resource.state.status === 'PENDING' && schedule.request.action !== 'delete') {
+      const giveUpAtMs = dueMs + options.graceMs;
+      if (nowMs < giveUpAtMs) {
+        await store.holdSchedule(
+          schedule.id,
+          leaseToken,
+          Math.min(nowMs + options.pollIntervalMs, giveUpAtMs),
+        );
+        return;
+      }
+      const waited = `resource ${resource.urn} was still PENDING ${options.graceMs} ms after the run was due`;
+      return record(runOf('missed', null, waited));
+    }
+    let accepted: Accepted;
+    try {
+      accepted = await send(schedule.urn, schedule.request, {
+        actor: `schedule:${schedule.id}`,
+        // The run is written in the operation's transaction: both or neither (no double firing).
+        firing: (operationId) => runOf('fired', operationId, null),
+      });
+    } catch (err) {
+      if (!(err instanceof StewardError) || err.code === 'unavailable' || err.code === 'internal') {
+        // Not the request's fault, or the claim was taken over: nothing was written; the lease lapses and it fires again.
+        log.warn('schedule firing failed; will try again', {
+          scheduleId: schedule.id,
+          error: describeError(err),
+        });
+        return;
+      }
+      return record(runOf('failed', null, err.message));
+    }
+    if (accepted.firingRecorded) {
+      log.info('schedule ran', { scheduleId: schedule.id, urn: schedule.urn, outcome: 'fired' });
+      return;
+    }
+    // Nothing new was written (a delete already under way answers its operation): record the run alone.
+    await record(runOf('fired', accepted.operation.id, null));
+  }
+
+  /** Records a run that made no operation of its own, under the claim's lease token. */
+  async function record(run: ScheduleRun): Promise<void> {
+    const saved = await store.saveScheduleRun(run);
+    const fields = { scheduleId: run.id, outcome: run.outcome, operationId: run.operationId };
     if (!saved) log.warn('schedule run not recorded: its lease was taken over', fields);
     else log.info('schedule ran', fields);
   }
 
-  function send(urn: string, request: ScheduleRequest, actor: string): Promise<Accepted> {
-    const options = { actor };
+  function send(urn: string, request: ScheduleRequest, options: RequestOptions): Promise<Accepted> {
     const r = request as Record<string, unknown>;
     switch (request.action) {
       case 'update':
@@ -137,13 +205,23 @@ export function createScheduler({ store, commands, clock, logger, options }: Sch
     }
   }
 
-  const task = createPeriodicTask({
-    name: 'scheduler',
-    task: runOnce,
-    intervalMs: options.pollIntervalMs,
-    log,
-  });
-  return { runOnce, start: task.start, stop: task.stop };
+  return {
+    runOnce,
+    /** Fires due schedules until `stop`: at each one's time, looking again at least every poll interval. */
+    start(): void {
+      if (loop) return;
+      stopping = false;
+      loop = run();
+    },
+    /** Ends the loop after the firings in progress, so the store can close after it. */
+    async stop(): Promise<void> {
+      stopping = true;
+      clearTimeout(timer);
+      wake?.();
+      await loop;
+      loop = undefined;
+    },
+  };
 }
 
 export type Scheduler = ReturnType<typeof createScheduler>;
