@@ -39,11 +39,9 @@ export function registerScheduleCommands(program: Command): void {
     .action(async (urn: string, options: CreateFlags, command: Command) => {
       const { client, out } = contextOf(command);
       const body = await createBody(options);
-      const made = await client.request<Schedule>(
-        'POST',
-        `/resources/${segment(urn)}/schedules`,
-        { body },
-      );
+      const made = await client.request<Schedule>('POST', `/resources/${segment(urn)}/schedules`, {
+        body,
+      });
       if (out.format === 'json') out.json(made);
       else out.line(scheduleDetails(made));
     });

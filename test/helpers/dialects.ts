@@ -56,6 +56,11 @@ export const ONE_DIALECT_SUITES: Readonly<Record<string, { dialect: Dialect; rea
     reason:
       "the CLI client's commands and output over HTTP; the store calls behind them are those the store suites make on both databases",
   },
+  'test/integration/cli-schedules.test.ts': {
+    dialect: 'sqlite',
+    reason:
+      "the CLI's schedule commands and a process leased through them; schedules.test.ts covers their store on both databases",
+  },
   'test/integration/access-control-cli.test.ts': {
     dialect: 'sqlite',
     reason:
