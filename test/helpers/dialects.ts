@@ -59,7 +59,12 @@ export const ONE_DIALECT_SUITES: Readonly<Record<string, { dialect: Dialect; rea
   'test/integration/cli-schedules.test.ts': {
     dialect: 'sqlite',
     reason:
-      "the CLI's schedule commands and a process leased through them; schedules.test.ts covers their store on both databases",
+      "the CLI's schedule commands and their output; schedules.test.ts covers the store behind them on both databases",
+  },
+  'test/integration/cli-schedule-lease.test.ts': {
+    dialect: 'sqlite',
+    reason:
+      "docs/schedules.md's lease example through the CLI, with a real process; schedules.test.ts covers firing on both databases",
   },
   'test/integration/access-control-cli.test.ts': {
     dialect: 'sqlite',

@@ -1,16 +1,17 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
+import type { Schedule } from '../../src/core/schedules/schedule.js';
 import { defineModule } from '../../src/sdk/index.js';
-import { type CliResult, ensureBuilt, runCli } from '../helpers/cli-run.js';
+import { type CliResult, ensureBuilt } from '../helpers/cli-run.js';
 import { describeOneDialect } from '../helpers/dialects.js';
-import { call, type Harness, startSteward, waitFor } from '../helpers/harness.js';
-import { killAllWith, processesWith } from '../helpers/local-processes.js';
+import type { Harness } from '../helpers/harness.js';
+import { jsonOf as json, startHeldClockCli } from '../helpers/held-clock-cli.js';
 
 /**
  * `steward schedule …` (the built CLI) against a real Steward whose clock the test holds: the
  * worker and the scheduler are stepped by hand, so nothing here waits for a time to come.
- * The last test is docs/schedules.md's Blazar lease, with a real `process`.
+ * cli-schedule-lease.test.ts is docs/schedules.md's Blazar lease, with a real `process`.
  */
 
 const gadget = defineModule({
@@ -36,49 +37,20 @@ const gadget = defineModule({
 
 const START = Date.parse('2026-03-28T12:00:00.000Z');
 const MINUTE = 60_000;
-/** The lease's sleeper carries this among its arguments, so what is left running can be found in /proc. */
-const SLEEP_MARK = `86400.${process.pid}${Date.now() % 100000}`;
-
-interface ScheduleJson {
-  id: string;
-  urn: string;
-  request: { action: string; params?: unknown; configs?: unknown };
-  at: string | null;
-  cron: string | null;
-  timezone: string;
-  next_run_at: string | null;
-  last_outcome: string | null;
-  last_operation_id: string | null;
-}
 
 describeOneDialect('sqlite', 'steward schedule', () => {
   let h: Harness;
-  let nowMs: number;
+  let clock: { nowMs: number };
   let steward: (...args: string[]) => Promise<CliResult>;
-  const at = (minutes: number) => new Date(nowMs + minutes * MINUTE).toISOString();
-  const json = <T>(run: CliResult): T => {
-    expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: '' });
-    return JSON.parse(run.stdout) as T;
-  };
+  const at = (minutes: number) => new Date(clock.nowMs + minutes * MINUTE).toISOString();
   const storedSchedules = async () => h.steward.store.listSchedules({}, 100);
 
   beforeAll(() => ensureBuilt());
   // A Steward each test, so one test's schedules never come due in another's.
   beforeEach(async () => {
-    nowMs = START;
-    h = await startSteward({
-      config: { worker: false, allowedCommands: ['sleep'] },
-      overrides: {
-        clock: () => new Date(nowMs),
-        extraModules: [{ definition: gadget, origin: 'test' }],
-      },
-    });
-    steward = (...args) => runCli(args, { STEWARD_URL: h.url });
+    ({ h, clock, steward } = await startHeldClockCli(START, {}, [gadget]));
   });
-  afterEach(async () => {
-    await h.close();
-    expect(killAllWith(SLEEP_MARK)).toEqual([]);
-  });
+  afterEach(() => h.close());
 
   async function createGadget(name: string): Promise<string> {
     const file = join(h.dir, `${name}.json`);
@@ -93,7 +65,7 @@ describeOneDialect('sqlite', 'steward schedule', () => {
     const paramsFile = join(h.dir, 'params.yaml');
     writeFileSync(paramsFile, 'times: 2\n');
 
-    const once = json<ScheduleJson>(
+    const once = json<Schedule>(
       await steward(
         'schedule',
         'create',
@@ -115,7 +87,7 @@ describeOneDialect('sqlite', 'steward schedule', () => {
       cron: null,
       next_run_at: at(10),
     });
-    const nightly = json<ScheduleJson>(
+    const nightly = json<Schedule>(
       await steward(
         'schedule',
         'create',
@@ -139,7 +111,7 @@ describeOneDialect('sqlite', 'steward schedule', () => {
       timezone: 'Europe/Berlin',
       next_run_at: '2026-03-29T01:00:00.000Z',
     });
-    const expiry = json<ScheduleJson>(
+    const expiry = json<Schedule>(
       await steward('schedule', 'create', urn, '--expires-at', at(30), '-o', 'json'),
     );
     expect(expiry).toMatchObject({ request: { action: 'delete' }, at: at(30) });
@@ -156,12 +128,12 @@ describeOneDialect('sqlite', 'steward schedule', () => {
     ]);
 
     // Paged as the other lists: --limit cuts it short and says where it goes on.
-    const firstTwo = json<{ schedules: ScheduleJson[]; next_page_token: string | null }>(
+    const firstTwo = json<{ schedules: Schedule[]; next_page_token: string | null }>(
       await steward('schedule', 'list', '--project', 'p1', '--limit', '2', '-o', 'json'),
     );
     expect(firstTwo.schedules.map((s) => s.id)).toEqual([once.id, nightly.id]);
     expect(firstTwo.next_page_token).toEqual(expect.any(String));
-    const elsewhere = json<{ schedules: ScheduleJson[] }>(
+    const elsewhere = json<{ schedules: Schedule[] }>(
       await steward('schedule', 'list', '--project', 'p2', '-o', 'json'),
     );
     expect(elsewhere.schedules).toEqual([]);
@@ -173,9 +145,9 @@ describeOneDialect('sqlite', 'steward schedule', () => {
     expect(shown.stdout).toMatch(/^last outcome:\s+-$/m);
 
     // It fires as an ordinary operation; get shows the outcome and the operation.
-    nowMs += 10 * MINUTE;
+    clock.nowMs += 10 * MINUTE;
     expect(await h.steward.scheduler.runOnce()).toBe(1);
-    const fired = json<ScheduleJson>(await steward('schedule', 'get', once.id, '-o', 'json'));
+    const fired = json<Schedule>(await steward('schedule', 'get', once.id, '-o', 'json'));
     expect(fired).toMatchObject({ last_outcome: 'fired', next_run_at: null });
     const operation = json<{ action: string; created_by: string }>(
       await steward('operation', 'get', fired.last_operation_id!, '-o', 'json'),
@@ -241,147 +213,5 @@ describeOneDialect('sqlite', 'steward schedule', () => {
     const missing = await steward('schedule', 'list', 'orn:steward:gadget:p1:missing');
     expect(missing).toMatchObject({ code: 1, stderr: expect.stringMatching(/does not exist/) });
     expect(await storedSchedules()).toEqual([]);
-  });
-
-  /** Steps the worker, moving the clock a second a round, until the resource is not PENDING (or is gone). */
-  async function settle(urn: string): Promise<{ status: string; running?: number } | 'gone'> {
-    for (let round = 0; round < 120; round += 1) {
-      await h.steward.engine.drain();
-      const res = await call('GET', `${h.api}/resources/${urn}`);
-      if (res.status === 404) return 'gone';
-      if (res.body.state.status !== 'PENDING')
-        return { status: res.body.state.status, running: res.body.state.output?.running };
-      nowMs += 1000;
-    }
-    throw new Error(`${urn} stayed PENDING`);
-  }
-
-  it('leases a process for a window: made stopped, started at T1, deleted at T2 (docs/schedules.md)', async () => {
-    const urn = 'orn:steward:process:lab:lease';
-    const file = join(h.dir, 'lease.json');
-    writeFileSync(
-      file,
-      JSON.stringify({
-        kind: 'process',
-        project: 'lab',
-        name: 'lease',
-        configs: { command: 'sleep', args: [SLEEP_MARK], stopped: true },
-      }),
-    );
-    expect((await steward('resource', 'create', '-f', file)).code).toBe(0);
-    expect(await settle(urn)).toEqual({ status: 'COMPLETED', running: 0 });
-    expect(processesWith(SLEEP_MARK)).toEqual([]);
-
-    // Reserved now; T1 and T2 an hour apart, so stepping the worker never reaches T2 by itself.
-    const t1 = at(10);
-    const t2 = at(70);
-    const start = json<ScheduleJson>(
-      await steward('schedule', 'create', urn, '--action', 'start', '--at', t1, '-o', 'json'),
-    );
-    const end = json<ScheduleJson>(
-      await steward('schedule', 'create', urn, '--expires-at', t2, '-o', 'json'),
-    );
-    expect(await h.steward.scheduler.runOnce()).toBe(0);
-
-    // T1: the start is accepted (PENDING, transitional) and then runs the sleeper (COMPLETED, stable).
-    nowMs = Date.parse(t1);
-    expect(await h.steward.scheduler.runOnce()).toBe(1);
-    const starting = json<{ state: { status: string; action: string }; updated_by: string }>(
-      await steward('resource', 'get', urn, '-o', 'json'),
-    );
-    expect(starting).toMatchObject({
-      state: { status: 'PENDING', action: 'start' },
-      updated_by: `schedule:${start.id}`,
-    });
-    expect(await settle(urn)).toEqual({ status: 'COMPLETED', running: 1 });
-    expect(processesWith(SLEEP_MARK)).toHaveLength(1);
-    expect(
-      json<ScheduleJson>(await steward('schedule', 'get', start.id, '-o', 'json')),
-    ).toMatchObject({
-      last_outcome: 'fired',
-      next_run_at: null,
-    });
-
-    // T2: the delete is accepted, the sleeper is stopped, and the resource and its schedules are gone.
-    nowMs = Date.parse(t2);
-    expect(await h.steward.scheduler.runOnce()).toBe(1);
-    expect(await settle(urn)).toBe('gone');
-    await waitFor(
-      () => processesWith(SLEEP_MARK).length === 0,
-      'the sleeper to be stopped',
-      60_000,
-    );
-    const gone = await steward('resource', 'get', urn);
-    expect(gone).toMatchObject({ code: 1, stderr: `steward: resource ${urn} does not exist\n` });
-    expect(
-      json<{ schedules: unknown[] }>(
-        await steward('schedule', 'list', '--project', 'lab', '-o', 'json'),
-      ).schedules,
-    ).toEqual([]);
-
-    // What the user reads afterwards: the operations and the revisions say who did what.
-    const operations = json<{
-      operations: Array<{ action: string; status: string; created_by: string }>;
-    }>(await steward('operation', 'list', '--urn', urn, '-o', 'json')).operations;
-    expect(operations.map((o) => [o.action, o.status, o.created_by])).toEqual([
-      ['delete', 'succeeded', `schedule:${end.id}`],
-      ['start', 'succeeded', `schedule:${start.id}`],
-      ['create', 'succeeded', 'anonymous'],
-    ]);
-    const revisions = json<{
-      revisions: Array<{ version: number; action: string; created_by: string }>;
-    }>(await steward('resource', 'revisions', urn, '-o', 'json')).revisions;
-    expect(revisions.map((r) => [r.version, r.action, r.created_by])).toEqual([
-      [2, 'start', `schedule:${start.id}`],
-      [1, 'create', 'anonymous'],
-    ]);
-
-    // The event stream, replayed from the start: the statuses in the order the user saw them.
-    const stored = (await h.steward.store.listEvents({ urn }, 0, 1000)).events;
-    const watched = await steward(
-      'watch',
-      '--urn',
-      urn,
-      '--since',
-      '0',
-      '--count',
-      String(stored.length),
-      '-o',
-      'json',
-    );
-    expect(watched.code).toBe(0);
-    const events = watched.stdout
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line) as { type: string; data: Record<string, unknown> });
-    const story = events
-      .map(({ type, data }) =>
-        type === 'resource.status_changed'
-          ? `${String(data.from)} -> ${String(data.to)} (${String(data.action)})`
-          : type === 'schedule.fired'
-            ? `fired ${String(data.action)}`
-            : type === 'resource.deleted'
-              ? 'deleted'
-              : undefined,
-      )
-      .filter((step) => step !== undefined);
-    // Where a firing's event falls among its operation's own is not fixed: check each run's order.
-    const order = (...steps: string[]) => steps.map((step) => story.indexOf(step));
-    expect(story).toHaveLength(7);
-    const positions = order(
-      'PENDING -> COMPLETED (create)',
-      'COMPLETED -> PENDING (start)',
-      'PENDING -> COMPLETED (start)',
-      'COMPLETED -> PENDING (delete)',
-      'deleted',
-    );
-    expect(positions.every((p) => p >= 0)).toBe(true);
-    expect([...positions].sort((a, b) => a - b)).toEqual(positions);
-    const [created, , started, , deleted] = positions;
-    const [firedStart, firedDelete] = order('fired start', 'fired delete');
-    expect(firedStart).toBeGreaterThan(created!);
-    expect(firedStart).toBeLessThan(started!);
-    expect(firedDelete).toBeGreaterThan(started!);
-    expect(firedDelete).toBeLessThan(deleted!);
   });
 });
