@@ -2,9 +2,9 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import type { Schedule } from '../../src/core/schedules/schedule.js';
-import { defineModule } from '../../src/sdk/index.js';
 import { type CliResult, ensureBuilt } from '../helpers/cli-run.js';
 import { describeOneDialect } from '../helpers/dialects.js';
+import { createFakeModule } from '../helpers/fake-module.js';
 import type { Harness } from '../helpers/harness.js';
 import { jsonOf as json, startHeldClockCli } from '../helpers/held-clock-cli.js';
 
@@ -14,26 +14,8 @@ import { jsonOf as json, startHeldClockCli } from '../helpers/held-clock-cli.js'
  * cli-schedule-lease.test.ts is docs/schedules.md's Blazar lease, with a real `process`.
  */
 
-const gadget = defineModule({
-  kind: 'gadget',
-  description: 'The CLI schedules test kind.',
-  configSchema: { type: 'object', properties: { value: { type: 'integer' } } },
-  actions: {
-    create: {},
-    update: {},
-    delete: {},
-    poke: {
-      description: 'Does nothing.',
-      paramsSchema: {
-        type: 'object',
-        additionalProperties: false,
-        properties: { times: { type: 'integer', minimum: 1 } },
-      },
-    },
-  },
-  plan: () => ({}),
-  sync: async () => ({ status: 'COMPLETED' as const, output: {} }),
-});
+/** The scriptable test kind: its action `bump` takes `{by: integer}`; every sync succeeds. */
+const fake = createFakeModule({ kind: 'fake' });
 
 const START = Date.parse('2026-03-28T12:00:00.000Z');
 const MINUTE = 60_000;
@@ -48,22 +30,22 @@ describeOneDialect('sqlite', 'steward schedule', () => {
   beforeAll(() => ensureBuilt());
   // A Steward each test, so one test's schedules never come due in another's.
   beforeEach(async () => {
-    ({ h, clock, steward } = await startHeldClockCli(START, {}, [gadget]));
+    ({ h, clock, steward } = await startHeldClockCli(START, {}, [fake.definition]));
   });
   afterEach(() => h.close());
 
   async function createGadget(name: string): Promise<string> {
     const file = join(h.dir, `${name}.json`);
-    writeFileSync(file, JSON.stringify({ kind: 'gadget', project: 'p1', name, configs: {} }));
+    writeFileSync(file, JSON.stringify({ kind: 'fake', project: 'p1', name, configs: {} }));
     expect((await steward('resource', 'create', '-f', file)).code).toBe(0);
     await h.steward.engine.drain();
-    return `orn:steward:gadget:p1:${name}`;
+    return `orn:steward:fake:p1:${name}`;
   }
 
   it('creates with --at, --cron --tz and --expires-at; lists, gets and deletes', async () => {
     const urn = await createGadget('timed');
     const paramsFile = join(h.dir, 'params.yaml');
-    writeFileSync(paramsFile, 'times: 2\n');
+    writeFileSync(paramsFile, 'by: 2\n');
 
     const once = json<Schedule>(
       await steward(
@@ -71,7 +53,7 @@ describeOneDialect('sqlite', 'steward schedule', () => {
         'create',
         urn,
         '--action',
-        'poke',
+        'bump',
         '--params',
         `@${paramsFile}`,
         '--at',
@@ -82,7 +64,7 @@ describeOneDialect('sqlite', 'steward schedule', () => {
     );
     expect(once).toMatchObject({
       urn,
-      request: { action: 'poke', params: { times: 2 } },
+      request: { action: 'bump', params: { by: 2 } },
       at: at(10),
       cron: null,
       next_run_at: at(10),
@@ -122,7 +104,7 @@ describeOneDialect('sqlite', 'steward schedule', () => {
     const lines = table.stdout.trim().split('\n');
     expect(lines[0]).toMatch(/^ID\s+URN\s+ACTION\s+WHEN\s+NEXT RUN\s+LAST RUN\s+LAST OUTCOME$/);
     expect(lines.slice(1).map((line) => line.split(/\s{2,}/).slice(0, 4))).toEqual([
-      [once.id, urn, 'poke', `at ${at(10)}`],
+      [once.id, urn, 'bump', `at ${at(10)}`],
       [nightly.id, urn, 'update', 'cron 0 2 * * * (Europe/Berlin)'],
       [expiry.id, urn, 'delete', `at ${at(30)}`],
     ]);
@@ -141,7 +123,7 @@ describeOneDialect('sqlite', 'steward schedule', () => {
     const shown = await steward('schedule', 'get', once.id);
     expect(shown.code).toBe(0);
     expect(shown.stdout).toMatch(new RegExp(`^id:\\s+${once.id}$`, 'm'));
-    expect(shown.stdout).toMatch(/^request:\s+\{"action":"poke","params":\{"times":2\}\}$/m);
+    expect(shown.stdout).toMatch(/^request:\s+\{"action":"bump","params":\{"by":2\}\}$/m);
     expect(shown.stdout).toMatch(/^last outcome:\s+-$/m);
 
     // It fires as an ordinary operation; get shows the outcome and the operation.
@@ -152,7 +134,7 @@ describeOneDialect('sqlite', 'steward schedule', () => {
     const operation = json<{ action: string; created_by: string }>(
       await steward('operation', 'get', fired.last_operation_id!, '-o', 'json'),
     );
-    expect(operation).toMatchObject({ action: 'poke', created_by: `schedule:${once.id}` });
+    expect(operation).toMatchObject({ action: 'bump', created_by: `schedule:${once.id}` });
     await h.steward.engine.drain();
 
     expect(await steward('schedule', 'delete', nightly.id)).toMatchObject({
@@ -169,23 +151,23 @@ describeOneDialect('sqlite', 'steward schedule', () => {
     const urn = await createGadget('refused');
     const refusals: Array<[string[], RegExp]> = [
       [
-        ['--action', 'poke', '--cron', 'every night'],
+        ['--action', 'bump', '--cron', 'every night'],
         /^steward: cron "every night" is invalid: has 2 fields/,
       ],
-      [['--action', 'poke', '--cron', '61 * * * *'], /^steward: cron "61 \* \* \* \*" is invalid/],
+      [['--action', 'bump', '--cron', '61 * * * *'], /^steward: cron "61 \* \* \* \*" is invalid/],
       [
-        ['--action', 'poke', '--cron', '0 2 * * *', '--tz', 'Mars/Olympus'],
+        ['--action', 'bump', '--cron', '0 2 * * *', '--tz', 'Mars/Olympus'],
         /^steward: timezone "Mars\/Olympus"/,
       ],
-      [['--action', 'poke', '--at', at(-1)], /^steward: at must be in the future/],
-      [['--action', 'poke', '--at', at(1), '--cron', '0 2 * * *'], /exactly one of at and cron/],
+      [['--action', 'bump', '--at', at(-1)], /^steward: at must be in the future/],
+      [['--action', 'bump', '--at', at(1), '--cron', '0 2 * * *'], /exactly one of at and cron/],
       [
         ['--action', 'launch', '--at', at(1)],
-        /^steward: request.action kind gadget has no action "launch" to schedule/,
+        /^steward: request.action kind fake has no action "launch" to schedule/,
       ],
       [
-        ['--action', 'poke', '--params', '{"times":0}', '--at', at(1)],
-        /\/params\/times must be >= 1/,
+        ['--action', 'bump', '--params', '{"by":"two"}', '--at', at(1)],
+        /\/params\/by must be integer/,
       ],
       [
         ['--expires-at', at(1), '--cron', '0 2 * * *'],
@@ -204,13 +186,13 @@ describeOneDialect('sqlite', 'steward schedule', () => {
 
     // Usage errors are the CLI's own (exit 2); nothing is sent.
     const usage = [
-      ['schedule', 'create', urn, '--action', 'poke', '--params', '{times}', '--at', at(1)],
+      ['schedule', 'create', urn, '--action', 'bump', '--params', '{by}', '--at', at(1)],
       ['schedule', 'create', urn, '--params', '{}', '--at', at(1)],
       ['schedule', 'list', urn, '--project', 'p1'],
     ];
     const usageCodes = await Promise.all(usage.map(async (args) => (await steward(...args)).code));
     expect(usageCodes).toEqual(usage.map(() => 2));
-    const missing = await steward('schedule', 'list', 'orn:steward:gadget:p1:missing');
+    const missing = await steward('schedule', 'list', 'orn:steward:fake:p1:missing');
     expect(missing).toMatchObject({ code: 1, stderr: expect.stringMatching(/does not exist/) });
     expect(await storedSchedules()).toEqual([]);
   });
