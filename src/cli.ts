@@ -7,6 +7,7 @@ import { registerModuleInitCommand } from './cli/module-init-command.js';
 import { registerModuleTestCommand } from './cli/module-test-command.js';
 import { registerOperationCommands } from './cli/operation-commands.js';
 import { registerResourceCommands } from './cli/resource-commands.js';
+import { registerScheduleCommands } from './cli/schedule-commands.js';
 import { registerSecretsCommands } from './cli/secrets-commands.js';
 import { registerServerCommands } from './cli/server-commands.js';
 import { registerTokenCommands } from './cli/token-commands.js';
@@ -15,7 +16,7 @@ import { registerWatchCommand } from './cli/watch-command.js';
 /**
  * The `steward` command. `serve`, `worker`, `migrate` and `module test|dev` run
  * Steward itself; `module init` scaffolds a module; `token` edits its tokens file; `resource`, `operation`,
- * `module list|get` and `watch` are a client of its API at --url, else
+ * `schedule`, `module list|get` and `watch` are a client of its API at --url, else
  * STEWARD_URL, with the token in STEWARD_TOKEN (docs/cli.md).
  */
 const program = new Command()
@@ -33,6 +34,7 @@ const program = new Command()
 registerServerCommands(program);
 registerResourceCommands(program);
 registerOperationCommands(program);
+registerScheduleCommands(program);
 const moduleCommand = program
   .command('module')
   .description('inspect the loaded kinds, and tools for module authors');

@@ -57,6 +57,18 @@ export function parseJsonObject(text: string, option: string): Record<string, un
   return value as Record<string, unknown>;
 }
 
+/**
+ * `--params '{"times":2}'`, or `--params @params.yaml` (`@-`: stdin): a JSON object given inline,
+ * or a JSON or YAML file holding one.
+ */
+export async function readObjectOption(
+  text: string,
+  option: string,
+  stdin: NodeJS.ReadableStream = process.stdin,
+): Promise<Record<string, unknown>> {
+  return text.startsWith('@') ? readDocument(text.slice(1), stdin) : parseJsonObject(text, option);
+}
+
 async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of stream)

@@ -61,6 +61,16 @@ export const ONE_DIALECT_SUITES: Readonly<Record<string, { dialect: Dialect; rea
     reason:
       "the CLI client's commands and output over HTTP; the store calls behind them are those the store suites make on both databases",
   },
+  'test/integration/cli-schedules.test.ts': {
+    dialect: 'sqlite',
+    reason:
+      "the CLI's schedule commands and their output; schedules.test.ts covers the store behind them on both databases",
+  },
+  'test/integration/cli-schedule-lease.test.ts': {
+    dialect: 'sqlite',
+    reason:
+      "docs/schedules.md's lease example through the CLI, with a real process; schedules.test.ts covers firing on both databases",
+  },
   'test/integration/access-control-cli.test.ts': {
     dialect: 'sqlite',
     reason:
