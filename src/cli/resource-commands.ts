@@ -37,14 +37,22 @@ export function registerResourceCommands(program: Command): void {
       .option(
         '--import',
         'adopt a backend object that already exists instead of making one (changes nothing on the backend)',
+      )
+      .option(
+        '--expires-at <time>',
+        'delete the resource at this ISO time (a delete schedule made with it; the document may say expires_at instead)',
       ),
     { ifMatch: false },
   ).action(
-    async (options: MutatingFlags & { file: string; import?: boolean }, command: Command) => {
+    async (
+      options: MutatingFlags & { file: string; import?: boolean; expiresAt?: string },
+      command: Command,
+    ) => {
       const ctx = contextOf(command);
       const wait = waitOptionsOf(options);
       const body = await readDocument(options.file);
       if (options.import) body.import = true;
+      if (options.expiresAt !== undefined) body.expires_at = options.expiresAt;
       const accepted = await ctx.client.request<Accepted>('POST', '/resources', {
         body,
         query: dryRunQuery(options.dryRun),

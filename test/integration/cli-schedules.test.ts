@@ -42,6 +42,24 @@ describeOneDialect('sqlite', 'steward schedule', () => {
     return `orn:steward:fake:p1:${name}`;
   }
 
+  it('resource create --expires-at makes the delete schedule with the resource', async () => {
+    const file = join(h.dir, 'leased.json');
+    writeFileSync(
+      file,
+      JSON.stringify({ kind: 'fake', project: 'p1', name: 'leased', configs: {} }),
+    );
+    expect((await steward('resource', 'create', '-f', file, '--expires-at', at(30))).code).toBe(0);
+    const [expiry] = await storedSchedules();
+    expect(expiry).toMatchObject({
+      urn: 'orn:steward:fake:p1:leased',
+      request: { action: 'delete' },
+      next_run_at: at(30),
+    });
+    const late = await steward('resource', 'create', '-f', file, '--expires-at', at(-1));
+    expect(late.code).toBe(1);
+    expect(late.stderr).toMatch(/expires_at: must be in the future/);
+  });
+
   it('creates with --at, --cron --tz and --expires-at; lists, gets and deletes', async () => {
     const urn = await createGadget('timed');
     const paramsFile = join(h.dir, 'params.yaml');
@@ -159,11 +177,11 @@ describeOneDialect('sqlite', 'steward schedule', () => {
         ['--action', 'bump', '--cron', '0 2 * * *', '--tz', 'Mars/Olympus'],
         /^steward: timezone "Mars\/Olympus"/,
       ],
-      [['--action', 'bump', '--at', at(-1)], /^steward: at must be in the future/],
+      [['--action', 'bump', '--at', at(-1)], /^steward: at: must be in the future/],
       [['--action', 'bump', '--at', at(1), '--cron', '0 2 * * *'], /exactly one of at and cron/],
       [
         ['--action', 'launch', '--at', at(1)],
-        /^steward: request.action kind fake has no action "launch" to schedule/,
+        /^steward: request.action: kind fake has no action "launch" to schedule/,
       ],
       [
         ['--action', 'bump', '--params', '{"by":"two"}', '--at', at(1)],
@@ -171,7 +189,7 @@ describeOneDialect('sqlite', 'steward schedule', () => {
       ],
       [
         ['--expires-at', at(1), '--cron', '0 2 * * *'],
-        /^steward: cron cannot be given with expires_at/,
+        /^steward: cron: cannot be given with expires_at/,
       ],
     ];
     // Each is its own process, so they run side by side.

@@ -125,6 +125,16 @@ export function createResourceCommands({
   async function createOnce(request: CreateRequest, options: RequestOptions): Promise<Accepted> {
     const module = registry.get(request.kind);
     const urn = formatUrn(request);
+    // Checked first, as every field of the body is: a bad end date is a 400 even for a name in use.
+    const expiry =
+      request.expiresAt === undefined
+        ? undefined
+        : expirySchedule(
+            { urn, project: request.project },
+            request.expiresAt,
+            options.actor,
+            clock(),
+          );
     if (await store.findResource(urn))
       throw new AlreadyExistsError(`resource ${urn} already exists`, { urn });
     const policy = policyOf(request.policy);
@@ -167,10 +177,6 @@ export function createResourceCommands({
       eventFor(resource, 'operation.created', operation.id, { action }),
     ];
     const revision = revisionOf(null, resource, operation, registry);
-    const expiry =
-      request.expiresAt === undefined
-        ? undefined
-        : expirySchedule(resource, request.expiresAt, options.actor, now);
     const change = {
       resource,
       expected: null,

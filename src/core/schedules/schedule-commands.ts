@@ -248,7 +248,7 @@ function firstRun(body: NewSchedule, timezone: string, nowMs: number): number {
 }
 
 function invalid(path: string, message: string): InvalidRequestError {
-  return new InvalidRequestError(`${path.slice(1).replace(/\//g, '.')} ${message}`, {
+  return new InvalidRequestError(`${path.slice(1).replace(/\//g, '.')}: ${message}`, {
     problems: [{ path, message }],
   });
 }
