@@ -48,18 +48,32 @@ export async function query<R = Record<string, unknown>>(
 }
 
 /** Waits until exactly `total` resources are COMPLETED, looking in the database every 100 ms. */
-export async function waitConverged(db: string, total: number, timeoutMs: number): Promise<void> {
+export function waitConverged(db: string, total: number, timeoutMs: number): Promise<void> {
+  return waitForCount(
+    db,
+    "select count(*) as n from resources where status = 'COMPLETED'",
+    total,
+    `${total} resources to be COMPLETED`,
+    timeoutMs,
+  );
+}
+
+/** Waits until `countSql` (one row, column `n`) answers exactly `total`, looking every 100 ms. */
+export async function waitForCount(
+  db: string,
+  countSql: string,
+  total: number,
+  what: string,
+  timeoutMs: number,
+): Promise<void> {
   await waitFor(
     async () => {
-      const [row] = await query<{ n: string }>(
-        db,
-        "select count(*) as n from resources where status = 'COMPLETED'",
-      );
+      const [row] = await query<{ n: string }>(db, countSql);
       if (Number(row!.n) === total) return true;
       await new Promise((resolve) => setTimeout(resolve, 100));
       return undefined;
     },
-    `${total} resources to be COMPLETED`,
+    what,
     timeoutMs,
   );
 }

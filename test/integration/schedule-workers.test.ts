@@ -7,7 +7,7 @@ import { type ChildSteward, spawnSteward } from '../helpers/child-steward.js';
 import { describeEachDialect, describeOneDialect } from '../helpers/dialects.js';
 import { call, waitFor } from '../helpers/harness.js';
 import { percentile } from '../helpers/ledger.js';
-import { query } from '../helpers/ledger-resources.js';
+import { query, waitForCount } from '../helpers/ledger-resources.js';
 import { isAlive } from '../helpers/local-processes.js';
 import { testDatabase } from '../helpers/test-database.js';
 
@@ -181,16 +181,10 @@ describeOneDialect('postgres', 'three worker processes on one PostgreSQL databas
     expect(Date.now()).toBeLessThan(dueMs); // else the test proves less than it says: widen the lead
 
     const db = env.STEWARD_DB;
-    await waitFor(
-      async () => {
-        const [row] = await query<{ n: string }>(
-          db,
-          'select count(*) as n from schedules where last_outcome is not null',
-        );
-        if (Number(row!.n) === SCHEDULES) return true;
-        await new Promise((resolve) => setTimeout(resolve, 200));
-        return undefined;
-      },
+    await waitForCount(
+      db,
+      'select count(*) as n from schedules where last_outcome is not null',
+      SCHEDULES,
       `${SCHEDULES} schedules to run`,
       120_000,
     );
