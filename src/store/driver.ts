@@ -36,6 +36,11 @@ export interface StoreDriver {
    */
   lockForUpdate<Q extends { forUpdate(): Q }>(query: Q): Q;
   /**
+   * PostgreSQL: `for update skip locked`, so concurrent claimers of a queue read disjoint rows
+   * instead of queueing behind one another's locks. SQLite has one writer: the query as it is.
+   */
+  lockSkippingLocked<Q extends { forUpdate(): Q; skipLocked(): Q }>(query: Q): Q;
+  /**
    * Claims up to `request.limit` due rows for `request.owner`: a lease, a new fencing token, a due
    * time equal to the lease's end (so a lapsed lease is due again); their queued operations start
    * and `operation.started` is logged. Fair across projects when `request.shares` is given

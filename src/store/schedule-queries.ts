@@ -62,15 +62,19 @@ export function createScheduleQueries(driver: StoreDriver) {
       leaseMs: number,
     ): Promise<ClaimedSchedule[]> {
       return driver.writeTransaction(async (trx) => {
-        const due = await trx
-          .selectFrom('schedules')
-          .select('id')
-          .where('next_run_at', '<=', nowMs)
-          .where((eb) =>
-            eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<=', nowMs)]),
+        // Skipping rows another claimer has locked: N schedulers in one crowded second take disjoint batches.
+        const due = await driver
+          .lockSkippingLocked(
+            trx
+              .selectFrom('schedules')
+              .select('id')
+              .where('next_run_at', '<=', nowMs)
+              .where((eb) =>
+                eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<=', nowMs)]),
+              )
+              .orderBy('next_run_at')
+              .limit(limit),
           )
-          .orderBy('next_run_at')
-          .limit(limit)
           .execute();
         if (due.length === 0) return [];
         const rows = await trx

@@ -59,6 +59,7 @@ export function openPostgres({ url, poolSize }: PostgresOptions): StoreDriver {
     listenForWork: (listener) => listenWithReconnect(url, listener),
     appendEvents: appendEventsPostgres,
     lockForUpdate: (query) => query.forUpdate(),
+    lockSkippingLocked: (query) => query.forUpdate().skipLocked(),
     claimDue: (request) => claimDuePostgres(namedQuery, request),
     saveSyncResults: (results, nowMs) =>
       // Deletes (which also free the row's claim key) and imports that fill in configs (which change

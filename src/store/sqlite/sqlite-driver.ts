@@ -104,6 +104,7 @@ export function openSqlite({ file, busyTimeoutMs }: SqliteOptions): StoreDriver 
         await trx.insertInto('events').values(eventRows(events, createdAt)).execute();
     },
     lockForUpdate: (query) => query,
+    lockSkippingLocked: (query) => query,
     claimDue: (request) => claimDueSqlite(driver, request),
     saveSyncResults: (results, nowMs) => writeBackRowByRow(driver, results, nowMs),
     translateError(err) {
