@@ -1,8 +1,8 @@
 import BetterSqlite3 from 'better-sqlite3';
 import type { Kysely, KyselyPlugin } from 'kysely';
 
-import type { Database } from '../src/store/schema.js';
 import { createScheduleQueries } from '../src/store/schedule-queries.js';
+import type { Database } from '../src/store/schema.js';
 import { openSqlite } from '../src/store/sqlite/sqlite-driver.js';
 
 export interface StatementPlan {
