@@ -5,9 +5,10 @@ import { type CpuShare, startCpuMonitor } from './cpu-monitor.js';
 import { measureLatency } from './latency.js';
 import { describeMachine } from './machine.js';
 import { measureHttpThroughput, measureReconcileThroughput } from './reconcile-throughput.js';
-import { type BenchResults, printTable, scheduleSection, writeMarkdown } from './report.js';
+import { type BenchResults, printTable, writeMarkdown } from './report.js';
 import { measureScheduleBurst } from './schedule-burst.js';
 import { measureScheduleIdle } from './schedule-idle.js';
+import { scheduleSection } from './schedule-report.js';
 
 /**
  * `npm run bench`: every phase, a table on stdout and docs/benchmarks.md.

@@ -24,13 +24,22 @@ export interface ScheduleBurstResult {
   loadAverage: number[];
 }
 
+/** Started when the measured window opens and stopped when it closes (bench/schedule-profile.ts: a CPU profile of it). */
+export interface WindowWatcher {
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
 /**
  * `total` no-op resources, each with a one-shot `touch` schedule, all due in the same second,
  * fired by the scheduler while the worker reconciles what they make; beside it, in the same
  * run and on the same resources, the rate of the request a firing sends (`commands.execute`)
  * made directly, one at a time, with the same worker running.
  */
-export async function measureScheduleBurst(total: number): Promise<ScheduleBurstResult> {
+export async function measureScheduleBurst(
+  total: number,
+  watcher?: WindowWatcher,
+): Promise<ScheduleBurstResult> {
   const project = 'sched';
   const bench = await startBenchSteward({ worker: false });
   try {
@@ -69,12 +78,14 @@ export async function measureScheduleBurst(total: number): Promise<ScheduleBurst
       const waiting = db.prepare<[], { n: number }>(
         'select count(*) as n from schedules where next_run_at is not null',
       );
+      await watcher?.start();
       steward.scheduler.start();
       await until(() => waiting.get()!.n === 0, `${total} schedules to fire`, {
         everyMs: 10,
         timeoutMs: 900_000,
       });
       const fireMs = Date.now() - dueMs;
+      await watcher?.stop();
       const loadAverage = loadavg();
       const runs = db
         .prepare<[], { last_outcome: string | null; last_run_at: string | null; made: number }>(

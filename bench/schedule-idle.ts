@@ -4,6 +4,7 @@ import { newScheduleId } from '../src/core/ids.js';
 import type { Schedule } from '../src/core/schedules/schedule.js';
 import { startBenchSteward } from './instance.js';
 import { benchName, NOOP_ACTION, NOOP_KIND, noopUrn } from './noop-module.js';
+import type { WindowWatcher } from './schedule-burst.js';
 import { scheduleClaimPlans, type StatementPlan } from './schedule-claim-plan.js';
 import { sleep, until } from './stats.js';
 
@@ -38,6 +39,7 @@ export async function measureScheduleIdle(
   total: number,
   resources: number,
   idleMs: number,
+  watcher?: WindowWatcher,
 ): Promise<ScheduleIdleResult> {
   const bench = await startBenchSteward({ worker: true });
   try {
@@ -65,7 +67,7 @@ export async function measureScheduleIdle(
         throw new Error(`no resource ${schedule.urn} for its schedule`);
     }
     const insertPerS = total / ((Date.now() - insertStarted) / 1000);
-    const cpuPctOfCore = await idleCpu(idleMs);
+    const cpuPctOfCore = await idleCpu(idleMs, watcher);
     const loadAverage = loadavg();
     return {
       schedules: total,
@@ -84,13 +86,15 @@ export async function measureScheduleIdle(
 }
 
 /** This process's CPU over `ms` of doing nothing (after a second for the last writes to settle), in % of one core. */
-async function idleCpu(ms: number): Promise<number> {
+async function idleCpu(ms: number, watcher?: WindowWatcher): Promise<number> {
   await sleep(1000);
+  await watcher?.start();
   const cpu0 = process.cpuUsage();
   const wall0 = process.hrtime.bigint();
   await sleep(ms);
   const cpu = process.cpuUsage(cpu0);
   const wallUs = Number(process.hrtime.bigint() - wall0) / 1000;
+  await watcher?.stop();
   return ((cpu.user + cpu.system) / wallUs) * 100;
 }
 
