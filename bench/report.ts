@@ -206,6 +206,7 @@ export function writeMarkdown(file: string, r: BenchResults): void {
     'npm run bench                                  # all phases, rewrites this file',
     'npm run -s build && node dist/bench/run.js throughput latency   # some phases (throughput, http, latency, ceiling, schedules)',
     'node --cpu-prof --cpu-prof-dir=prof dist/bench/run.js throughput  # a CPU profile of one phase',
+    'node dist/bench/schedule-profile.js burst 3000   # a CPU profile of the schedules firing window only (or: idle 100000)',
     '```',
     '',
   );
