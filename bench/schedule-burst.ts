@@ -3,8 +3,8 @@ import { loadavg } from 'node:os';
 import BetterSqlite3 from 'better-sqlite3';
 
 import type { Steward } from '../src/steward.js';
-import { startBenchSteward } from './instance.js';
-import { benchName, NOOP_ACTION, NOOP_KIND, noopUrn } from './noop-module.js';
+import { createNoopResources, startBenchSteward } from './instance.js';
+import { NOOP_ACTION } from './noop-module.js';
 import { summarize, type Summary, until } from './stats.js';
 
 export interface ScheduleBurstResult {
@@ -48,12 +48,7 @@ export async function measureScheduleBurst(
       until(() => probe.pending(project) === 0, `${total} resources to be COMPLETED`, {
         timeoutMs: 300_000,
       });
-    const urns = Array.from({ length: total }, (_, i) => noopUrn(project, benchName(i)));
-    for (let i = 0; i < total; i += 1)
-      await steward.commands.create(
-        { kind: NOOP_KIND, project, name: benchName(i) },
-        { actor: 'bench' },
-      );
+    const urns = await createNoopResources(steward, project, total);
     steward.engine.start();
     await settled();
 

@@ -2,8 +2,8 @@ import { loadavg } from 'node:os';
 
 import { newScheduleId } from '../src/core/ids.js';
 import type { Schedule } from '../src/core/schedules/schedule.js';
-import { startBenchSteward } from './instance.js';
-import { benchName, NOOP_ACTION, NOOP_KIND, noopUrn } from './noop-module.js';
+import { createNoopResources, startBenchSteward } from './instance.js';
+import { NOOP_ACTION } from './noop-module.js';
 import type { WindowWatcher } from './schedule-burst.js';
 import { scheduleClaimPlans, type StatementPlan } from './schedule-claim-plan.js';
 import { sleep, until } from './stats.js';
@@ -44,11 +44,7 @@ export async function measureScheduleIdle(
   const bench = await startBenchSteward({ worker: true });
   try {
     const { steward, probe } = bench;
-    for (let i = 0; i < resources; i += 1)
-      await steward.commands.create(
-        { kind: NOOP_KIND, project: PROJECT, name: benchName(i) },
-        { actor: 'bench' },
-      );
+    const urns = await createNoopResources(steward, PROJECT, resources);
     await until(() => probe.pending(PROJECT) === 0, `${resources} resources to be COMPLETED`, {
       timeoutMs: 120_000,
     });
@@ -58,11 +54,7 @@ export async function measureScheduleIdle(
     for (let i = 0; i < total; i += 1) {
       const nowMs = Date.now();
       const nextRunAtMs = nowMs + 30 * DAY_MS + i * 1000;
-      const schedule = futureSchedule(
-        noopUrn(PROJECT, benchName(i % resources)),
-        nowMs,
-        nextRunAtMs,
-      );
+      const schedule = futureSchedule(urns[i % resources]!, nowMs, nextRunAtMs);
       if (!(await steward.store.insertSchedule(schedule, nextRunAtMs)))
         throw new Error(`no resource ${schedule.urn} for its schedule`);
     }
