@@ -1,6 +1,7 @@
 import { type BenchInstance, startBenchSteward } from '../../bench/instance.js';
 import { NOOP_ACTION, NOOP_KIND, noopUrn } from '../../bench/noop-module.js';
 import { scansOfSchedules, scheduleClaimPlans } from '../../bench/schedule-claim-plan.js';
+import { describeOneDialect } from '../helpers/dialects.js';
 
 /**
  * The scheduler looks for due schedules every poll, in every worker, however many are stored:
@@ -11,7 +12,7 @@ import { scansOfSchedules, scheduleClaimPlans } from '../../bench/schedule-claim
 
 const MINUTE = 60_000;
 
-describe('the due-schedules claim on SQLite', () => {
+describeOneDialect('sqlite', 'the due-schedules claim on SQLite', () => {
   let bench: BenchInstance;
 
   beforeAll(async () => {
