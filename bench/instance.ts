@@ -7,7 +7,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { type Config, loadConfig } from '../src/config.js';
 import { silentLogger } from '../src/core/logging.js';
 import { createSteward, type Steward } from '../src/steward.js';
-import { noopModule } from './noop-module.js';
+import { benchName, NOOP_KIND, noopModule, noopUrn } from './noop-module.js';
 
 export interface BenchInstance {
   steward: Steward;
@@ -53,6 +53,23 @@ export async function startBenchSteward(options: {
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** Creates `count` no-op resources in `project` through the core path behind `POST /resources`, one at a time; their URNs. */
+export async function createNoopResources(
+  steward: Steward,
+  project: string,
+  count: number,
+): Promise<string[]> {
+  const urns: string[] = [];
+  for (let i = 0; i < count; i += 1) {
+    await steward.commands.create(
+      { kind: NOOP_KIND, project, name: benchName(i) },
+      { actor: 'bench' },
+    );
+    urns.push(noopUrn(project, benchName(i)));
+  }
+  return urns;
 }
 
 export interface OperationTimes {

@@ -1,5 +1,8 @@
 import { defineModule } from '../src/sdk/index.js';
 
+/** The action a benchmark schedule fires. */
+export const NOOP_ACTION = 'touch';
+
 /** The benchmark's kind: one step that does nothing, so what is measured is Steward itself. */
 export const NOOP_KIND = 'noop';
 
@@ -7,7 +10,8 @@ export const noopModule = defineModule({
   kind: NOOP_KIND,
   description: 'Benchmark kind: one step, no side effects.',
   configSchema: { type: 'object', additionalProperties: false, properties: {} },
-  actions: { create: {}, update: {}, delete: {} },
+  // `touch`: the action the schedules phase fires (bench/schedule-burst.ts), planned like the rest.
+  actions: { create: {}, update: {}, delete: {}, touch: { description: 'Does nothing.' } },
   plan: () => ({ data: { pending: ['noop'] } }),
   sync: () => Promise.resolve({ status: 'COMPLETED' as const }),
 });

@@ -3,9 +3,13 @@ import { dirname } from 'node:path';
 
 import type { CeilingResult } from './ceiling.js';
 import type { CpuShare } from './cpu-monitor.js';
+import { check, ms, perS, type Row } from './format.js';
 import type { LatencyResult } from './latency.js';
 import type { Machine } from './machine.js';
 import type { HttpThroughputResult, ThroughputResult } from './reconcile-throughput.js';
+import type { ScheduleBurstResult } from './schedule-burst.js';
+import type { ScheduleIdleResult } from './schedule-idle.js';
+import { scheduleDetail, scheduleRows } from './schedule-report.js';
 import type { Summary } from './stats.js';
 
 export interface BenchResults {
@@ -16,20 +20,11 @@ export interface BenchResults {
   http?: HttpThroughputResult;
   latency?: LatencyResult;
   ceiling?: CeilingResult;
+  scheduleBurst?: ScheduleBurstResult;
+  scheduleIdle?: ScheduleIdleResult;
   /** How busy the machine was during each phase, by this process and by others. */
   cpu: Partial<Record<string, CpuShare & { attempts: number }>>;
 }
-
-interface Row {
-  figure: string;
-  value: string;
-  target: string;
-  verdict: 'pass' | 'FAIL' | '—';
-}
-
-const ms = (x: number) => `${Number.isInteger(x) ? x : x.toFixed(x < 10 ? 2 : 1)} ms`;
-const perS = (x: number) => `${Math.round(x).toLocaleString('en-US')}/s`;
-const check = (ok: boolean): Row['verdict'] => (ok ? 'pass' : 'FAIL');
 
 /** The headline figures, each against its target where the task sets one. */
 export function headlineRows(r: BenchResults): Row[] {
@@ -91,6 +86,7 @@ export function headlineRows(r: BenchResults): Row[] {
       target: '(optional)',
       verdict: '—',
     });
+  rows.push(...scheduleRows(r));
   return rows;
 }
 
@@ -185,6 +181,7 @@ export function writeMarkdown(file: string, r: BenchResults): void {
       `| GET /resources/{urn}, client round trip | ${summaryCells(latency.get)} |`,
     );
   }
+  out.push(...scheduleDetail(r));
   out.push(
     '',
     '## Machine load during each phase',
@@ -207,8 +204,9 @@ export function writeMarkdown(file: string, r: BenchResults): void {
     '',
     '```',
     'npm run bench                                  # all phases, rewrites this file',
-    'npm run -s build && node dist/bench/run.js throughput latency   # some phases (throughput, http, latency, ceiling)',
+    'npm run -s build && node dist/bench/run.js throughput latency   # some phases (throughput, http, latency, ceiling, schedules)',
     'node --cpu-prof --cpu-prof-dir=prof dist/bench/run.js throughput  # a CPU profile of one phase',
+    'node dist/bench/schedule-profile.js burst 3000   # a CPU profile of the schedules firing window only (or: idle 100000)',
     '```',
     '',
   );

@@ -31,6 +31,11 @@ export const ONE_DIALECT_SUITES: Readonly<Record<string, { dialect: Dialect; rea
     reason:
       'several processes on one SQLite file (WAL, busy timeout); scale-out.test.ts does it on PostgreSQL',
   },
+  'test/integration/schedule-claim-plan.test.ts': {
+    dialect: 'sqlite',
+    reason:
+      "SQLite's EXPLAIN QUERY PLAN of the due-schedules claim, the plan the schedules bench phase (docs/benchmarks.md) rests on",
+  },
   'test/integration/postgres-store.test.ts': {
     dialect: 'postgres',
     reason: 'PostgreSQL-only behaviour (URLs, TLS, outages) on clusters it starts itself',
