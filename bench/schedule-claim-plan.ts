@@ -32,11 +32,14 @@ export async function scheduleClaimPlans(file: string, nowMs: number): Promise<S
   };
   const recorded = (db: Kysely<Database>) => db.withPlugin(recorder);
   try {
-    await createScheduleQueries({
+    const queries = createScheduleQueries({
       ...driver,
       db: recorded(driver.db),
       writeTransaction: (fn) => driver.writeTransaction((trx) => fn(recorded(trx))),
-    }).claimDueSchedules('w_claim_plan', 100, nowMs, 15_000);
+    });
+    await queries.claimDueSchedules('w_claim_plan', 100, nowMs, 15_000);
+    // The scheduler's other look, after each claim: how long it may sleep.
+    await queries.findNextScheduleDue();
   } finally {
     await driver.close();
   }

@@ -22,7 +22,7 @@ describeOneDialect('sqlite', 'the due-schedules claim on SQLite', () => {
     await bench.close();
   });
 
-  it('reads the due schedules from the schedules_due index, with no scan of schedules', async () => {
+  it('reads the due schedules and the next due time from the schedules_due index, with no scan of schedules', async () => {
     const { steward } = bench;
     const now = Date.now();
     const at = (minutes: number) => new Date(now + minutes * MINUTE).toISOString();
@@ -48,5 +48,8 @@ describeOneDialect('sqlite', 'the due-schedules claim on SQLite', () => {
     expect(plans.flatMap(({ plan }) => plan).join('\n')).toMatch(
       /SEARCH schedules USING INDEX schedules_due \(next_run_at<\?\)/,
     );
+    // The look for how long to sleep (findNextScheduleDue) is one step of the same index.
+    const nextDue = plans.find(({ sql }) => sql.startsWith('select "next_run_at"'));
+    expect(nextDue?.plan).toEqual(['SEARCH schedules USING INDEX schedules_due (next_run_at>?)']);
   });
 });
