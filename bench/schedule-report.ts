@@ -68,15 +68,16 @@ export function scheduleDetail(r: BenchResults): string[] {
       `  (planned like any action: one no-op step), made through \`steward.schedules.create\` (the core path behind`,
       `  \`POST /resources/{urn}/schedules\`; ${perS(burst.createPerS)}) with \`at\` a day ahead, then moved by one \`UPDATE\` to the`,
       '  next second but one, so the setup does not spread them. The scheduler then starts (the sync engine already runs,',
-      `  and reconciles the operations the firings make; poll ${burst.pollIntervalMs} ms, the default). The figure is from the due second`,
+      `  and reconciles the operations the firings make; it sleeps until the due time, at most the poll of ${burst.pollIntervalMs} ms, and claims 25`,
+      '  at a time, 8 firings at once, each firing one transaction with its run). The figure is from the due second',
       '  to the moment a second connection sees no schedule left due (polled every 10 ms); every schedule is then checked:',
       '  `last_outcome` `fired` and its operation stored with `created_by: schedule:<id>`.',
       `  ${n} in ${span(burst.fireMs)}; lag of each run (\`last_run_at\` − due second) p50 ${span(burst.lag.p50)}, p99 ${span(burst.lag.p99)}, max ${span(burst.lag.max)}.`,
       `  Load average at the end: ${loadOf(burst.loadAverage)}.`,
       `- **Ceiling.** In the same run, before the schedules are made, \`steward.commands.execute(urn, "touch")\` on each of the`,
       `  ${n} resources, one at a time, with the sync engine running and no scheduler: ${perS(burst.executesPerS)}. It is the request a`,
-      '  firing sends; a firing also reads the resource and records its run (outcome, operation, event) in a transaction of its',
-      '  own. **Firings / ceiling** is firings/s over that rate.',
+      '  firing sends; a firing also reads the resource first and records its run (outcome, event) in the same transaction.',
+      '  **Firings / ceiling** is firings/s over that rate.',
     );
   }
   if (idle) {
