@@ -39,7 +39,7 @@ export async function scheduleClaimPlans(file: string, nowMs: number): Promise<S
     });
     await queries.claimDueSchedules('w_claim_plan', 100, nowMs, 15_000);
     // The scheduler's other look, after each claim: how long it may sleep.
-    await queries.findNextScheduleDue();
+    await queries.findNextScheduleDue(nowMs);
   } finally {
     await driver.close();
   }

@@ -123,10 +123,11 @@ export interface ScheduleQueue {
   /** Gives the lease back and keeps the schedule due, to be claimed again from `retryAtMs` (a PENDING resource). */
   holdSchedule(id: string, leaseToken: number, retryAtMs: number): Promise<boolean>;
   /**
-   * The earliest `next_run_at` (epoch ms) of a schedule no lease holds, from the due index; undefined
-   * when there is none. Leased ones (held for a PENDING resource, or a claim in flight) are left out.
+   * The earliest `next_run_at` (epoch ms) of a schedule a claim at `nowMs` could take (no lease,
+   * or a lapsed one), from the due index; undefined when there is none. A schedule held for its
+   * PENDING resource, or claimed now, is left out until its lease ends.
    */
-  findNextScheduleDue(): Promise<number | undefined>;
+  findNextScheduleDue(nowMs: number): Promise<number | undefined>;
 }
 
 /** The append-only event log, read by watches. */

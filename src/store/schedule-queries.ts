@@ -107,12 +107,14 @@ export function createScheduleQueries(driver: StoreDriver) {
       return driver.writeTransaction((trx) => recordScheduleRun(driver, trx, run));
     },
 
-    async findNextScheduleDue(): Promise<number | undefined> {
+    async findNextScheduleDue(nowMs: number): Promise<number | undefined> {
       const row = await db
         .selectFrom('schedules')
         .select('next_run_at')
         .where('next_run_at', 'is not', null)
-        .where('lease_expires_at', 'is', null)
+        .where((eb) =>
+          eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<=', nowMs)]),
+        )
         .orderBy('next_run_at')
         .limit(1)
         .executeTakeFirst();

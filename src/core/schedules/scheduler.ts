@@ -21,6 +21,9 @@ export interface SchedulerOptions {
   concurrency?: number;
 }
 
+/** How soon to look again when due rows were there but another scheduler claimed them first. */
+const BUSY_RETRY_MS = 50;
+
 export interface SchedulerDeps {
   store: ResourceReads & ScheduleQueue;
   /** The same commands the API uses: a firing is an ordinary request. */
@@ -81,28 +84,33 @@ export function createScheduler({
     }
   }
 
-  /** How long to sleep: until the next due schedule, and at most the poll interval (a schedule made meanwhile, a lapsed lease). */
-  async function untilNextDue(): Promise<number> {
-    const dueMs = await store.findNextScheduleDue();
-    const waitMs = dueMs === undefined ? options.pollIntervalMs : dueMs - clock().getTime();
-    return Math.max(0, Math.min(options.pollIntervalMs, waitMs));
-  }
-
   let stopping = false;
   let loop: Promise<void> | undefined;
   let wake: (() => void) | undefined;
   let timer: NodeJS.Timeout | undefined;
 
+  /**
+   * Looks at the due index (one read, no write transaction while nothing is due); claims and fires
+   * when something is due, else sleeps until the next due time, at most the poll interval (a
+   * schedule made meanwhile in another process, a lease that lapses).
+   */
   async function run(): Promise<void> {
     while (!stopping) {
       let waitMs = options.pollIntervalMs;
       try {
-        await runOnce();
-        waitMs = await untilNextDue();
+        const nowMs = clock().getTime();
+        const dueMs = await store.findNextScheduleDue(nowMs);
+        if (dueMs !== undefined && dueMs <= nowMs) {
+          // Claimed nothing: another scheduler holds the due rows' locks; look again shortly.
+          waitMs = (await runOnce()) > 0 ? 0 : Math.min(options.pollIntervalMs, BUSY_RETRY_MS);
+        } else if (dueMs !== undefined) {
+          waitMs = Math.min(options.pollIntervalMs, dueMs - nowMs);
+        }
       } catch (err) {
         log.warn('scheduler failed; will try again', { error: describeError(err) });
       }
       if (stopping) return;
+      if (waitMs === 0) continue;
       await new Promise<void>((resolve) => {
         wake = resolve;
         timer = setTimeout(resolve, waitMs);
