@@ -12,6 +12,7 @@ import {
   rowsSeen,
 } from './commands.js';
 import * as design from './design.js';
+import { SCHEDULE_COMMANDS, scheduleCounts } from './schedule-commands.js';
 import { startModelSteward } from './steward.js';
 
 /**
@@ -26,7 +27,12 @@ import { startModelSteward } from './steward.js';
  */
 
 const RUNS = soak(15, 300);
+const SCHEDULE_RUNS = Number(process.env.SM_RUNS ?? soak(12, 200));
 const MAX_COMMANDS = soak(40, 80);
+/** A schedule waits for a PENDING resource this long after its due time (a few ticks), then is `missed`. */
+const SCHEDULE_GRACE_MS = 3_000;
+/** The scheduler looks again at a held schedule after this (STEWARD_POLL_INTERVAL_MS). */
+const SCHEDULER_POLL_MS = 250;
 
 /** Runs `commands` against a new model and a new Steward on a new database. */
 async function runCommands(commands: Iterable<Command>): Promise<void> {
@@ -36,11 +42,16 @@ async function runCommands(commands: Iterable<Command>): Promise<void> {
     leaseMs: LEASE_MS,
     maxAttempts: MAX_ATTEMPTS,
     dependencyPollMs: DEPENDENCY_POLL_MS,
+    scheduleGraceMs: SCHEDULE_GRACE_MS,
+    pollIntervalMs: SCHEDULER_POLL_MS,
   });
   try {
     await fc.asyncModelRun(
       () => ({
-        model: design.createModel(startMs, LEASE_MS, MAX_ATTEMPTS, DEPENDENCY_POLL_MS),
+        model: design.createModel(startMs, LEASE_MS, MAX_ATTEMPTS, DEPENDENCY_POLL_MS, {
+          graceMs: SCHEDULE_GRACE_MS,
+          pollMs: SCHEDULER_POLL_MS,
+        }),
         real,
       }),
       commands,
@@ -71,6 +82,28 @@ describeEachDialect('the state machine of docs/design.md §4', () => {
         `state machine: ${counts.runs} runs, ${counts.commands} commands (${counts.requests} requests, ${counts.denied} of them denied; ` +
           `${counts.syncs} sync calls; ${counts.interrupted} rounds interrupted; same-round wakes ${JSON.stringify(counts.sameRoundWakes)})\n${rows.join('\n')}`,
       );
+    },
+    soak(300_000, 3 * 3_600_000),
+  );
+
+  // §10 on top of §4: schedules made, listed, read and deleted, the clock moved to their runs and the
+  // scheduler stepped, among the requests, worker rounds, restarts and crashes above (the schedule
+  // commands weigh twice as much here, so most runs see schedules fire).
+  it(
+    'agrees with the model after every command, schedules among them',
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          cmd.PRELUDE,
+          fc.commands([...cmd.COMMANDS, ...SCHEDULE_COMMANDS, ...SCHEDULE_COMMANDS], {
+            maxCommands: MAX_COMMANDS,
+            size: 'max',
+          }),
+          (creates, commands) => runCommands([...creates, ...commands]),
+        ),
+        { numRuns: SCHEDULE_RUNS },
+      );
+      console.log(`state machine with schedules: ${JSON.stringify(scheduleCounts)}`);
     },
     soak(300_000, 3 * 3_600_000),
   );

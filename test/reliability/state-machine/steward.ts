@@ -56,6 +56,8 @@ export interface ModelSteward {
   interrupt(how: 'killed' | 'stopped' | 'frozen', expectedCalls: number): Promise<ModuleCall[]>;
   /** The frozen incarnation carries on: its syncs end with ok and write back; then it stops. */
   thaw(): Promise<void>;
+  /** One look of the current incarnation's scheduler (docs/design.md §10): how many schedules it claimed. */
+  runScheduler(): Promise<number>;
   /** A clean stop, then a new incarnation on the same database. */
   restart(): Promise<void>;
   close(): Promise<void>;
@@ -66,6 +68,9 @@ export interface ModelStewardOptions {
   leaseMs: number;
   maxAttempts: number;
   dependencyPollMs: number;
+  /** STEWARD_SCHEDULE_GRACE_MS, and STEWARD_POLL_INTERVAL_MS (how soon the scheduler looks again at a held schedule). */
+  scheduleGraceMs: number;
+  pollIntervalMs: number;
 }
 
 export async function startModelSteward(options: ModelStewardOptions): Promise<ModelSteward> {
@@ -97,6 +102,8 @@ export async function startModelSteward(options: ModelStewardOptions): Promise<M
         maxAttempts: options.maxAttempts,
         leaseMs: options.leaseMs,
         dependencyPollMs: options.dependencyPollMs,
+        scheduleGraceMs: options.scheduleGraceMs,
+        pollIntervalMs: options.pollIntervalMs,
         shutdownGraceMs: 5,
       },
       overrides: {
@@ -189,6 +196,7 @@ export async function startModelSteward(options: ModelStewardOptions): Promise<M
       return calls();
     },
     thaw,
+    runScheduler: () => current.h.steward.scheduler.runOnce(),
     async restart() {
       await current.h.close();
       current = await boot();
