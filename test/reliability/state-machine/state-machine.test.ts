@@ -27,12 +27,12 @@ import { startModelSteward } from './steward.js';
  */
 
 const RUNS = soak(15, 300);
-const SCHEDULE_RUNS = Number(process.env.SM_RUNS ?? soak(12, 200));
+const SCHEDULE_RUNS = soak(12, 200);
 const MAX_COMMANDS = soak(40, 80);
 /** A schedule waits for a PENDING resource this long after its due time (a few ticks), then is `missed`. */
 const SCHEDULE_GRACE_MS = 3_000;
-/** The scheduler looks again at a held schedule after this (STEWARD_POLL_INTERVAL_MS). */
-const SCHEDULER_POLL_MS = 250;
+/** The scheduler looks again at a held schedule after this: STEWARD_POLL_INTERVAL_MS, the harness's 50 ms. */
+const SCHEDULER_POLL_MS = 50;
 
 /** Runs `commands` against a new model and a new Steward on a new database. */
 async function runCommands(commands: Iterable<Command>): Promise<void> {
