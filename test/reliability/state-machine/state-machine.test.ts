@@ -12,6 +12,7 @@ import {
   rowsSeen,
 } from './commands.js';
 import * as design from './design.js';
+import * as sch from './schedule-commands.js';
 import { SCHEDULE_COMMANDS, scheduleCounts } from './schedule-commands.js';
 import { startModelSteward } from './steward.js';
 
@@ -145,7 +146,89 @@ describeEachDialect('the state machine of docs/design.md §4', () => {
       cmd.step(),
     ]);
   });
+
+  // §10 along known paths, so each run meets every outcome whatever the random runs drew.
+  it('schedules: a one-shot fires once, a refused request fails, a cron fires once for the runs it missed', async () => {
+    const bump = { action: 'bump' as const, params: { by: 1 } };
+    const before = { ...scheduleCounts };
+    await expectAgreementAlong([
+      cmd.create({ name: 'a', configs: {} }),
+      cmd.create({ name: 'b', configs: {} }),
+      cmd.step(),
+      sch.createSchedule({ name: 'a', request: bump, when: { at: 500 } }),
+      // Due at the same instant: either may fire first.
+      sch.createSchedule({
+        name: 'b',
+        request: { action: 'update', configs: { value: design.REFUSED_VALUE } },
+        when: { at: 500 },
+      }),
+      sch.createSchedule({ name: 'b', request: bump, when: { at: 0 } }),
+      sch.runNextDue(),
+      cmd.step(),
+      cmd.tick(LEASE_MS),
+      sch.schedulerStep(),
+      sch.createSchedule({ name: 'a', request: bump, when: { everyMinutes: 1 } }),
+      sch.runNextDue(),
+      cmd.step(),
+      cmd.tick(3 * 60_000),
+      sch.schedulerStep(),
+      sch.schedulerStep(),
+      sch.listSchedules({ name: 'a' }),
+      sch.getSchedule({ which: 0 }),
+      sch.deleteSchedule({ which: 2 }),
+      sch.deleteSchedule({ which: 2 }),
+      sch.getSchedule({ which: 'unknown' }),
+    ]);
+    // The one-shot, the cron's first run and its three missed runs as one; b's refused update.
+    expect(countsSince(before)).toEqual({ made: 3, refused: 1, steps: 5, fired: 3, failed: 1 });
+  });
+
+  it('schedules: a PENDING resource holds a run until the grace is over; a delete does not wait, and takes the schedules with the resource', async () => {
+    const bump = { action: 'bump' as const, params: { by: 2 } };
+    const before = { ...scheduleCounts };
+    await expectAgreementAlong([
+      cmd.create({ name: 'a', configs: {} }),
+      cmd.create({ name: 'b', configs: {} }),
+      sch.createSchedule({ name: 'a', request: bump, when: { at: 500 } }),
+      sch.createSchedule({
+        name: 'b',
+        request: { action: 'update', configs: { value: 2 } },
+        when: { at: 1_500 },
+      }),
+      cmd.pause({ name: 'b', paused: true }),
+      sch.runNextDue(),
+      cmd.step(),
+      sch.runNextDue(),
+      sch.runNextDue(),
+      cmd.tick(LEASE_MS),
+      sch.schedulerStep(),
+      cmd.tick(LEASE_MS),
+      sch.schedulerStep(),
+      sch.createSchedule({ name: 'b', request: bump, when: { expiresAt: 500 } }),
+      sch.createSchedule({
+        name: 'b',
+        request: { action: 'retry' },
+        when: { everyMinutes: 2, timezone: 'Europe/Berlin' },
+      }),
+      sch.runNextDue(),
+      cmd.pause({ name: 'b', paused: false }),
+      cmd.step(),
+      sch.listSchedules({ name: 'b' }),
+      sch.getSchedule({ which: 1 }),
+    ]);
+    // a's bump held once, then fired; b's update held twice (paused), then missed; b's expiry fired.
+    expect(countsSince(before)).toEqual({ made: 4, steps: 6, held: 3, fired: 2, missed: 1 });
+  });
 });
+
+/** What the schedule commands did since `before` (a copy of scheduleCounts). */
+function countsSince(before: typeof scheduleCounts): Partial<typeof scheduleCounts> {
+  return Object.fromEntries(
+    Object.entries(scheduleCounts)
+      .map(([key, n]) => [key, n - before[key as keyof typeof scheduleCounts]])
+      .filter(([, n]) => n !== 0),
+  );
+}
 
 /** Runs a known sequence: the model and Steward agree after each of its commands, all of them run. */
 async function expectAgreementAlong(sequence: Command[]): Promise<void> {
