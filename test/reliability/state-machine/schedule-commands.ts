@@ -5,8 +5,8 @@ import { call } from '../../helpers/harness.js';
 import { expectedSchedule, scheduleFactsOf } from './agreement.js';
 import { type Command, command, configs, NAMES, weighted } from './commands.js';
 import type { Model } from './design.js';
+import type { ScheduleRequest, When } from './schedules.js';
 import * as schedules from './schedules.js';
-import type { ModelSchedule, ScheduleRequest, When } from './schedules.js';
 import type { ModelSteward } from './steward.js';
 
 /**

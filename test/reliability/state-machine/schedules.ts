@@ -1,5 +1,5 @@
-import * as design from './design.js';
 import type { Answer, Configs, Model } from './design.js';
+import * as design from './design.js';
 
 /**
  * Schedules (docs/design.md §10) in the model of the state machine test, written from the design,
