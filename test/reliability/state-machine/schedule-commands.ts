@@ -122,15 +122,18 @@ function nextDueMs(m: Readonly<Model>): number | undefined {
 }
 
 /** Time passes up to the next due run, exactly (a run is due at its time, not after it). */
+function passToNextDue(m: Model, r: ModelSteward): void {
+  const ms = nextDueMs(m)! - m.nowMs;
+  m.nowMs += ms;
+  r.advance(ms);
+}
+const somethingDue = (m: Readonly<Model>) => nextDueMs(m) !== undefined;
+
 export const tickToNextRun = () =>
   command(
     'time passes to the next due schedule',
-    async (m, r) => {
-      const ms = nextDueMs(m)! - m.nowMs;
-      m.nowMs += ms;
-      r.advance(ms);
-    },
-    (m) => nextDueMs(m) !== undefined,
+    async (m, r) => passToNextDue(m, r),
+    somethingDue,
   );
 
 /**
@@ -148,12 +151,10 @@ export const runNextDue = () =>
   command(
     'time passes to the next due schedule, and the scheduler looks',
     async (m, r) => {
-      const ms = nextDueMs(m)! - m.nowMs;
-      m.nowMs += ms;
-      r.advance(ms);
+      passToNextDue(m, r);
       await lookOnce(m, r);
     },
-    (m) => nextDueMs(m) !== undefined,
+    somethingDue,
   );
 
 async function lookOnce(m: Model, r: ModelSteward): Promise<void> {

@@ -20,7 +20,9 @@ import { startModelSteward } from './steward.js';
  * docs/design.md §4 as a model-checked state machine. Random sequences of requests (create,
  * PATCH with and without If-Match, a module action, delete, retry, cancel), worker
  * rounds (also with requests arriving mid-sync), scripted sync outcomes, the passing
- * of time, restarts, and Stewards stopped, killed or frozen mid-sync on one database.
+ * of time, restarts, and Stewards stopped, killed or frozen mid-sync on one database; and the
+ * schedules of §10 (schedules.ts, schedule-commands.ts): made, listed, read, deleted, and fired by
+ * scheduler steps on the moved clock.
  * After every command the real Steward, read over HTTP, must agree with the model
  * (design.ts and worker.ts beside this file): each resource's status, action,
  * version, attempts and error, each operation's status and attempts, each revision,
@@ -28,7 +30,6 @@ import { startModelSteward } from './steward.js';
  */
 
 const RUNS = soak(15, 300);
-const SCHEDULE_RUNS = soak(12, 200);
 const MAX_COMMANDS = soak(40, 80);
 /** A schedule waits for a PENDING resource this long after its due time (a few ticks), then is `missed`. */
 const SCHEDULE_GRACE_MS = 3_000;
@@ -70,7 +71,10 @@ describeEachDialect('the state machine of docs/design.md §4', () => {
       await fc.assert(
         fc.asyncProperty(
           cmd.PRELUDE,
-          fc.commands(cmd.COMMANDS, { maxCommands: MAX_COMMANDS, size: 'max' }),
+          fc.commands([...cmd.COMMANDS, ...SCHEDULE_COMMANDS], {
+            maxCommands: MAX_COMMANDS,
+            size: 'max',
+          }),
           (creates, commands) => runCommands([...creates, ...commands]),
         ),
         { numRuns: RUNS },
@@ -81,30 +85,9 @@ describeEachDialect('the state machine of docs/design.md §4', () => {
         .map(([row, n]) => `  ${row}: ${n}`);
       console.log(
         `state machine: ${counts.runs} runs, ${counts.commands} commands (${counts.requests} requests, ${counts.denied} of them denied; ` +
-          `${counts.syncs} sync calls; ${counts.interrupted} rounds interrupted; same-round wakes ${JSON.stringify(counts.sameRoundWakes)})\n${rows.join('\n')}`,
+          `${counts.syncs} sync calls; ${counts.interrupted} rounds interrupted; same-round wakes ${JSON.stringify(counts.sameRoundWakes)}; ` +
+          `schedules ${JSON.stringify(scheduleCounts)})\n${rows.join('\n')}`,
       );
-    },
-    soak(300_000, 3 * 3_600_000),
-  );
-
-  // §10 on top of §4: schedules made, listed, read and deleted, the clock moved to their runs and the
-  // scheduler stepped, among the requests, worker rounds, restarts and crashes above (the schedule
-  // commands weigh twice as much here, so most runs see schedules fire).
-  it(
-    'agrees with the model after every command, schedules among them',
-    async () => {
-      await fc.assert(
-        fc.asyncProperty(
-          cmd.PRELUDE,
-          fc.commands([...cmd.COMMANDS, ...SCHEDULE_COMMANDS, ...SCHEDULE_COMMANDS], {
-            maxCommands: MAX_COMMANDS,
-            size: 'max',
-          }),
-          (creates, commands) => runCommands([...creates, ...commands]),
-        ),
-        { numRuns: SCHEDULE_RUNS },
-      );
-      console.log(`state machine with schedules: ${JSON.stringify(scheduleCounts)}`);
     },
     soak(300_000, 3 * 3_600_000),
   );
