@@ -10,4 +10,5 @@ export const WRITTEN_TABLES: Readonly<Record<string, string>> = Object.freeze({
   operations: 'id',
   events: 'id',
   quota_usage: 'project',
+  schedules: 'id',
 });

@@ -2,6 +2,11 @@ import fc from 'fast-check';
 
 import type { Endpoint, RawRequest } from './http.js';
 import {
+  BAD_SCHEDULE_BODIES,
+  ODD_SCHEDULE_BODIES,
+  VALID_SCHEDULE_BODIES,
+} from './schedule-bodies.js';
+import {
   bodyText,
   deepValue,
   edgyKey,
@@ -20,6 +25,8 @@ import {
 export interface FuzzWorld {
   urns: string[];
   operationIds: string[];
+  /** The seeded schedules' ids, and others made since. */
+  scheduleIds: string[];
   kinds: string[];
   actions: string[];
 }
@@ -64,6 +71,7 @@ function validBodies(endpoint: Endpoint): unknown[] {
     ],
     'POST /resources/{urn}/execute': [{ action: 'bump', params: { by: 1 } }, { action: 'poke' }],
     'POST /resources/{urn}/actions/{action}': [{ by: 1 }, {}],
+    'POST /resources/{urn}/schedules': VALID_SCHEDULE_BODIES,
   };
   return bodies[key] ?? [{}];
 }
@@ -105,6 +113,7 @@ function badBodies(endpoint: Endpoint): unknown[] {
       { import: true },
       { paused: true },
     ],
+    'POST /resources/{urn}/schedules': [...BAD_SCHEDULE_BODIES, ...ODD_SCHEDULE_BODIES],
   };
   return bodies[key] ?? [];
 }
@@ -469,11 +478,19 @@ function headersFor(endpoint: Endpoint, hasBody: boolean): fc.Arbitrary<Record<s
 /** Path parameters: the seeded values mostly, near-misses and wire-level junk besides. */
 function pathFor(endpoint: Endpoint, world: FuzzWorld): fc.Arbitrary<string> {
   const names = [...endpoint.template.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
+  // `{id}` is an operation's, or under /schedules a schedule's (and now and then the other kind's).
+  const [ids, others] = endpoint.template.includes('/schedules/')
+    ? [world.scheduleIds, world.operationIds]
+    : [world.operationIds, world.scheduleIds];
   const values: Record<string, fc.Arbitrary<string>> = {
     urn: wireUrn(world.urns, world.kinds),
     id: fc.oneof(
-      { weight: 3, arbitrary: fc.constantFrom(...world.operationIds) },
-      { weight: 1, arbitrary: fc.constantFrom('op_', 'op_nope', 'OP_x') },
+      { weight: 3, arbitrary: fc.constantFrom(...ids) },
+      { weight: 1, arbitrary: fc.constantFrom(...others) },
+      {
+        weight: 1,
+        arbitrary: fc.constantFrom('op_', 'op_nope', 'OP_x', 'sch_', 'sch_nope', 'SCH_x'),
+      },
       {
         weight: 2,
         arbitrary: fc.array(wirePiece, { minLength: 1, maxLength: 4 }).map((p) => p.join('')),

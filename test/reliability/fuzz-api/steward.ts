@@ -46,6 +46,12 @@ export const SEEDS = {
   talker: 'orn:steward:chatty:p:talker',
 };
 
+/** The seeded schedules: a one-shot far ahead on `existing`, a nightly cron on `talker`. */
+const SCHEDULE_SEEDS: Array<[string, unknown]> = [
+  [SEEDS.existing, { request: { action: 'bump', params: { by: 1 } }, at: '2099-01-01T00:00:00Z' }],
+  [SEEDS.talker, { request: { action: 'poke' }, cron: '0 2 * * *', timezone: 'Europe/Berlin' }],
+];
+
 export interface FuzzSteward {
   h: Harness;
   /** The seeds and what the registry holds, read afresh. */
@@ -60,7 +66,7 @@ export interface FuzzSteward {
  * writes between two requests), and the seeds: `existing` COMPLETED, `waiting` PENDING
  * with a running operation (its sync asks to be called again in an hour), `broken` in
  * ERROR, `held` COMPLETED and paused, `talker` COMPLETED with logs and a dependency on
- * `existing` (so a cascade has a tree), `gone` deleted.
+ * `existing` (so a cascade has a tree), `gone` deleted; and a schedule on `existing` and `talker`.
  */
 export async function startFuzzSteward(): Promise<FuzzSteward> {
   const fake = createFakeModule();
@@ -79,9 +85,9 @@ export async function startFuzzSteward(): Promise<FuzzSteward> {
       })),
     },
   });
-  const post = async (path: string, body?: unknown) => {
+  const post = async (path: string, body?: unknown, expected = 202) => {
     const res = await call('POST', `${h.api}${path}`, body);
-    if (res.status !== 202)
+    if (res.status !== expected)
       throw new Error(`seeding: POST ${path} answered ${res.status}: ${JSON.stringify(res.body)}`);
   };
   const read = async (urn: string) => {
@@ -128,6 +134,11 @@ export async function startFuzzSteward(): Promise<FuzzSteward> {
       });
     await h.steward.engine.drain();
     await setPaused(SEEDS.held, true);
+    // A schedule on each of these (§10), so a get or delete of a schedule meets one that exists.
+    for (const [urn, body] of SCHEDULE_SEEDS) {
+      const listed = await call('GET', `${h.api}/resources/${urn}/schedules`);
+      if (listed.body.schedules.length === 0) await post(`/resources/${urn}/schedules`, body, 201);
+    }
   }
 
   try {
@@ -145,10 +156,12 @@ export async function startFuzzSteward(): Promise<FuzzSteward> {
     async world() {
       const operations = await call('GET', `${h.api}/operations?page_size=500`);
       const ids = (operations.body.operations as Array<{ id: string }>).map((op) => op.id);
+      const schedules = await call('GET', `${h.api}/schedules?page_size=500`);
       const modules = h.steward.registry.all();
       return {
         urns: Object.values(SEEDS),
         operationIds: [...ids.slice(0, 20), ...ids.slice(-5)],
+        scheduleIds: (schedules.body.schedules as Array<{ id: string }>).map((s) => s.id),
         kinds: modules.map((m) => m.definition.kind),
         actions: [...new Set(modules.flatMap((m) => Object.keys(m.definition.actions)))],
       };

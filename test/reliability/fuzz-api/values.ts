@@ -229,12 +229,17 @@ export const edgyKey = fc.oneof(
 /** base64url of `{s, a}` with a scope from the API's listings and any `a`; or junk. */
 export function pageTokenOf(urns: readonly string[]): fc.Arbitrary<string> {
   const scope = fc.oneof(
-    fc.constantFrom('resources', 'operations', ...urns.map((urn) => `revisions:${urn}`)),
+    fc.constantFrom(
+      'resources',
+      'operations',
+      'schedules',
+      ...urns.map((urn) => `revisions:${urn}`),
+    ),
     fc.string({ maxLength: 12 }),
   );
   const after = fc.oneof(
     fc.jsonValue({ maxDepth: 2 }),
-    fc.constantFrom(0, -1, 1.5, 1e300, 2 ** 63, '', '\u0000', 'zzzz', 'op_'),
+    fc.constantFrom(0, -1, 1.5, 1e300, 2 ** 63, '', '\u0000', 'zzzz', 'op_', 'sch_'),
     fc.string({ unit: 'binary', maxLength: 20 }),
   );
   const token = fc

@@ -1,12 +1,14 @@
 import { expectError } from '../../helpers/fake-steward.js';
 import { call } from '../../helpers/harness.js';
 import type { Model, ModelOperation, ModelResource } from './design.js';
+import { cronOf, type ModelSchedule } from './schedules.js';
 import type { ModelSteward } from './steward.js';
 
 /**
  * The check after every command of the state machine test: the real Steward, read
  * over HTTP, holds what the model holds — each resource (or its absence), each
- * operation ever accepted, and each revision.
+ * operation ever accepted (with who made it: a schedule's firing or a caller), each
+ * revision, and each schedule.
  */
 export async function expectAgreement(
   m: Model,
@@ -14,8 +16,9 @@ export async function expectAgreement(
   urns: readonly string[],
 ): Promise<void> {
   expect(r.nowMs).toBe(m.nowMs);
-  const [operations, ...perUrn] = await Promise.all([
+  const [operations, schedules, ...perUrn] = await Promise.all([
     call('GET', `${r.api}/operations?page_size=500`),
+    call('GET', `${r.api}/schedules?page_size=500`),
     ...urns.flatMap((urn) => [
       call('GET', `${r.api}/resources/${urn}`),
       call('GET', `${r.api}/resources/${urn}/revisions?page_size=500`),
@@ -45,7 +48,45 @@ export async function expectAgreement(
   expect(operations.body.operations.map(operationFactsOf)).toEqual(
     [...m.operations].reverse().map(expectedOperation),
   );
+  // Every schedule the model holds, in the order they were made, and nothing else.
+  expect(schedules.status).toBe(200);
+  expect(schedules.body.schedules.map(scheduleFactsOf)).toEqual(
+    [...m.schedules.values()].sort((a, b) => (a.id < b.id ? -1 : 1)).map(expectedSchedule),
+  );
 }
+
+/** What the model knows of a schedule document. */
+export const scheduleFactsOf = (s: any) => ({
+  id: s.id,
+  urn: s.urn,
+  request: s.request,
+  at: s.at,
+  cron: s.cron,
+  timezone: s.timezone,
+  next_run_at: s.next_run_at,
+  last_run_at: s.last_run_at,
+  last_operation_id: s.last_operation_id,
+  last_outcome: s.last_outcome,
+  last_error: s.last_error,
+  created_by: s.created_by,
+});
+
+const isoOrNull = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+export const expectedSchedule = (s: ModelSchedule): ReturnType<typeof scheduleFactsOf> => ({
+  id: s.id,
+  urn: s.urn,
+  request: s.request,
+  at: isoOrNull(s.atMs),
+  cron: s.everyMinutes === null ? null : cronOf(s.everyMinutes),
+  timezone: s.timezone,
+  next_run_at: isoOrNull(s.nextRunAtMs),
+  last_run_at: isoOrNull(s.lastRunAtMs),
+  last_operation_id: s.lastOperationId,
+  last_outcome: s.lastOutcome,
+  last_error: phrase(s.lastError),
+  created_by: 'anonymous',
+});
 
 /** What the model knows of a resource document. */
 export function factsOf(body: any) {
@@ -99,6 +140,7 @@ export const operationFactsOf = (op: any) => ({
   status: op.status,
   attempts: op.attempts,
   error: op.error,
+  createdBy: op.created_by,
 });
 
 export const expectedOperation = (op: ModelOperation) => ({ ...op, error: phrase(op.error) });

@@ -47,7 +47,7 @@ export const counts = {
 /** How often each request met each status and what it answered: the rows of §4 the runs exercised. */
 export const rowsSeen = new Map<string, number>();
 
-function command(
+export function command(
   describe: string,
   run: (m: Model, r: ModelSteward) => Promise<void>,
   check: (m: Readonly<Model>) => boolean = () => true,
@@ -368,7 +368,7 @@ const value = fc.oneof(
   { arbitrary: fc.constantFrom(0, 1, 2), weight: 6 },
   { arbitrary: fc.constant(design.REFUSED_VALUE), weight: 1 },
 );
-const configs: fc.Arbitrary<Partial<Configs>> = fc.record(
+export const configs: fc.Arbitrary<Partial<Configs>> = fc.record(
   { steps: fc.integer({ min: 1, max: 3 }), value },
   { requiredKeys: [] },
 );
@@ -481,7 +481,9 @@ export const COMMANDS: Array<fc.Arbitrary<Command>> = weighted([
   [fc.constant(null).map(thaw), 1],
 ]);
 
-function weighted(entries: Array<[fc.Arbitrary<Command>, number]>): Array<fc.Arbitrary<Command>> {
+export function weighted(
+  entries: Array<[fc.Arbitrary<Command>, number]>,
+): Array<fc.Arbitrary<Command>> {
   return entries.flatMap(([arbitrary, weight]) => Array.from({ length: weight }, () => arbitrary));
 }
 

@@ -13,6 +13,8 @@
  * delete over a fixed tree (a resource may name one `parent`; see PARENTS in commands.ts).
  */
 
+import type { ModelSchedule } from './schedules.js';
+
 export type Status = 'PENDING' | 'COMPLETED' | 'ERROR';
 
 /** docs/design.md §3: queued (accepted, no sync yet), running, then final: succeeded, failed, cancelled. */
@@ -59,6 +61,8 @@ export interface ModelOperation {
   attempts: number;
   /** A phrase its `error` contains, or null. */
   error: string | null;
+  /** Who asked: `anonymous` (this test sends no token), or `schedule:<id>` for a schedule's firing (§10). */
+  createdBy: string;
 }
 
 export interface ModelResource {
@@ -117,6 +121,13 @@ export interface Model {
   frozen: Array<{ urn: string; operationId: string; claim: number }> | null;
   /** Claims so far: each claim is a new lease, never one a resource of the same URN had before. */
   claims: number;
+  /** The schedules of §10 (schedules.ts), by id; a resource's removal removes its own. */
+  schedules: Map<string, ModelSchedule>;
+  /** Every schedule id ever issued, oldest first: a get or delete of a gone one is a 404. */
+  scheduleIds: string[];
+  /** STEWARD_SCHEDULE_GRACE_MS, and the scheduler's poll (STEWARD_POLL_INTERVAL_MS): how long a held schedule waits. */
+  readonly graceMs: number;
+  readonly schedulerPollMs: number;
 }
 
 export function createModel(
@@ -124,12 +135,17 @@ export function createModel(
   leaseMs: number,
   maxAttempts: number,
   dependencyPollMs: number,
+  schedules: { graceMs: number; pollMs: number },
 ): Model {
   return {
     nowMs,
     leaseMs,
     maxAttempts,
     dependencyPollMs,
+    schedules: new Map(),
+    scheduleIds: [],
+    graceMs: schedules.graceMs,
+    schedulerPollMs: schedules.pollMs,
     resources: new Map(),
     operations: [],
     revisions: [],
@@ -487,7 +503,17 @@ function newOperation(
   params: unknown,
   version: number,
 ): ModelOperation {
-  return { id, urn, action, params, version, status: 'queued', attempts: 0, error: null };
+  return {
+    id,
+    urn,
+    action,
+    params,
+    version,
+    status: 'queued',
+    attempts: 0,
+    error: null,
+    createdBy: 'anonymous',
+  };
 }
 
 /** Equal as JSON, whatever the key order. */

@@ -12,13 +12,17 @@ import {
   rowsSeen,
 } from './commands.js';
 import * as design from './design.js';
+import * as sch from './schedule-commands.js';
+import { SCHEDULE_COMMANDS, scheduleCounts } from './schedule-commands.js';
 import { startModelSteward } from './steward.js';
 
 /**
  * docs/design.md §4 as a model-checked state machine. Random sequences of requests (create,
  * PATCH with and without If-Match, a module action, delete, retry, cancel), worker
  * rounds (also with requests arriving mid-sync), scripted sync outcomes, the passing
- * of time, restarts, and Stewards stopped, killed or frozen mid-sync on one database.
+ * of time, restarts, and Stewards stopped, killed or frozen mid-sync on one database; and the
+ * schedules of §10 (schedules.ts, schedule-commands.ts): made, listed, read, deleted, and fired by
+ * scheduler steps on the moved clock.
  * After every command the real Steward, read over HTTP, must agree with the model
  * (design.ts and worker.ts beside this file): each resource's status, action,
  * version, attempts and error, each operation's status and attempts, each revision,
@@ -27,6 +31,10 @@ import { startModelSteward } from './steward.js';
 
 const RUNS = soak(15, 300);
 const MAX_COMMANDS = soak(40, 80);
+/** A schedule waits for a PENDING resource this long after its due time (a few ticks), then is `missed`. */
+const SCHEDULE_GRACE_MS = 3_000;
+/** The scheduler looks again at a held schedule after this: STEWARD_POLL_INTERVAL_MS, the harness's 50 ms. */
+const SCHEDULER_POLL_MS = 50;
 
 /** Runs `commands` against a new model and a new Steward on a new database. */
 async function runCommands(commands: Iterable<Command>): Promise<void> {
@@ -36,11 +44,16 @@ async function runCommands(commands: Iterable<Command>): Promise<void> {
     leaseMs: LEASE_MS,
     maxAttempts: MAX_ATTEMPTS,
     dependencyPollMs: DEPENDENCY_POLL_MS,
+    scheduleGraceMs: SCHEDULE_GRACE_MS,
+    pollIntervalMs: SCHEDULER_POLL_MS,
   });
   try {
     await fc.asyncModelRun(
       () => ({
-        model: design.createModel(startMs, LEASE_MS, MAX_ATTEMPTS, DEPENDENCY_POLL_MS),
+        model: design.createModel(startMs, LEASE_MS, MAX_ATTEMPTS, DEPENDENCY_POLL_MS, {
+          graceMs: SCHEDULE_GRACE_MS,
+          pollMs: SCHEDULER_POLL_MS,
+        }),
         real,
       }),
       commands,
@@ -58,7 +71,10 @@ describeEachDialect('the state machine of docs/design.md §4', () => {
       await fc.assert(
         fc.asyncProperty(
           cmd.PRELUDE,
-          fc.commands(cmd.COMMANDS, { maxCommands: MAX_COMMANDS, size: 'max' }),
+          fc.commands([...cmd.COMMANDS, ...SCHEDULE_COMMANDS], {
+            maxCommands: MAX_COMMANDS,
+            size: 'max',
+          }),
           (creates, commands) => runCommands([...creates, ...commands]),
         ),
         { numRuns: RUNS },
@@ -69,7 +85,8 @@ describeEachDialect('the state machine of docs/design.md §4', () => {
         .map(([row, n]) => `  ${row}: ${n}`);
       console.log(
         `state machine: ${counts.runs} runs, ${counts.commands} commands (${counts.requests} requests, ${counts.denied} of them denied; ` +
-          `${counts.syncs} sync calls; ${counts.interrupted} rounds interrupted; same-round wakes ${JSON.stringify(counts.sameRoundWakes)})\n${rows.join('\n')}`,
+          `${counts.syncs} sync calls; ${counts.interrupted} rounds interrupted; same-round wakes ${JSON.stringify(counts.sameRoundWakes)}; ` +
+          `schedules ${JSON.stringify(scheduleCounts)})\n${rows.join('\n')}`,
       );
     },
     soak(300_000, 3 * 3_600_000),
@@ -112,7 +129,89 @@ describeEachDialect('the state machine of docs/design.md §4', () => {
       cmd.step(),
     ]);
   });
+
+  // §10 along known paths, so each run meets every outcome whatever the random runs drew.
+  it('schedules: a one-shot fires once, a refused request fails, a cron fires once for the runs it missed', async () => {
+    const bump = { action: 'bump' as const, params: { by: 1 } };
+    const before = { ...scheduleCounts };
+    await expectAgreementAlong([
+      cmd.create({ name: 'a', configs: {} }),
+      cmd.create({ name: 'b', configs: {} }),
+      cmd.step(),
+      sch.createSchedule({ name: 'a', request: bump, when: { at: 500 } }),
+      // Due at the same instant: either may fire first.
+      sch.createSchedule({
+        name: 'b',
+        request: { action: 'update', configs: { value: design.REFUSED_VALUE } },
+        when: { at: 500 },
+      }),
+      sch.createSchedule({ name: 'b', request: bump, when: { at: 0 } }),
+      sch.runNextDue(),
+      cmd.step(),
+      cmd.tick(LEASE_MS),
+      sch.schedulerStep(),
+      sch.createSchedule({ name: 'a', request: bump, when: { everyMinutes: 1 } }),
+      sch.runNextDue(),
+      cmd.step(),
+      cmd.tick(3 * 60_000),
+      sch.schedulerStep(),
+      sch.schedulerStep(),
+      sch.listSchedules({ name: 'a' }),
+      sch.getSchedule({ which: 0 }),
+      sch.deleteSchedule({ which: 2 }),
+      sch.deleteSchedule({ which: 2 }),
+      sch.getSchedule({ which: 'unknown' }),
+    ]);
+    // The one-shot, the cron's first run and its three missed runs as one; b's refused update.
+    expect(countsSince(before)).toEqual({ made: 3, refused: 1, steps: 5, fired: 3, failed: 1 });
+  });
+
+  it('schedules: a PENDING resource holds a run until the grace is over; a delete does not wait, and takes the schedules with the resource', async () => {
+    const bump = { action: 'bump' as const, params: { by: 2 } };
+    const before = { ...scheduleCounts };
+    await expectAgreementAlong([
+      cmd.create({ name: 'a', configs: {} }),
+      cmd.create({ name: 'b', configs: {} }),
+      sch.createSchedule({ name: 'a', request: bump, when: { at: 500 } }),
+      sch.createSchedule({
+        name: 'b',
+        request: { action: 'update', configs: { value: 2 } },
+        when: { at: 1_500 },
+      }),
+      cmd.pause({ name: 'b', paused: true }),
+      sch.runNextDue(),
+      cmd.step(),
+      sch.runNextDue(),
+      sch.runNextDue(),
+      cmd.tick(LEASE_MS),
+      sch.schedulerStep(),
+      cmd.tick(LEASE_MS),
+      sch.schedulerStep(),
+      sch.createSchedule({ name: 'b', request: bump, when: { expiresAt: 500 } }),
+      sch.createSchedule({
+        name: 'b',
+        request: { action: 'retry' },
+        when: { everyMinutes: 2, timezone: 'Europe/Berlin' },
+      }),
+      sch.runNextDue(),
+      cmd.pause({ name: 'b', paused: false }),
+      cmd.step(),
+      sch.listSchedules({ name: 'b' }),
+      sch.getSchedule({ which: 1 }),
+    ]);
+    // a's bump held once, then fired; b's update held twice (paused), then missed; b's expiry fired.
+    expect(countsSince(before)).toEqual({ made: 4, steps: 6, held: 3, fired: 2, missed: 1 });
+  });
 });
+
+/** What the schedule commands did since `before` (a copy of scheduleCounts). */
+function countsSince(before: typeof scheduleCounts): Partial<typeof scheduleCounts> {
+  return Object.fromEntries(
+    Object.entries(scheduleCounts)
+      .map(([key, n]) => [key, n - before[key as keyof typeof scheduleCounts]])
+      .filter(([, n]) => n !== 0),
+  );
+}
 
 /** Runs a known sequence: the model and Steward agree after each of its commands, all of them run. */
 async function expectAgreementAlong(sequence: Command[]): Promise<void> {

@@ -2,7 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+import { silentLogger } from '../../../src/core/logging.js';
 import type { Store } from '../../../src/core/ports.js';
+import { createScheduler } from '../../../src/core/schedules/scheduler.js';
 import {
   type Behaviour,
   createFakeModule,
@@ -56,6 +58,8 @@ export interface ModelSteward {
   interrupt(how: 'killed' | 'stopped' | 'frozen', expectedCalls: number): Promise<ModuleCall[]>;
   /** The frozen incarnation carries on: its syncs end with ok and write back; then it stops. */
   thaw(): Promise<void>;
+  /** One scheduler look on the current incarnation (docs/design.md §10), one firing at a time: how many schedules it claimed. */
+  runScheduler(): Promise<number>;
   /** A clean stop, then a new incarnation on the same database. */
   restart(): Promise<void>;
   close(): Promise<void>;
@@ -66,6 +70,9 @@ export interface ModelStewardOptions {
   leaseMs: number;
   maxAttempts: number;
   dependencyPollMs: number;
+  /** STEWARD_SCHEDULE_GRACE_MS, and STEWARD_POLL_INTERVAL_MS (how soon the scheduler looks again at a held schedule). */
+  scheduleGraceMs: number;
+  pollIntervalMs: number;
 }
 
 export async function startModelSteward(options: ModelStewardOptions): Promise<ModelSteward> {
@@ -97,6 +104,8 @@ export async function startModelSteward(options: ModelStewardOptions): Promise<M
         maxAttempts: options.maxAttempts,
         leaseMs: options.leaseMs,
         dependencyPollMs: options.dependencyPollMs,
+        scheduleGraceMs: options.scheduleGraceMs,
+        pollIntervalMs: options.pollIntervalMs,
         shutdownGraceMs: 5,
       },
       overrides: {
@@ -189,6 +198,24 @@ export async function startModelSteward(options: ModelStewardOptions): Promise<M
       return calls();
     },
     thaw,
+    runScheduler() {
+      // A scheduler of the test's own on this incarnation, one firing at a time, so a look fires in
+      // claim order (Steward's own fires 8 at once; the exactly-once suites cover that).
+      const { store, commands } = current.h.steward;
+      return createScheduler({
+        store,
+        commands,
+        clock: () => new Date(nowMs),
+        logger: silentLogger,
+        options: {
+          workerId: 'w_model_scheduler',
+          leaseMs: options.leaseMs,
+          pollIntervalMs: options.pollIntervalMs,
+          graceMs: options.scheduleGraceMs,
+          concurrency: 1,
+        },
+      }).runOnce();
+    },
     async restart() {
       await current.h.close();
       current = await boot();

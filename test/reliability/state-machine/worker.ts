@@ -7,6 +7,7 @@ import {
   type ObserveOutcome,
   type Outcome,
 } from './design.js';
+import { dropSchedulesOf } from './schedules.js';
 
 /**
  * The sync loop in the model of docs/design.md §4 (model-design.ts): which resources a worker
@@ -234,6 +235,7 @@ function waited(model: Model, resource: ModelResource): void {
 function removed(model: Model, urn: string, resource: ModelResource, wakes: Wakes): void {
   finish(resource.operation, 'succeeded', null);
   model.resources.delete(urn);
+  dropSchedulesOf(model, urn);
   if (resource.parent !== null) wakes.freed.push(resource.parent);
 }
 
