@@ -173,6 +173,65 @@ describeEachDialect('schedule firing', (dialect) => {
     void dialect;
   });
 
+  it('fires two schedules due together on one resource one after the other: the second waits for the first', async () => {
+    const urn = await createResource('twice');
+    const first = await schedule(urn, { request: { action: 'poke' }, at: inMinutes(1) });
+    const second = await schedule(urn, { request: { action: 'poke' }, at: inMinutes(1) });
+    nowMs += MINUTE;
+
+    expect(await h.steward.scheduler.runOnce()).toBe(2);
+    // Whichever fired first, the other met its PENDING and is held, not failed.
+    const runs = [await getSchedule(first), await getSchedule(second)];
+    expect(runs.map((run) => run.last_outcome).sort()).toEqual(['fired', null]);
+    const held = runs.find((run) => run.last_outcome === null);
+    expect(held.next_run_at).toBe(inMinutes(0));
+
+    await h.steward.engine.drain();
+    nowMs += 1000; // past the hold (one poll interval)
+    expect(await h.steward.scheduler.runOnce()).toBe(1);
+    expect((await getSchedule(held.id)).last_outcome).toBe('fired');
+    expect(await operationsBy(first)).toHaveLength(1);
+    expect(await operationsBy(second)).toHaveLength(1);
+  });
+
+  it('holds a run whose resource turned PENDING after the scheduler read it', async () => {
+    const urn = await createResource('overtaken');
+    const id = await schedule(urn, { request: { action: 'poke' }, at: inMinutes(1) });
+    let reached!: () => void;
+    const stalled = new Promise<void>((resolve) => (reached = resolve));
+    let release!: () => void;
+    const resumed = new Promise<void>((resolve) => (release = resolve));
+    const commands = h.steward.commands;
+    const slow = createScheduler({
+      store: h.steward.store,
+      commands: {
+        ...commands,
+        async execute(...args) {
+          reached();
+          await resumed;
+          return commands.execute(...args);
+        },
+      },
+      clock,
+      logger: silentLogger,
+      options: { workerId: 'w_slow', leaseMs: 3000, pollIntervalMs: 1000, graceMs: MINUTE },
+    });
+    nowMs += MINUTE;
+    const run = slow.runOnce();
+    await stalled; // it read the resource COMPLETED
+    const user = await call('POST', `${h.api}/resources/${urn}/actions/poke`, {}, as(ADMIN));
+    expect(user.status).toBe(202);
+    release();
+    expect(await run).toBe(1);
+
+    expect(await getSchedule(id)).toMatchObject({ last_outcome: null, next_run_at: inMinutes(0) });
+    expect(await operationsBy(id)).toEqual([]);
+    await h.steward.engine.drain();
+    nowMs += 1000;
+    expect(await h.steward.scheduler.runOnce()).toBe(1);
+    expect(await getSchedule(id)).toMatchObject({ last_outcome: 'fired' });
+  });
+
   it('records a delete of a resource others depend on as failed, with the 409 reason, as an event', async () => {
     const base = await createResource('base');
     const top = await createResource('top', { base });

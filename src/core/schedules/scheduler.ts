@@ -75,11 +75,14 @@ export function createScheduler({
         options.leaseMs,
       );
       total += claimed.length;
+      // One resource's firings one after another, in due order (the second sees the PENDING the
+      // first made, and waits); different resources' side by side.
+      const byResource = [...groupByResource(claimed).values()];
       let next = 0;
       const firer = async () => {
-        while (next < claimed.length) await fire(claimed[next++]!);
+        while (next < byResource.length) for (const claim of byResource[next++]!) await fire(claim);
       };
-      await Promise.all(Array.from({ length: Math.min(concurrency, claimed.length) }, firer));
+      await Promise.all(Array.from({ length: Math.min(concurrency, byResource.length) }, firer));
       if (claimed.length < batchSize || stopping) return total;
     }
   }
@@ -144,7 +147,9 @@ export function createScheduler({
     });
     const refusal = authorize(schedule.created_by, resource.project);
     if (refusal !== null) return record(runOf('denied', null, refusal));
-    if (resource.state.status === 'PENDING' && schedule.request.action !== 'delete') {
+    const waitsForPending = schedule.request.action !== 'delete';
+    /** Holds the run while the resource is PENDING (given back until the next look), up to the grace. */
+    const holdOrMiss = async () => {
       const giveUpAtMs = dueMs + options.graceMs;
       if (nowMs < giveUpAtMs) {
         await store.holdSchedule(
@@ -156,7 +161,8 @@ export function createScheduler({
       }
       const waited = `resource ${resource.urn} was still PENDING ${options.graceMs} ms after the run was due`;
       return record(runOf('missed', null, waited));
-    }
+    };
+    if (resource.state.status === 'PENDING' && waitsForPending) return holdOrMiss();
     let accepted: Accepted;
     try {
       accepted = await send(schedule.urn, schedule.request, {
@@ -173,6 +179,9 @@ export function createScheduler({
         });
         return;
       }
+      // The resource became PENDING after it was read (another scheduler's firing, a user's
+      // request): the run waits for it, as it would have had it been PENDING when read.
+      if (waitsForPending && isRefusedWhilePending(err)) return holdOrMiss();
       return record(runOf('failed', null, err.message));
     }
     if (accepted.firingRecorded) {
@@ -256,4 +265,22 @@ function eventOf(
       ...(error !== null ? { error } : {}),
     },
   };
+}
+
+/** The transition table's 409 for a request that arrived while the resource was PENDING. */
+function isRefusedWhilePending(err: StewardError): boolean {
+  return (
+    err.code === 'invalid_state' &&
+    (err.details as { status?: unknown } | undefined)?.status === 'PENDING'
+  );
+}
+
+function groupByResource(claimed: readonly ClaimedSchedule[]): Map<string, ClaimedSchedule[]> {
+  const groups = new Map<string, ClaimedSchedule[]>();
+  for (const claim of claimed) {
+    const group = groups.get(claim.schedule.urn);
+    if (group) group.push(claim);
+    else groups.set(claim.schedule.urn, [claim]);
+  }
+  return groups;
 }

@@ -2,9 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { silentLogger } from '../../../src/core/logging.js';
 import type { Store } from '../../../src/core/ports.js';
-import { createScheduler } from '../../../src/core/schedules/scheduler.js';
 import {
   type Behaviour,
   createFakeModule,
@@ -199,22 +197,8 @@ export async function startModelSteward(options: ModelStewardOptions): Promise<M
     },
     thaw,
     runScheduler() {
-      // A scheduler of the test's own on this incarnation, one firing at a time, so a look fires in
-      // claim order (Steward's own fires 8 at once; the exactly-once suites cover that).
-      const { store, commands } = current.h.steward;
-      return createScheduler({
-        store,
-        commands,
-        clock: () => new Date(nowMs),
-        logger: silentLogger,
-        options: {
-          workerId: 'w_model_scheduler',
-          leaseMs: options.leaseMs,
-          pollIntervalMs: options.pollIntervalMs,
-          graceMs: options.scheduleGraceMs,
-          concurrency: 1,
-        },
-      }).runOnce();
+      // Steward's own scheduler: it fires 8 at once, one resource's schedules one after another.
+      return current.h.steward.scheduler.runOnce();
     },
     async restart() {
       await current.h.close();
