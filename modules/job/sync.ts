@@ -72,7 +72,10 @@ export async function syncJob(
       data: { owner },
     };
   }
-  const exit = await readExit(dir);
+  let exit = await readExit(dir);
+  // The wrapper records the exit and then ends: one that ended between the look at the exit file
+  // and the look at its process has recorded it by now, so look again before calling it lost.
+  if (exit?.run_id !== runId && !isSameProcess(run)) exit = await readExit(dir);
   if (exit?.run_id === runId) {
     const output = runOutput(run, exit);
     if (succeeded(exit)) return { status: 'COMPLETED', output, data: { owner } };
