@@ -2,7 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+import { silentLogger } from '../../../src/core/logging.js';
 import type { Store } from '../../../src/core/ports.js';
+import { createScheduler } from '../../../src/core/schedules/scheduler.js';
 import {
   type Behaviour,
   createFakeModule,
@@ -197,8 +199,23 @@ export async function startModelSteward(options: ModelStewardOptions): Promise<M
     },
     thaw,
     runScheduler() {
-      // Steward's own scheduler: it fires 8 at once, one resource's schedules one after another.
-      return current.h.steward.scheduler.runOnce();
+      // A scheduler of the test's own on this incarnation, one firing at a time, so a look fires in
+      // claim order and the model can tell the operations' order (Steward's own fires 8 resources'
+      // schedules at once, in no set order; schedule-firing.test.ts and the exactly-once suites cover it).
+      const { store, commands } = current.h.steward;
+      return createScheduler({
+        store,
+        commands,
+        clock: () => new Date(nowMs),
+        logger: silentLogger,
+        options: {
+          workerId: 'w_model_scheduler',
+          leaseMs: options.leaseMs,
+          pollIntervalMs: options.pollIntervalMs,
+          graceMs: options.scheduleGraceMs,
+          concurrency: 1,
+        },
+      }).runOnce();
     },
     async restart() {
       await current.h.close();
