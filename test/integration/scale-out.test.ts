@@ -254,17 +254,24 @@ describeOneDialect(
       const fleet = await startFleet(db, { STEWARD_LEASE_MS: '1000' });
       const victim = fleet.workers[0]!;
       const victimPid = victim.proc.pid!;
-      const urns = await createMany(fleet.api.api, 'f', 300, SLOW_CONFIGS);
-      await waitFor(
-        () => openSyncs(readLedger(ledger)).some((line) => line.pid === victimPid) || undefined,
-        'the victim to be mid-sync',
-        20_000,
+      // Watched while the creates still go (on a slow machine the workers keep up with them), and
+      // frozen again if the call it was in ended between the look and the stop.
+      const creating = createMany(fleet.api.api, 'f', 300, SLOW_CONFIGS);
+      const frozen = await waitFor(
+        async () => {
+          if (!openSyncs(readLedger(ledger)).some((line) => line.pid === victimPid))
+            return undefined;
+          victim.proc.kill('SIGSTOP');
+          await waitFor(() => processState(victimPid) === 'T' || undefined, 'the victim to stop');
+          // Its module calls running when it froze: no transaction of it holds their rows, so they must be taken over.
+          const running = openSyncs(readLedger(ledger)).filter((line) => line.pid === victimPid);
+          if (running.length > 0) return running;
+          victim.proc.kill('SIGCONT');
+          return undefined;
+        },
+        'the victim to be frozen mid-sync',
+        60_000,
       );
-      victim.proc.kill('SIGSTOP');
-      await waitFor(() => processState(victimPid) === 'T' || undefined, 'the victim to stop');
-      // Its module calls running when it froze: no transaction of it holds their rows, so they must be taken over.
-      const frozen = openSyncs(readLedger(ledger)).filter((line) => line.pid === victimPid);
-      expect(frozen.length).toBeGreaterThan(0);
       const tokens = await query<{ urn: string; lease_token: number }>(
         db,
         'select urn, lease_token::float8 as lease_token from resources where urn = any($1)',
@@ -282,6 +289,7 @@ describeOneDialect(
         'the others to claim what the frozen worker was syncing',
         15_000,
       );
+      const urns = await creating;
       const thawedAt = victim.output.join('').length;
       victim.proc.kill('SIGCONT');
       await waitConverged(db, urns.length, 60_000);
@@ -317,7 +325,7 @@ describeOneDialect(
       console.log(
         `freeze: ${frozen.length} calls frozen mid-sync, all taken over after the 1000 ms lease; thawed, the worker had ${discarded} write-backs discarded by the fence`,
       );
-    }, 60_000);
+    }, 120_000);
 
     it('a PostgreSQL outage mid-flight: 503 `unavailable`, no process dies, workers back off, and everything acknowledged converges', async () => {
       const db = await freshDatabase();
