@@ -1,4 +1,4 @@
-import { type Kysely, sql } from 'kysely';
+import { type ExpressionBuilder, type Kysely, sql } from 'kysely';
 
 import type { ScheduleFilter, ScheduleRun } from '../core/ports.js';
 import type { ClaimedSchedule, Schedule } from '../core/schedules/schedule.js';
@@ -69,9 +69,7 @@ export function createScheduleQueries(driver: StoreDriver) {
               .selectFrom('schedules')
               .select('id')
               .where('next_run_at', '<=', nowMs)
-              .where((eb) =>
-                eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<=', nowMs)]),
-              )
+              .where(claimable(nowMs))
               .orderBy('next_run_at')
               .limit(limit),
           )
@@ -90,9 +88,7 @@ export function createScheduleQueries(driver: StoreDriver) {
             due.map((row) => row.id),
           )
           .where('next_run_at', '<=', nowMs)
-          .where((eb) =>
-            eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<=', nowMs)]),
-          )
+          .where(claimable(nowMs))
           .returningAll()
           .execute();
         return rows
@@ -112,9 +108,7 @@ export function createScheduleQueries(driver: StoreDriver) {
         .selectFrom('schedules')
         .select('next_run_at')
         .where('next_run_at', 'is not', null)
-        .where((eb) =>
-          eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<=', nowMs)]),
-        )
+        .where(claimable(nowMs))
         .orderBy('next_run_at')
         .limit(1)
         .executeTakeFirst();
@@ -160,4 +154,10 @@ export async function recordScheduleRun(
   if (Number(result.numUpdatedRows) !== 1) return false;
   await driver.appendEvents(trx, run.events, run.nowIso);
   return true;
+}
+
+/** No lease holds the schedule at `nowMs` (none taken, or one that lapsed): what a claim may take. */
+function claimable(nowMs: number) {
+  return (eb: ExpressionBuilder<Database, 'schedules'>) =>
+    eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<=', nowMs)]);
 }

@@ -86,6 +86,34 @@ describeEachDialect('schedule firing', (dialect) => {
     return batch.events.filter((event) => event.type === type);
   }
 
+  /**
+   * A scheduler of its own whose `execute` stops once reached (it has claimed and read its
+   * schedule) until `release`: a long GC pause, a stopped VM, between the claim and the command.
+   */
+  function stallingScheduler(graceMs: number, pollIntervalMs: number) {
+    let reached!: () => void;
+    const stalled = new Promise<void>((resolve) => (reached = resolve));
+    let release!: () => void;
+    const resumed = new Promise<void>((resolve) => (release = resolve));
+    const commands = h.steward.commands;
+    const stalling: Pick<ResourceCommands, 'update' | 'execute' | 'remove' | 'retry'> = {
+      ...commands,
+      async execute(...args) {
+        reached();
+        await resumed;
+        return commands.execute(...args);
+      },
+    };
+    const scheduler = createScheduler({
+      store: h.steward.store,
+      commands: stalling,
+      clock,
+      logger: silentLogger,
+      options: { workerId: 'w_slow', leaseMs: 3000, pollIntervalMs, graceMs },
+    });
+    return { scheduler, stalled, release };
+  }
+
   it("denies a run when its maker's token was removed, lowered to viewer or moved off the project", async () => {
     const urn = await createResource('leased');
     const ids = {
@@ -130,26 +158,7 @@ describeEachDialect('schedule firing', (dialect) => {
     const id = await schedule(urn, { request: { action: 'poke' }, at: inMinutes(1) });
     // Scheduler `slow` claims the firing, then stalls before its command runs (a long GC pause, a
     // stopped VM); its lease lapses and the Steward's own scheduler claims the schedule and fires it.
-    let reached!: () => void;
-    const stalled = new Promise<void>((resolve) => (reached = resolve));
-    let release!: () => void;
-    const resumed = new Promise<void>((resolve) => (release = resolve));
-    const commands = h.steward.commands;
-    const stalling: Pick<ResourceCommands, 'update' | 'execute' | 'remove' | 'retry'> = {
-      ...commands,
-      async execute(...args) {
-        reached();
-        await resumed;
-        return commands.execute(...args);
-      },
-    };
-    const slow = createScheduler({
-      store: h.steward.store,
-      commands: stalling,
-      clock,
-      logger: silentLogger,
-      options: { workerId: 'w_slow', leaseMs: 3000, pollIntervalMs: 50, graceMs: MINUTE },
-    });
+    const { scheduler: slow, stalled, release } = stallingScheduler(MINUTE, 50);
 
     nowMs += MINUTE;
     const slowRun = slow.runOnce();
@@ -197,25 +206,7 @@ describeEachDialect('schedule firing', (dialect) => {
   it('holds a run whose resource turned PENDING after the scheduler read it', async () => {
     const urn = await createResource('overtaken');
     const id = await schedule(urn, { request: { action: 'poke' }, at: inMinutes(1) });
-    let reached!: () => void;
-    const stalled = new Promise<void>((resolve) => (reached = resolve));
-    let release!: () => void;
-    const resumed = new Promise<void>((resolve) => (release = resolve));
-    const commands = h.steward.commands;
-    const slow = createScheduler({
-      store: h.steward.store,
-      commands: {
-        ...commands,
-        async execute(...args) {
-          reached();
-          await resumed;
-          return commands.execute(...args);
-        },
-      },
-      clock,
-      logger: silentLogger,
-      options: { workerId: 'w_slow', leaseMs: 3000, pollIntervalMs: 1000, graceMs: MINUTE },
-    });
+    const { scheduler: slow, stalled, release } = stallingScheduler(MINUTE, 1000);
     nowMs += MINUTE;
     const run = slow.runOnce();
     await stalled; // it read the resource COMPLETED
