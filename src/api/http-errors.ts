@@ -20,6 +20,7 @@ export const HTTP_STATUS: Readonly<Record<ErrorCode, number>> = Object.freeze({
   expired: 410,
   internal: 500,
   unavailable: 503,
+  method_not_allowed: 405,
 });
 
 /** The error JSON of docs/design.md §8; `details` only when there are any. */

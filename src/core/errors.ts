@@ -16,7 +16,8 @@ export type ErrorCode =
   | 'quota_exceeded'
   | 'expired'
   | 'internal'
-  | 'unavailable';
+  | 'unavailable'
+  | 'method_not_allowed';
 
 export class StewardError extends Error {
   constructor(

@@ -69,12 +69,17 @@ function servedRoutes(stack: Layer[], prefix = ''): string[] {
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 
+/** Each documented `METHOD /path`; an action's own path (`/actions/retag`) is served by the `/actions/{action}` route. */
 function documentedRoutes(doc: { paths: Record<string, Record<string, unknown>> }): string[] {
-  return Object.entries(doc.paths).flatMap(([path, item]) =>
+  const routes = Object.entries(doc.paths).flatMap(([path, item]) =>
     Object.keys(item)
       .filter((key) => METHODS.includes(key))
-      .map((method) => `${method.toUpperCase()} ${path}`),
+      .map(
+        (method) =>
+          `${method.toUpperCase()} ${path.replace(/\/actions\/[a-z][a-z0-9_]*$/, '/actions/{action}')}`,
+      ),
   );
+  return [...new Set(routes)];
 }
 
 describeEachDialect('GET /openapi.json', () => {
