@@ -1,8 +1,8 @@
 import type { Request } from 'express';
 
 import { InvalidRequestError } from '../core/errors.js';
-import { KIND_PATTERN, NAME_PATTERN, parseUrn } from '../core/names.js';
 import type { ResourcePolicy, ResourceStatus } from '../core/model.js';
+import { KIND_PATTERN, NAME_PATTERN, parseUrn } from '../core/names.js';
 import { FIXED_LIMITS, LIMIT_SETTINGS } from '../core/requests/limits.js';
 import type {
   CreateRequest,

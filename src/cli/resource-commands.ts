@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 
-import type { Operation, Resource, Revision } from '../core/model.js';
+import type { Operation, Resource, Revision } from './api-documents.js';
 import { dryRunQuery, ifMatchHeader, mutatingOptions, reportAccepted } from './accepted.js';
 import { CliError, EXIT } from './cli-error.js';
 import { contextOf } from './context.js';

@@ -15,8 +15,8 @@ import { schedulePaths } from './schedule-paths.js';
 import { componentRef, fileComponents, type Schema } from './schema-refs.js';
 import { secretPaths } from './secret-paths.js';
 import {
-  accessResponseComponents,
   type AccessMode,
+  accessResponseComponents,
   SECURITY_SCHEMES,
   withAccessControl,
 } from './security.js';
