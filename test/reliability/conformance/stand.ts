@@ -87,10 +87,7 @@ export function startPrism(doc: object, upstream: string, dir: string): Promise<
     }, 60_000);
     const onData = (chunk: Buffer) => {
       output.push(chunk.toString());
-      // eslint-disable-next-line no-control-regex
-      const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(
-        chunk.toString().replace(/\x1b\[[0-9;]*m/g, ''),
-      );
+      const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(chunk.toString());
       if (!match) return;
       clearTimeout(timer);
       resolve({
