@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 import { describeEachDialect } from '../helpers/dialects.js';
+import { documentedRoutes } from '../helpers/documented-routes.js';
 import { call, type Harness, startSteward, waitFor } from '../helpers/harness.js';
 import { everyCell, openRawDatabase } from '../helpers/raw-database.js';
 import { type SseEvent, watch } from '../helpers/sse.js';
@@ -139,12 +140,7 @@ describeEachDialect(
 
     it('calls every documented endpoint, and no answer holds a secret or a sealed value', async () => {
       const doc = (await record('openapi', 'GET', `${h.url}/openapi.json`)).body;
-      const documented = Object.entries<Record<string, unknown>>(doc.paths).flatMap(
-        ([path, item]) =>
-          Object.keys(item)
-            .filter((k) => ['get', 'post', 'patch', 'delete', 'put'].includes(k))
-            .map((m) => `${m.toUpperCase()} ${path}`),
-      );
+      const documented = documentedRoutes(doc, ['get', 'post', 'patch', 'delete', 'put']);
       const p = '/api/v1beta1';
       const operations = async () =>
         (await call('GET', `${h.api}/operations?page_size=500`)).body.operations as Array<{
