@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { hashToken, writeTokensFile } from '../../src/api/auth/tokens-file.js';
 import type { Config } from '../../src/config.js';
 import { createIdempotencyKeys } from '../../src/core/requests/idempotency-keys.js';
+import { defineModule } from '../../src/sdk/index.js';
 import { describeEachDialect } from '../helpers/dialects.js';
 import { gadget } from '../helpers/gadget-module.js';
 import { call, type Harness, startSteward } from '../helpers/harness.js';
@@ -17,6 +18,20 @@ import { call, type Harness, startSteward } from '../helpers/harness.js';
 
 const START = Date.parse('2026-03-28T12:00:00.000Z');
 const DAY_MS = 24 * 3_600_000;
+/** A kind whose plan first runs `beforeCommit`: what another process does between this request's look and its commit. */
+let beforeCommit: () => Promise<void> = () => Promise.resolve();
+const racer = defineModule({
+  kind: 'racer',
+  description: 'Its plan waits on the test before the request commits.',
+  configSchema: { type: 'object' },
+  actions: { create: {}, update: {}, delete: {} },
+  plan: (async () => {
+    await beforeCommit();
+    return {};
+  }) as unknown as () => Record<string, never>,
+  sync: async () => ({ status: 'COMPLETED' as const, output: {} }),
+});
+
 const SECRETS = { alice: 'alice-secret-token-0123456789', bob: 'bob-secret-token-0123456789' };
 
 describeEachDialect('idempotency keys', () => {
@@ -26,11 +41,18 @@ describeEachDialect('idempotency keys', () => {
   const start = (config: Partial<Config> = {}) =>
     startSteward({
       config: { worker: false, ...config },
-      overrides: { clock, extraModules: [{ definition: gadget, origin: 'test' }] },
+      overrides: {
+        clock,
+        extraModules: [
+          { definition: gadget, origin: 'test' },
+          { definition: racer, origin: 'test' },
+        ],
+      },
     });
 
   beforeEach(() => {
     nowMs = START;
+    beforeCommit = () => Promise.resolve();
   });
   afterEach(async () => {
     await h.close();
@@ -108,7 +130,7 @@ describeEachDialect('idempotency keys', () => {
     h = await start();
     for (const key of ['', 'x'.repeat(256), 'tab\there', 'caf\u00e9']) {
       const res = await call('POST', `${h.api}/resources`, body('a'), {
-        'Idempotency-Key': Buffer.from(key, 'latin1').toString('latin1'),
+        'Idempotency-Key': key,
       });
       expect([res.status, res.body.error?.code]).toEqual([400, 'invalid_request']);
     }
@@ -223,5 +245,24 @@ describeEachDialect('idempotency keys', () => {
     expect(await h.steward.store.saveIdempotencyRecord(look.run.writeOf(answer))).toBe(false);
     look.run.release();
     expect(await keys.look('open', 'race', 'f')).toMatchObject({ replay: { body: { ok: true } } });
+  });
+
+  it('rolls the operation back when another process committed the key first (409), and writes nothing', async () => {
+    h = await start();
+    // Another process, with its own requests in flight, stores the key while this one plans.
+    const other = createIdempotencyKeys({ store: h.steward.store, clock });
+    beforeCommit = async () => {
+      const look = await other.look('open', 'raced', 'another request');
+      if ('run' in look) await look.run.save({ status: 202, headers: {}, body: {} });
+    };
+    const raced = await call(
+      'POST',
+      `${h.api}/resources`,
+      { kind: 'racer', project: 'p1', name: 'r', spec: { configs: {} } },
+      keyed('raced'),
+    );
+    expect([raced.status, raced.body.error?.code]).toEqual([409, 'idempotency_key_in_use']);
+    expect((await call('GET', `${h.api}/resources`)).body.resources).toEqual([]);
+    expect((await call('GET', `${h.api}/operations`)).body.operations).toEqual([]);
   });
 });
