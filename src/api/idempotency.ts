@@ -4,11 +4,7 @@ import type { Request, RequestHandler, Response } from 'express';
 
 import { InvalidRequestError } from '../core/errors.js';
 import type { IdempotencyRecord, IdempotencyWrite } from '../core/ports.js';
-import type {
-  IdempotencyKeys,
-  KeyTurn,
-  StoredAnswer,
-} from '../core/requests/idempotency-keys.js';
+import type { IdempotencyKeys, KeyTurn, StoredAnswer } from '../core/requests/idempotency-keys.js';
 import type { Accepted } from '../core/requests/resource-commands.js';
 import { callerOf } from './auth/caller.js';
 import { acceptedAnswer } from './routes/accepted-answer.js';
@@ -65,7 +61,9 @@ export function idempotencyKeys(keys: IdempotencyKeys): RequestHandler {
 }
 
 /** RequestOptions.idempotency of a keyed request: its 202 answer, to store with the operation. */
-export function idempotencyOf(res: Response): ((accepted: Accepted) => IdempotencyWrite) | undefined {
+export function idempotencyOf(
+  res: Response,
+): ((accepted: Accepted) => IdempotencyWrite) | undefined {
   const keyed = res.locals[LOCAL] as KeyedRequest | undefined;
   return keyed && ((accepted) => keyed.turn.writeOf(acceptedAnswer(accepted)));
 }
