@@ -69,7 +69,7 @@ export function rowToResource(row: Selectable<ResourcesTable>): Resource {
   };
   if (row.waiting_on) sync.waiting_on = JSON.parse(row.waiting_on) as string[];
   // The column outlives its operation (the sync loop's write-back leaves it): it counts only while PENDING.
-  if (row.deadline_at !== null && row.status === 'PENDING')
+  if (row.deadline_at != null && row.status === 'PENDING')
     sync.deadline_at = new Date(Number(row.deadline_at)).toISOString();
   return {
     urn: row.urn,
