@@ -280,7 +280,7 @@ describeOneDialect('sqlite', 'the steward CLI client', () => {
     ).toMatchObject({ action: 'chmod', status: 'succeeded' });
   });
 
-  it('gives up a --wait at --timeout (exit 4), cancels the operation, and refuses a second cancel', async () => {
+  it('gives up a --wait at --timeout (exit 4), cancels the operation, and a second cancel answers it as it is', async () => {
     const waited = await steward(
       ['resource', 'create', '-f', '-', '--wait', '--timeout', '0.5'],
       '{"kind":"fake","project":"demo","name":"stuck"}',
