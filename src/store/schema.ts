@@ -124,6 +124,17 @@ export interface SchedulesTable {
   lease_token: Generated<number>;
 }
 
+/** The first answer to a keyed write (0009): `headers` and `body` are JSON, `created_at` epoch ms. */
+export interface IdempotencyKeysTable {
+  scope: string;
+  key: string;
+  fingerprint: string;
+  status: number;
+  headers: string;
+  body: string;
+  created_at: number;
+}
+
 export interface Database {
   resources: ResourcesTable;
   resource_labels: ResourceLabelsTable;
@@ -133,4 +144,5 @@ export interface Database {
   events: EventsTable;
   quota_usage: QuotaUsageTable;
   schedules: SchedulesTable;
+  idempotency_keys: IdempotencyKeysTable;
 }
