@@ -1,5 +1,6 @@
 import type { Registry } from '../../core/modules/registry.js';
 import type { BodyValidator } from '../schemas.js';
+import { auditComponents, auditPaths } from './audit-paths.js';
 import { pausePaths } from './day-two-paths.js';
 import { actionParamsExtension, createBodySchema, moduleComponents } from './module-schemas.js';
 import { otherPaths } from './other-paths.js';
@@ -40,6 +41,7 @@ export function buildOpenApiDocument(registry: Registry, schemas: BodyValidator)
       { name: 'modules', description: 'the loaded kinds' },
       { name: 'events', description: 'the change stream' },
       { name: 'health', description: 'probes, metrics and this document' },
+      { name: 'audit', description: 'who did what: every write and every refusal' },
     ],
     'x-steward-kinds': kinds,
     security: [{ bearer: [] }],
@@ -49,12 +51,14 @@ export function buildOpenApiDocument(registry: Registry, schemas: BodyValidator)
       ...secretPaths(),
       ...schedulePaths(),
       ...otherPaths(kinds),
+      ...auditPaths(),
     }),
     components: {
       schemas: {
         ...fileComponents(schemas.documents()),
         ...answerComponents(),
         ...moduleComponents(modules),
+        ...auditComponents(),
       },
       responses: { ...errorResponseComponents(), ...accessResponseComponents() },
       parameters: PARAMETERS,
