@@ -150,6 +150,7 @@ const ACTIONS: Array<[method: string, path: RegExp, action: string]> = [
   ['GET', /^\/resources\/([^/]+)$/, 'resource.get'],
   ['PATCH', /^\/resources\/([^/]+)$/, 'resource.update'],
   ['DELETE', /^\/resources\/([^/]+)$/, 'resource.delete'],
+  ['OPTIONS', /^\/resources\/([^/]+)$/, 'resource.options'],
   ['POST', /^\/resources\/([^/]+)\/execute$/, 'resource.execute'],
   ['POST', /^\/resources\/([^/]+)\/actions\/[^/]+$/, 'resource.execute'],
   ['POST', /^\/resources\/([^/]+)\/retry$/, 'resource.retry'],

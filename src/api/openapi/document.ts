@@ -1,5 +1,6 @@
 import type { Registry } from '../../core/modules/registry.js';
 import type { BodyValidator } from '../schemas.js';
+import { withResourceOptions } from './allowed-actions-paths.js';
 import { auditComponents, auditPaths } from './audit-paths.js';
 import { pausePaths } from './day-two-paths.js';
 import { actionParamsExtension, createBodySchema, moduleComponents } from './module-schemas.js';
@@ -46,7 +47,9 @@ export function buildOpenApiDocument(registry: Registry, schemas: BodyValidator)
     'x-steward-kinds': kinds,
     security: [{ bearer: [] }],
     paths: withAccessControl({
-      ...resourcePaths({ createBody: createBodySchema(modules), actionParams, kinds }),
+      ...withResourceOptions(
+        resourcePaths({ createBody: createBodySchema(modules), actionParams, kinds }),
+      ),
       ...pausePaths(),
       ...secretPaths(),
       ...schedulePaths(),
