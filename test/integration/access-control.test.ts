@@ -231,7 +231,16 @@ describeEachDialect('access control: tokens, roles and projects', () => {
   });
 
   /** How each documented endpoint is called for a caller and a target project, and what kind of access it needs. */
-  type Access = 'public' | 'token' | 'list' | 'read' | 'change' | 'create' | 'admin' | 'metrics';
+  type Access =
+    | 'public'
+    | 'token'
+    | 'list'
+    | 'read'
+    | 'change'
+    | 'create'
+    | 'admin'
+    | 'metrics'
+    | 'auditor';
   interface Built {
     method: string;
     url: string;
@@ -474,6 +483,11 @@ describeEachDialect('access control: tokens, roles and projects', () => {
       success: 200,
       build: () => ({ method: 'GET', url: `${h.url}/openapi.json` }),
     },
+    'GET /api/v1beta1/audit': {
+      access: 'auditor',
+      success: 200,
+      build: (_c, p) => ({ method: 'GET', url: `${h.api}/audit?project=${p}` }),
+    },
   };
 
   function expectedStatus(
@@ -491,6 +505,8 @@ describeEachDialect('access control: tokens, roles and projects', () => {
         ? success
         : 403;
     if (access === 'read') return sees(caller, project) ? success : 404;
+    // The audit log: any admin (of its projects' entries); every other role is refused whatever the project.
+    if (access === 'auditor') return GRANTS[caller].role === 'admin' ? success : 403;
     if (access === 'change')
       return !sees(caller, project) ? 404 : GRANTS[caller].role === 'viewer' ? 403 : success;
     if (access === 'admin')
@@ -588,7 +604,7 @@ describeEachDialect('access control: tokens, roles and projects', () => {
     }
     expect(failures).toEqual([]);
     expect(cells).toBe(documented.length * CALLERS.length * PROJECTS.length);
-    expect(cells).toBe(348);
+    expect(cells).toBe(360);
   });
 
   /**

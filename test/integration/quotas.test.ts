@@ -449,6 +449,7 @@ describeEachDialect('quotas', () => {
     for (const column of ['policy', 'paused', 'drift'])
       await raw.run(`alter table resources drop column ${column}`);
     await raw.run('drop table schedules');
+    await raw.run('drop table audit_log');
     await raw.run("delete from kysely_migration where name > '0004_quotas'");
     const store = await createStore({ db, busyTimeoutMs: 1000 });
     await store.close();
