@@ -232,15 +232,7 @@ describeEachDialect('access control: tokens, roles and projects', () => {
 
   /** How each documented endpoint is called for a caller and a target project, and what kind of access it needs. */
   type Access =
-    | 'public'
-    | 'token'
-    | 'list'
-    | 'read'
-    | 'change'
-    | 'create'
-    | 'admin'
-    | 'metrics'
-    | 'auditor';
+    'public' | 'token' | 'list' | 'read' | 'change' | 'create' | 'admin' | 'metrics' | 'auditor';
   interface Built {
     method: string;
     url: string;

@@ -1,7 +1,7 @@
+import type { AuditFilter, AuditTrail } from '../ports.js';
 import { boundedPage, DEFAULT_MAX_PAGE_BYTES, type EncodedPage } from '../requests/bounded-page.js';
 import { decodePageToken, encodePageToken } from '../requests/page-token.js';
 import { inScope, type ProjectScope, projectsOf } from '../requests/scope.js';
-import type { AuditFilter, AuditTrail } from '../ports.js';
 import type { AuditRecord } from './audit-entry.js';
 
 /** The audit listing as the API answers it (snake_case, as every document of the API). */
