@@ -61,12 +61,12 @@ function entryToRow(entry: AuditEntry) {
     path: entry.path,
     action: entry.action,
     urn: entry.urn,
-    operation_id: entry.operationId,
+    operation_id: entry.operation_id,
     status: entry.status,
     outcome: entry.outcome,
     code: entry.code,
-    request_id: entry.requestId,
-    dry_run: entry.dryRun ? 1 : 0,
+    request_id: entry.request_id,
+    dry_run: entry.dry_run ? 1 : 0,
   };
 }
 
@@ -80,11 +80,11 @@ function rowToRecord(row: Selectable<AuditLogTable>): AuditRecord {
     path: row.path,
     action: row.action,
     urn: row.urn,
-    operationId: row.operation_id,
+    operation_id: row.operation_id,
     status: Number(row.status),
     outcome: row.outcome as AuditOutcome,
     code: row.code,
-    requestId: row.request_id,
-    dryRun: Number(row.dry_run) === 1,
+    request_id: row.request_id,
+    dry_run: Number(row.dry_run) === 1,
   };
 }

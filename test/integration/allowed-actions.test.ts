@@ -2,10 +2,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { generateToken, hashToken, writeTokensFile } from '../../src/api/auth/tokens-file.js';
 import { describeEachDialect } from '../helpers/dialects.js';
 import { gadget } from '../helpers/gadget-module.js';
 import { call, type Harness, startSteward } from '../helpers/harness.js';
+import { writeTestTokens } from '../helpers/test-tokens.js';
 
 /**
  * `allowed_actions` and `OPTIONS /resources/{urn}` (docs/api.md#allowed-actions) against a
@@ -18,16 +18,14 @@ const GRANTS = {
   'editor-b': { role: 'editor', projects: ['b'] },
 } as const;
 type TokenName = keyof typeof GRANTS;
-const SECRETS = Object.fromEntries(
-  Object.keys(GRANTS).map((name) => [name, generateToken()]),
-) as Record<TokenName, string>;
+let secrets: Record<TokenName, string>;
 const URN = 'orn:steward:gadget:a:thing';
 
 describeEachDialect('allowed_actions and OPTIONS', () => {
   let h: Harness;
   let dir: string;
   const as = (who: TokenName, method: string, path: string, body?: unknown) =>
-    call(method, `${h.api}${path}`, body, { authorization: `Bearer ${SECRETS[who]}` });
+    call(method, `${h.api}${path}`, body, { authorization: `Bearer ${secrets[who]}` });
   const actionsOf = async (who: TokenName) => {
     const one = await as(who, 'GET', `/resources/${URN}`);
     const list = await as(who, 'GET', '/resources?project=a');
@@ -45,16 +43,9 @@ describeEachDialect('allowed_actions and OPTIONS', () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'steward-allowed-'));
-    const tokensFile = join(dir, 'tokens.json');
-    writeTokensFile(
-      tokensFile,
-      (Object.keys(GRANTS) as TokenName[]).map((name) => ({
-        name,
-        role: GRANTS[name].role,
-        projects: [...GRANTS[name].projects],
-        sha256: hashToken(SECRETS[name]),
-      })),
-    );
+    const written = writeTestTokens(dir, GRANTS);
+    secrets = written.secrets;
+    const { tokensFile } = written;
     h = await startSteward({
       dir,
       config: { worker: false, rateLimitPerSecond: 0, tokensFile },

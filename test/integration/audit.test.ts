@@ -2,11 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { generateToken, hashToken, writeTokensFile } from '../../src/api/auth/tokens-file.js';
 import type { Config } from '../../src/config.js';
 import { describeEachDialect } from '../helpers/dialects.js';
 import { gadget } from '../helpers/gadget-module.js';
 import { call, type Harness, startSteward } from '../helpers/harness.js';
+import { writeTestTokens } from '../helpers/test-tokens.js';
 
 /**
  * The audit table (docs/api.md#audit) against a real Steward with a tokens file, on each
@@ -23,9 +23,7 @@ const GRANTS = {
   'viewer-a': { role: 'viewer', projects: ['a', 'p'] },
 } as const;
 type TokenName = keyof typeof GRANTS;
-const SECRETS = Object.fromEntries(
-  Object.keys(GRANTS).map((name) => [name, generateToken()]),
-) as Record<TokenName, string>;
+let secrets: Record<TokenName, string>;
 const urnOf = (project: string, name: string) => `orn:steward:gadget:${project}:${name}`;
 
 describeEachDialect('the audit log', () => {
@@ -36,7 +34,7 @@ describeEachDialect('the audit log', () => {
 
   const as = (who: TokenName, method: string, path: string, body?: unknown, requestId?: string) =>
     call(method, `${h.api}${path}`, body, {
-      authorization: `Bearer ${SECRETS[who]}`,
+      authorization: `Bearer ${secrets[who]}`,
       'x-request-id': requestId ?? `req-${(seq += 1)}`,
     });
   const create = (who: TokenName, project: string, name: string, requestId?: string) =>
@@ -75,16 +73,9 @@ describeEachDialect('the audit log', () => {
   beforeAll(async () => {
     nowMs = START;
     dir = mkdtempSync(join(tmpdir(), 'steward-audit-'));
-    const tokensFile = join(dir, 'tokens.json');
-    writeTokensFile(
-      tokensFile,
-      (Object.keys(GRANTS) as TokenName[]).map((name) => ({
-        name,
-        role: GRANTS[name].role,
-        projects: [...GRANTS[name].projects],
-        sha256: hashToken(SECRETS[name]),
-      })),
-    );
+    const written = writeTestTokens(dir, GRANTS);
+    secrets = written.secrets;
+    const { tokensFile } = written;
     await start({ tokensFile, auditRetentionDays: 30 });
   });
   afterAll(async () => {
@@ -277,9 +268,23 @@ describeEachDialect('the audit log of an open Steward', () => {
     expect(
       (await call('POST', `${h.api}/resources`, body, { 'x-request-id': 'real' })).status,
     ).toBe(202);
+    const paused = await call(
+      'POST',
+      `${h.api}/resources/orn:steward:gadget:p:x/pause`,
+      undefined,
+      {
+        'x-request-id': 'pause',
+      },
+    );
+    expect(paused.status).toBe(200);
     const res = await call('GET', `${h.api}/audit`);
     expect(res.status).toBe(200);
     expect(res.body.entries).toEqual([
+      expect.objectContaining({
+        request_id: 'pause',
+        action: 'resource.pause',
+        operation_id: paused.body.operation.id,
+      }),
       expect.objectContaining({
         request_id: 'real',
         actor: 'anonymous',

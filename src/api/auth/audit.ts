@@ -127,12 +127,12 @@ function entryOf(req: Request, res: Response): UntimedAuditEntry {
     path: (req.originalUrl.split('?')[0] ?? '').slice(0, PATH_MAX),
     action: target.action,
     urn: urn ?? null,
-    operationId: target.operationId ?? note.operationId ?? location?.[1] ?? null,
+    operation_id: target.operationId ?? note.operationId ?? location?.[1] ?? null,
     status,
     outcome: outcomeOf(status),
     code: error?.code ?? null,
-    requestId: (res.locals.requestId as string | undefined) ?? '',
-    dryRun: status < 300 && req.query.dry_run !== undefined && req.query.dry_run !== 'false',
+    request_id: (res.locals.requestId as string | undefined) ?? '',
+    dry_run: status < 300 && req.query.dry_run !== undefined && req.query.dry_run !== 'false',
   };
 }
 

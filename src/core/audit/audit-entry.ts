@@ -1,6 +1,6 @@
 /**
- * One row of the audit log (docs/design.md §13): who asked for what, and how it was
- * answered. Written for every write request (accepted or refused) and every refused
+ * One entry of the audit log (docs/design.md §13), as GET /audit answers it (snake_case,
+ * like every document of the API): who asked for what, and how it was answered. Written for every write request (accepted or refused) and every refused
  * request of any method; never a token, a header or a body.
  */
 export interface AuditEntry {
@@ -17,15 +17,15 @@ export interface AuditEntry {
   action: string;
   urn: string | null;
   /** The operation the request made or named, when there is one. */
-  operationId: string | null;
+  operation_id: string | null;
   status: number;
   /** `ok` below 400, `refused` for 4xx, `failed` for 5xx. */
   outcome: AuditOutcome;
   /** The error code of a refusal or failure. */
   code: string | null;
-  requestId: string;
+  request_id: string;
   /** A dry run: checked and answered, nothing written. */
-  dryRun: boolean;
+  dry_run: boolean;
 }
 
 /** An entry as the API makes it; the recorder stamps `at` from Steward's clock. */

@@ -4,24 +4,6 @@ import { decodePageToken, encodePageToken } from '../requests/page-token.js';
 import { inScope, type ProjectScope, projectsOf } from '../requests/scope.js';
 import type { AuditRecord } from './audit-entry.js';
 
-/** The audit listing as the API answers it (snake_case, as every document of the API). */
-export interface AuditView {
-  id: number;
-  at: string;
-  actor: string;
-  project: string | null;
-  method: string;
-  path: string;
-  action: string;
-  urn: string | null;
-  operation_id: string | null;
-  status: number;
-  outcome: string;
-  code: string | null;
-  request_id: string;
-  dry_run: boolean;
-}
-
 /**
  * GET /audit (docs/api.md#audit). The caller's scope is a filter in the query, as in
  * every list: an admin of some projects sees their entries only (entries that name no
@@ -44,7 +26,7 @@ export function createAuditQueries({
       pageSize: number,
       pageToken: string | undefined,
       scope: ProjectScope,
-    ): Promise<EncodedPage<AuditView>> {
+    ): Promise<EncodedPage<AuditRecord>> {
       const before = decodePageToken<number>('audit', pageToken, 'number');
       if (filter.project !== undefined && !inScope(scope, filter.project))
         return boundedPage([], false, maxPageBytes, () => '');
@@ -55,7 +37,7 @@ export function createAuditQueries({
         before,
       );
       return boundedPage(
-        rows.slice(0, pageSize).map(auditView),
+        rows.slice(0, pageSize),
         rows.length > pageSize,
         maxPageBytes,
         (last) => encodePageToken('audit', last.id),
@@ -65,22 +47,3 @@ export function createAuditQueries({
 }
 
 export type AuditQueries = ReturnType<typeof createAuditQueries>;
-
-function auditView(record: AuditRecord): AuditView {
-  return {
-    id: record.id,
-    at: record.at,
-    actor: record.actor,
-    project: record.project,
-    method: record.method,
-    path: record.path,
-    action: record.action,
-    urn: record.urn,
-    operation_id: record.operationId,
-    status: record.status,
-    outcome: record.outcome,
-    code: record.code,
-    request_id: record.requestId,
-    dry_run: record.dryRun,
-  };
-}
