@@ -36,11 +36,8 @@ export function createAuditQueries({
         pageSize + 1,
         before,
       );
-      return boundedPage(
-        rows.slice(0, pageSize),
-        rows.length > pageSize,
-        maxPageBytes,
-        (last) => encodePageToken('audit', last.id),
+      return boundedPage(rows.slice(0, pageSize), rows.length > pageSize, maxPageBytes, (last) =>
+        encodePageToken('audit', last.id),
       );
     },
   };
