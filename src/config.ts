@@ -17,6 +17,7 @@ import {
   share,
   text,
 } from './config-parsers.js';
+import { MAX_DEADLINE_MS } from './core/requests/deadlines.js';
 
 /**
  * The one place that reads the environment. Every setting has a default, every
@@ -171,6 +172,11 @@ export interface Config {
   deletedHistoryRetention: number;
   /** STEWARD_AUDIT_RETENTION_DAYS: days an audit entry is kept; the worker process prunes older ones. 0 keeps all. @default 90 */
   auditRetentionDays: number;
+  /**
+   * STEWARD_OPERATION_DEADLINE_MS: how long an operation of a resource whose `spec.policy.deadline` is absent has to
+   * reach COMPLETED from its acceptance, else ERROR "deadline exceeded" (at most 365 days). @default none
+   */
+  operationDeadlineMs: number | undefined;
 }
 
 /** Each setting: its variable, its parser and its default. */
@@ -233,6 +239,7 @@ const SETTINGS: { [K in keyof Config]: [variable: string, parse: Parser, fallbac
   projectSlotShare: ['STEWARD_PROJECT_SLOT_SHARE', share, 0.5],
   deletedHistoryRetention: ['STEWARD_DELETED_HISTORY_RETENTION', integer(0), 10_000],
   auditRetentionDays: ['STEWARD_AUDIT_RETENTION_DAYS', integer(0, 36_500), 90],
+  operationDeadlineMs: ['STEWARD_OPERATION_DEADLINE_MS', integer(1, MAX_DEADLINE_MS), undefined],
 };
 
 /** Settings whose values an error message must not repeat. */

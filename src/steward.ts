@@ -94,7 +94,13 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
   const sealed = sealingStore(store, secrets);
   const limits = resolveLimits(config);
   const commands = withRequestLimits(
-    createResourceCommands({ store: sealed, registry, clock, quotas: resolveQuotas(config) }),
+    createResourceCommands({
+      store: sealed,
+      registry,
+      clock,
+      quotas: resolveQuotas(config),
+      operationDeadlineMs: config.operationDeadlineMs,
+    }),
     limits,
   );
   const queries = createQueries({ store, registry, maxPageBytes: config.maxPageBytes });

@@ -39,6 +39,8 @@ export interface ResourcesTable {
   paused: number;
   /** state.drift as JSON, null before the first refresh. */
   drift: string | null;
+  /** state.sync.deadline_at in epoch ms: the current operation's deadline (read only while PENDING), or null. */
+  deadline_at: number | null;
 }
 
 export interface ResourceLabelsTable {

@@ -18,6 +18,7 @@ import type { OpenedSecrets } from '../secrets/sealing-store.js';
 import { refuseMovedSecrets } from '../secrets/secret-bindings.js';
 import { type CascadeAccepted, cascadeRemove } from './cascade.js';
 import { claimHeldError, claimKeyOf } from './claims.js';
+import { withDeadline } from './deadlines.js';
 import { resolveDependencies } from './dependencies.js';
 import { eventFor, newOperation, newResource, pendingFor, revisionOf } from './documents.js';
 import { asImport, policyOf, refuseObserveModeAction, requireObserve } from './observe-requests.js';
@@ -94,6 +95,8 @@ export interface CommandDeps {
   clock: () => Date;
   /** STEWARD_QUOTA_* and STEWARD_REVISION_RETENTION. @default NO_QUOTAS */
   quotas?: Quotas;
+  /** STEWARD_OPERATION_DEADLINE_MS: an operation's deadline when its policy sets none. @default none */
+  operationDeadlineMs?: number;
 }
 
 /** A compare-and-set that loses to a concurrent write is retried this often before giving up. */
@@ -108,6 +111,7 @@ export function createResourceCommands({
   registry,
   clock,
   quotas = NO_QUOTAS,
+  operationDeadlineMs,
 }: CommandDeps) {
   /** The dependencies as plan sees them: the store opened their secret outputs (one that does not open is left out). */
   const resolveForPlan = (
@@ -135,9 +139,9 @@ export function createResourceCommands({
             options.actor,
             clock(),
           );
+    const policy = policyOf(request.policy);
     if (await store.findResource(urn))
       throw new AlreadyExistsError(`resource ${urn} already exists`, { urn });
-    const policy = policyOf(request.policy);
     const importing = request.import === true || policy.mode === 'observe';
     if (importing) requireObserve(module, 'import');
     const configs = validatedConfigs(module, request.configs ?? {});
@@ -460,7 +464,11 @@ export function createResourceCommands({
    * `change.resource` holds the secrets opened; the sealing store seals them, and puts back each
    * value of `change.current` that did not open unless the request replaced it.
    */
-  async function commit(change: AcceptedChange, options: RequestOptions): Promise<Accepted> {
+  async function commit(accepted: AcceptedChange, options: RequestOptions): Promise<Accepted> {
+    // Every accepted operation (a retry too) gets a fresh deadline, counted from its acceptance.
+    const acceptedMs = Date.parse(accepted.operation.created_at);
+    const resource = withDeadline(accepted.resource, acceptedMs, operationDeadlineMs);
+    const change = { ...accepted, resource };
     const result: Accepted = {
       resource: resourceView(change.resource, registry),
       operation: operationView(change.operation, registry),
