@@ -446,7 +446,7 @@ describeEachDialect('quotas', () => {
     // ...and before the migrations after it, which kysely runs in order after 0004 again.
     await raw.run('drop index resources_project_due');
     await raw.run('drop index events_project_id');
-    for (const column of ['policy', 'paused', 'drift'])
+    for (const column of ['policy', 'paused', 'drift', 'deadline_at'])
       await raw.run(`alter table resources drop column ${column}`);
     await raw.run('drop table schedules');
     await raw.run('drop table audit_log');
