@@ -170,6 +170,8 @@ export interface Config {
    * resource row) are kept, the latest deleted first; the worker process prunes the rest. 0 keeps all. @default 10000
    */
   deletedHistoryRetention: number;
+  /** STEWARD_AUDIT_RETENTION_DAYS: days an audit entry is kept; the worker process prunes older ones. 0 keeps all. @default 90 */
+  auditRetentionDays: number;
   /**
    * STEWARD_OPERATION_DEADLINE_MS: how long an operation of a resource whose `spec.policy.deadline` is absent has to
    * reach COMPLETED from its acceptance, else ERROR "deadline exceeded" (at most 365 days). @default none
@@ -236,6 +238,7 @@ const SETTINGS: { [K in keyof Config]: [variable: string, parse: Parser, fallbac
   maxPageBytes: ['STEWARD_MAX_PAGE_BYTES', integer(1024, 1024 * 1024 * 1024), 4 * 1024 * 1024],
   projectSlotShare: ['STEWARD_PROJECT_SLOT_SHARE', share, 0.5],
   deletedHistoryRetention: ['STEWARD_DELETED_HISTORY_RETENTION', integer(0), 10_000],
+  auditRetentionDays: ['STEWARD_AUDIT_RETENTION_DAYS', integer(0, 36_500), 90],
   operationDeadlineMs: ['STEWARD_OPERATION_DEADLINE_MS', integer(1, MAX_DEADLINE_MS), undefined],
 };
 

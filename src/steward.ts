@@ -7,6 +7,9 @@ import { createHttpServer } from './api/http-server.js';
 import { loadBodySchemas } from './api/schemas.js';
 import { trackConnections } from './api/server-connections.js';
 import type { Config } from './config.js';
+import { createAuditPruner } from './core/audit/audit-pruner.js';
+import { createAuditQueries } from './core/audit/audit-queries.js';
+import { createAuditRecorder } from './core/audit/audit-recorder.js';
 import { createEventFeed } from './core/events/event-feed.js';
 import { createEventPruner } from './core/events/event-pruner.js';
 import { createHistoryPruner } from './core/events/history-pruner.js';
@@ -45,6 +48,8 @@ const EVENTS_PRUNE_INTERVAL_MS = 60_000;
 const HISTORY_PRUNE_INTERVAL_MS = 3_600_000;
 /** How often the worker process deletes idempotency keys past their 24 h window (they are ignored from then on already). */
 const IDEMPOTENCY_PRUNE_INTERVAL_MS = 3_600_000;
+/** How often the worker process prunes audit entries past STEWARD_AUDIT_RETENTION_DAYS. */
+const AUDIT_PRUNE_INTERVAL_MS = 3_600_000;
 
 export interface StewardOverrides {
   logger?: CoreLogger;
@@ -72,6 +77,8 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
     rateLimitBurst: config.rateLimitBurst,
     now: () => clock().getTime(),
     logger,
+    // Requests arrive only after start(), when the recorder below exists.
+    recordAudit: (entry) => auditRecorder.record(entry),
   });
   const registry = createRegistry([
     ...(await builtinModules(config)),
@@ -127,6 +134,13 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
     logger,
     intervalMs: IDEMPOTENCY_PRUNE_INTERVAL_MS,
   });
+  const auditRecorder = createAuditRecorder({ store, clock, logger });
+  const auditPruner = createAuditPruner({
+    store,
+    clock,
+    logger,
+    options: { retentionDays: config.auditRetentionDays, intervalMs: AUDIT_PRUNE_INTERVAL_MS },
+  });
   const metrics = createMetrics({
     logger,
     sources: {
@@ -176,6 +190,11 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
     idempotency,
     access,
     limits,
+    audit: createAuditQueries({
+      store,
+      beforeRead: () => auditRecorder.flush(),
+      maxPageBytes: config.maxPageBytes,
+    }),
     events: { feed: events, heartbeatMs: config.eventsHeartbeatMs },
     metrics: { endpoint: metrics.endpoint, http: metrics.http },
     readiness: {
@@ -203,6 +222,8 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
     historyPruner,
     idempotency,
     idempotencyPruner,
+    auditRecorder,
+    auditPruner,
     metrics,
     app,
     /** The HTTP server, once started. */
@@ -227,6 +248,7 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
         pruner.start();
         historyPruner.start();
         idempotencyPruner.start();
+        auditPruner.start();
       }
       const address = server.address();
       const port = typeof address === 'object' && address ? address.port : config.port;
@@ -254,10 +276,12 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
       await pruner.stop();
       await historyPruner.stop();
       await idempotencyPruner.stop();
+      await auditPruner.stop();
       await scheduler.stop();
       await engine.stop();
       connections?.closeUnused();
       await closing;
+      await auditRecorder.stop();
       await store.close();
       logger.info('steward stopped');
     },

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 
 import express, { type Express, type RequestHandler } from 'express';
 
+import type { AuditQueries } from '../core/audit/audit-queries.js';
 import type { EventFeed } from '../core/events/event-feed.js';
 import type { CoreLogger } from '../core/logging.js';
 import type { Registry } from '../core/modules/registry.js';
@@ -21,6 +22,7 @@ import { idempotencyKeys } from './idempotency.js';
 import { openApiRoute } from './openapi/route.js';
 import { API_PREFIX } from './prefix.js';
 import { type HttpObserver, requestMetrics } from './request-metrics.js';
+import { auditRoutes } from './routes/audit.js';
 import { eventRoutes } from './routes/events.js';
 import { healthRoutes, type Readiness } from './routes/health.js';
 import { logRoutes } from './routes/logs.js';
@@ -55,6 +57,8 @@ export interface AppDeps {
   access: AccessControl;
   /** What one request may be (core/requests/limits.ts): the body size and depth are checked here, the rest by core. */
   limits: Limits;
+  /** GET /audit: the audit table (core/audit/). */
+  audit: AuditQueries;
   /** false: only /healthz and /readyz (a worker-only process). @default true */
   serveApi?: boolean;
   /** Idempotency-Key on every write of the API (docs/api.md "Idempotency keys"). */
@@ -77,6 +81,7 @@ export function createApp({
   metrics,
   access,
   limits,
+  audit,
   serveApi = true,
   idempotency,
 }: AppDeps): Express {
@@ -106,6 +111,7 @@ export function createApp({
       scheduleRoutes(schedules, schemas),
       moduleRoutes(registry),
       eventRoutes(events.feed, events.heartbeatMs, logger),
+      auditRoutes(audit),
     );
   }
   app.use(notFoundHandler);

@@ -1,3 +1,4 @@
+import type { AuditEntry, AuditRecord } from './audit/audit-entry.js';
 import type {
   Drift,
   EventInput,
@@ -31,7 +32,8 @@ export type Store = ResourceReads &
   StoreGauges &
   StoreSignals &
   StoreHealth &
-  IdempotencyBook;
+  IdempotencyBook &
+  AuditTrail;
 
 /** Single documents, and the look-ups a request makes before it writes. */
 export interface ResourceReads {
@@ -94,6 +96,30 @@ export interface SyncQueue {
   scheduleResync(kinds: readonly string[], nowMs: number): Promise<number>;
   /** Gives leases back without counting an attempt (shutdown). */
   releaseLeases(leases: readonly LeaseRef[], nowMs: number): Promise<void>;
+}
+
+/** The audit log (core/audit/): appended in batches, listed by admins, pruned past its retention. */
+export interface AuditTrail {
+  /** Appends the entries in one statement, in order (ids grow in the order given). */
+  appendAudit(entries: readonly AuditEntry[]): Promise<void>;
+  /** Newest first; `before` is the last id of the previous page. */
+  listAudit(filter: AuditFilter, limit: number, before?: number): Promise<AuditRecord[]>;
+  /** Deletes entries older than `beforeMs` (epoch ms), in short batches; returns how many. */
+  pruneAudit(beforeMs: number): Promise<number>;
+}
+
+/** What an audit listing selects; every given field must match. */
+export interface AuditFilter {
+  project?: string;
+  actor?: string;
+  method?: string;
+  action?: string;
+  /** Epoch ms, inclusive. */
+  sinceMs?: number;
+  /** Epoch ms, exclusive. */
+  untilMs?: number;
+  /** Only these projects (the caller's scope; entries with no project are left out); undefined: every entry. */
+  projects?: readonly string[];
 }
 
 /** The API's schedules (core/schedules/schedule-commands.ts): made, read and deleted by callers. */

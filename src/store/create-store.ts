@@ -1,5 +1,6 @@
 import type { Store, StoreSignals } from '../core/ports.js';
 import { createAcceptWrites } from './accept-writes.js';
+import { createAuditQueries } from './audit-queries.js';
 import type { StoreDriver } from './driver.js';
 import { createEventQueries } from './event-queries.js';
 import { createHistoryQueries } from './history-queries.js';
@@ -88,6 +89,7 @@ export function storeOver(driver: StoreDriver): Store {
     ...createValueRewrites(driver),
     ...schedules,
     ...createIdempotencyQueries(driver),
+    ...createAuditQueries(driver),
     commitAccepted: announcing(accept.commitAccepted, (outcome) => {
       if (outcome !== 'committed') return;
       signals.eventsCommitted();

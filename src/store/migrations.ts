@@ -305,6 +305,35 @@ export function migrations(dialect: SchemaDialect): Record<string, Migration> {
           .execute();
       },
     },
+    // The audit log (docs/design.md §13): appended in batches by each API process, listed newest first by id,
+    // filtered by project (with the id for the page), and pruned by time through the `at` index.
+    '0011_audit': {
+      async up(db: Kysely<unknown>) {
+        await db.schema
+          .createTable('audit_log')
+          .addColumn('id', serialId.type, (c) => serialId.primaryKey(c))
+          .addColumn('at', ms, (c) => c.notNull())
+          .addColumn('actor', 'text', (c) => c.notNull())
+          .addColumn('project', 'text')
+          .addColumn('method', 'text', (c) => c.notNull())
+          .addColumn('path', 'text', (c) => c.notNull())
+          .addColumn('action', 'text', (c) => c.notNull())
+          .addColumn('urn', 'text')
+          .addColumn('operation_id', 'text')
+          .addColumn('status', 'integer', (c) => c.notNull())
+          .addColumn('outcome', 'text', (c) => c.notNull())
+          .addColumn('code', 'text')
+          .addColumn('request_id', 'text', (c) => c.notNull())
+          .addColumn('dry_run', 'integer', (c) => c.notNull().defaultTo(0))
+          .execute();
+        await db.schema.createIndex('audit_log_at').on('audit_log').column('at').execute();
+        await db.schema
+          .createIndex('audit_log_project_id')
+          .on('audit_log')
+          .columns(['project', 'id'])
+          .execute();
+      },
+    },
     // Operation deadlines (docs/design.md §13): when the current operation must be COMPLETED by. No index: the
     // sync loop keeps a PENDING row with a deadline due by then (next_sync_at, in the due index), and reads it there.
     '0012_deadlines': {

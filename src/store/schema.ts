@@ -135,6 +135,24 @@ export interface IdempotencyKeysTable {
   created_at: number;
 }
 
+/** The audit log (core/audit/): `at` is epoch ms (the filters and the pruner compare it), `dry_run` 0 or 1. */
+export interface AuditLogTable {
+  id: Generated<number>;
+  at: number;
+  actor: string;
+  project: string | null;
+  method: string;
+  path: string;
+  action: string;
+  urn: string | null;
+  operation_id: string | null;
+  status: number;
+  outcome: string;
+  code: string | null;
+  request_id: string;
+  dry_run: number;
+}
+
 export interface Database {
   resources: ResourcesTable;
   resource_labels: ResourceLabelsTable;
@@ -145,4 +163,5 @@ export interface Database {
   quota_usage: QuotaUsageTable;
   schedules: SchedulesTable;
   idempotency_keys: IdempotencyKeysTable;
+  audit_log: AuditLogTable;
 }

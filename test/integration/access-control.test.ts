@@ -231,7 +231,8 @@ describeEachDialect('access control: tokens, roles and projects', () => {
   });
 
   /** How each documented endpoint is called for a caller and a target project, and what kind of access it needs. */
-  type Access = 'public' | 'token' | 'list' | 'read' | 'change' | 'create' | 'admin' | 'metrics';
+  type Access =
+    'public' | 'token' | 'list' | 'read' | 'change' | 'create' | 'admin' | 'metrics' | 'auditor';
   interface Built {
     method: string;
     url: string;
@@ -474,6 +475,11 @@ describeEachDialect('access control: tokens, roles and projects', () => {
       success: 200,
       build: () => ({ method: 'GET', url: `${h.url}/openapi.json` }),
     },
+    'GET /api/v1beta1/audit': {
+      access: 'auditor',
+      success: 200,
+      build: (_c, p) => ({ method: 'GET', url: `${h.api}/audit?project=${p}` }),
+    },
   };
 
   function expectedStatus(
@@ -491,6 +497,8 @@ describeEachDialect('access control: tokens, roles and projects', () => {
         ? success
         : 403;
     if (access === 'read') return sees(caller, project) ? success : 404;
+    // The audit log: any admin (of its projects' entries); every other role is refused whatever the project.
+    if (access === 'auditor') return GRANTS[caller].role === 'admin' ? success : 403;
     if (access === 'change')
       return !sees(caller, project) ? 404 : GRANTS[caller].role === 'viewer' ? 403 : success;
     if (access === 'admin')
@@ -588,7 +596,7 @@ describeEachDialect('access control: tokens, roles and projects', () => {
     }
     expect(failures).toEqual([]);
     expect(cells).toBe(documented.length * CALLERS.length * PROJECTS.length);
-    expect(cells).toBe(348);
+    expect(cells).toBe(360);
   });
 
   /**
@@ -651,7 +659,7 @@ describeEachDialect('access control: tokens, roles and projects', () => {
     secretRead: boolean;
   }> = [];
 
-  it('writes one audit line for every accepted change, every read of secrets and every denial, and none for other reads, with no token or secret in any log line', async () => {
+  it('writes one audit line for every accepted change, every read of secrets and every denial, and none for other reads, with no token or secret in any log line; the audit table holds them and every other write', async () => {
     expect(auditExpectations.length).toBeGreaterThan(200);
     const audited = (e: (typeof auditExpectations)[number]) =>
       [401, 403, 429].includes(e.status) ||
@@ -685,6 +693,24 @@ describeEachDialect('access control: tokens, roles and projects', () => {
       if (e.target?.operationId && line.operationId !== e.target.operationId)
         problems.push({ e, line });
       if (outcome === 'denied' && typeof line.code !== 'string') problems.push({ e, line });
+    }
+    // The audit table holds the same requests, and every other write too (a 400 or a 409 to a write).
+    const entries: any[] = [];
+    for (let token: string | null = ''; token !== null;) {
+      const page = await send('admin', 'GET', `${h.api}/audit?page_size=500&page_token=${token}`);
+      entries.push(...page.body.entries);
+      token = page.body.next_page_token;
+    }
+    for (const e of auditExpectations) {
+      const mine = entries.filter((entry) => entry.request_id === e.requestId);
+      if (mine.length !== (audited(e) || e.method !== 'GET' ? 1 : 0))
+        problems.push({ table: true, ...e, entries: mine.length });
+      const entry = mine[0];
+      const name = e.caller === 'none' || e.caller === 'invalid' ? 'unknown' : e.caller;
+      if (entry && (entry.actor !== name || entry.status !== e.status || entry.method !== e.method))
+        problems.push({ e, entry });
+      if (entry && e.target?.urn && (entry.urn !== e.target.urn || entry.project !== e.project))
+        problems.push({ e, entry });
     }
     expect(problems).toEqual([]);
     // Spot checks of the fields.

@@ -1,5 +1,7 @@
 import type { Registry } from '../../core/modules/registry.js';
 import type { BodyValidator } from '../schemas.js';
+import { withResourceOptions } from './allowed-actions-paths.js';
+import { auditComponents, auditPaths } from './audit-paths.js';
 import { pausePaths } from './day-two-paths.js';
 import {
   IDEMPOTENCY_PARAMETERS,
@@ -45,16 +47,20 @@ export function buildOpenApiDocument(registry: Registry, schemas: BodyValidator)
       { name: 'modules', description: 'the loaded kinds' },
       { name: 'events', description: 'the change stream' },
       { name: 'health', description: 'probes, metrics and this document' },
+      { name: 'audit', description: 'who did what: every write and every refusal' },
     ],
     'x-steward-kinds': kinds,
     security: [{ bearer: [] }],
     paths: withIdempotencyKeys(
       withAccessControl({
-        ...resourcePaths({ createBody: createBodySchema(modules), actionParams, kinds }),
+        ...withResourceOptions(
+          resourcePaths({ createBody: createBodySchema(modules), actionParams, kinds }),
+        ),
         ...pausePaths(),
         ...secretPaths(),
         ...schedulePaths(),
         ...otherPaths(kinds),
+        ...auditPaths(),
       }),
     ),
     components: {
@@ -62,6 +68,7 @@ export function buildOpenApiDocument(registry: Registry, schemas: BodyValidator)
         ...fileComponents(schemas.documents()),
         ...answerComponents(),
         ...moduleComponents(modules),
+        ...auditComponents(),
       },
       responses: {
         ...errorResponseComponents(),

@@ -2,6 +2,7 @@ import type { Response, Router } from 'express';
 
 import type { CascadeAccepted } from '../../core/requests/cascade.js';
 import type { Accepted, ResourceCommands } from '../../core/requests/resource-commands.js';
+import { noteAudit } from '../auth/audit.js';
 import { authorizeResource, NEEDS } from '../auth/authorize.js';
 import { settleKey } from '../idempotency.js';
 import { API_PREFIX } from '../prefix.js';
@@ -19,6 +20,7 @@ export function pauseRoutes(router: Router, commands: Pick<ResourceCommands, 'pa
       queryOf(req, []);
       const caller = authorizeResource(res, req.params.urn, NEEDS.change, `${verb} resources`);
       const answer = await commands[verb](req.params.urn, caller.name);
+      if (answer.operation) noteAudit(res, { operationId: answer.operation.id });
       res.setHeader('ETag', `"${answer.resource.version}"`);
       res.status(200).json(answer);
     });

@@ -24,6 +24,7 @@ import { sendPage } from '../send-page.js';
 import { acceptedAnswer } from './accepted-answer.js';
 import { pauseRoutes, sendCascade } from './day-two.js';
 import { dryRunAnswer } from './dry-run-answer.js';
+import { mayChange, optionsRoute } from './resource-options.js';
 
 export function resourceRoutes(
   commands: ResourceCommands,
@@ -67,13 +68,15 @@ export function resourceRoutes(
       parsePageSize(q.page_size),
       q.page_token,
       callerOf(res).scope,
+      mayChange(callerOf(res)),
     );
     sendPage(res, 'resources', page);
   });
 
   router.get('/resources/:urn', async (req, res) => {
     queryOf(req, []);
-    const resource = await queries.getResource(req.params.urn, callerOf(res).scope);
+    const caller = callerOf(res);
+    const resource = await queries.getResource(req.params.urn, caller.scope, mayChange(caller));
     res.setHeader('ETag', `"${resource.version}"`);
     res.json(resource);
   });
@@ -102,6 +105,7 @@ export function resourceRoutes(
   });
 
   pauseRoutes(router, commands);
+  optionsRoute(router, queries);
 
   router.post('/resources/:urn/execute', async (req, res) => {
     const { dry_run } = queryOf(req, ['dry_run']);

@@ -240,10 +240,30 @@ function queryValue(name: string, world: FuzzWorld): fc.Arbitrary<string> {
       'NaN',
     ),
   );
+  // The audit log's bounds (GET /audit): RFC 3339 times, and near misses.
+  const time = fc.constantFrom(
+    '2026-01-01T00:00:00Z',
+    '2099-12-31T23:59:59.999+01:00',
+    '2026-01-01',
+    '2026-13-45T99:00:00Z',
+    'yesterday',
+    '',
+  );
   const byName: Record<string, fc.Arbitrary<string>> = {
     page_size: number,
     tail: number,
-    since: number,
+    since: fc.oneof(number, time),
+    until: time,
+    action: fc.constantFrom(
+      'POST',
+      'PATCH',
+      'resource.create',
+      'operation.cancel',
+      'poke',
+      'post',
+      '',
+    ),
+    actor: fc.oneof(fc.constantFrom('anonymous', 'unknown', ''), nameLike),
     page_token: pageTokenOf(world.urns),
     labels: fc
       .array(
