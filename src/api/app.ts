@@ -5,6 +5,7 @@ import express, { type Express, type RequestHandler } from 'express';
 import type { EventFeed } from '../core/events/event-feed.js';
 import type { CoreLogger } from '../core/logging.js';
 import type { Registry } from '../core/modules/registry.js';
+import type { ApplyCommand } from '../core/requests/apply-command.js';
 import type { Limits } from '../core/requests/limits.js';
 import type { LogReader } from '../core/requests/logs.js';
 import type { OperationCommands } from '../core/requests/operation-commands.js';
@@ -19,6 +20,7 @@ import { errorHandler, notFoundHandler } from './http-errors.js';
 import { openApiRoute } from './openapi/route.js';
 import { API_PREFIX } from './prefix.js';
 import { type HttpObserver, requestMetrics } from './request-metrics.js';
+import { applyRoutes } from './routes/apply.js';
 import { eventRoutes } from './routes/events.js';
 import { healthRoutes, type Readiness } from './routes/health.js';
 import { logRoutes } from './routes/logs.js';
@@ -33,6 +35,8 @@ import { securityHeaders } from './security-headers.js';
 
 export interface AppDeps {
   commands: ResourceCommands;
+  /** PUT /resources/{urn}: create or update to exactly the body (docs/design.md §13). */
+  apply: ApplyCommand;
   /** POST /operations/{id}/cancel. */
   operationCommands: OperationCommands;
   /** The schedules endpoints (docs/design.md §10). */
@@ -60,6 +64,7 @@ export interface AppDeps {
 /** The HTTP API of docs/design.md §8 as an express app (no listening; the caller decides where). */
 export function createApp({
   commands,
+  apply,
   operationCommands,
   schedules,
   queries,
@@ -92,6 +97,7 @@ export function createApp({
       API_PREFIX,
       access.guard,
       jsonBody(limits),
+      applyRoutes(apply, schemas),
       resourceRoutes(commands, queries, schemas, limits),
       secretRoutes(secrets),
       logRoutes(openLogs),

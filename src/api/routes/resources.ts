@@ -162,7 +162,7 @@ export function resourceRoutes(
 }
 
 /** 202 with the operation's Location; a dry run answers 200 and stores nothing. */
-function sendAccepted(res: Response, accepted: Accepted): void {
+export function sendAccepted(res: Response, accepted: Accepted): void {
   res.setHeader('ETag', `"${accepted.resource.version}"`);
   if (accepted.dryRun) {
     res.status(200).json(dryRunAnswer(accepted));
