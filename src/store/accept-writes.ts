@@ -126,6 +126,9 @@ export function createAcceptWrites(driver: StoreDriver) {
       if (err instanceof RollbackConflict) return 'conflict';
       if (err instanceof LeaseLostRollback) return 'lease_lost';
       if (err instanceof QuotaRollback) return err.refusal;
+      // Two creates of one URN in open transactions both saw it free (PostgreSQL's read committed):
+      // the primary key refuses the second, which is the conflict core answers 409 to, not a 500.
+      if (change.expected === null && isUrnTaken(err)) return 'conflict';
       if (claim && isClaimViolation(err)) {
         // Another transaction took the key between our look and our write: name it, or look again if it is gone already.
         const holder = await claimHolder(driver.db, claim, resource.urn);
@@ -186,6 +189,17 @@ function isClaimViolation(err: unknown): boolean {
     typeof e?.code === 'string' &&
     e.code.startsWith('SQLITE_CONSTRAINT') &&
     /resources\.claim_key/.test(String(e.message))
+  );
+}
+
+/** The insert of a new resource met a row with its URN: PostgreSQL names the key, SQLite the column. */
+function isUrnTaken(err: unknown): boolean {
+  const e = err as { code?: unknown; constraint?: unknown; message?: unknown } | undefined;
+  if (e?.code === '23505') return e.constraint === 'resources_pkey';
+  return (
+    typeof e?.code === 'string' &&
+    e.code.startsWith('SQLITE_CONSTRAINT') &&
+    /resources\.urn\b/.test(String(e.message))
   );
 }
 
