@@ -132,6 +132,40 @@ export const patch = (c: {
     },
   );
 
+/** PUT (§13): the whole resource; `c` names `a` as its parent as its create does. */
+export const apply = (c: {
+  name: string;
+  configs: Partial<Configs>;
+  labels?: Record<string, string>;
+  ifMatch: IfMatch;
+  dryRun: boolean;
+}) =>
+  command(
+    `apply ${c.name} ${JSON.stringify({ configs: c.configs, labels: c.labels })} if-match:${c.ifMatch}${c.dryRun ? ' dry-run' : ''}`,
+    async (m, r) => {
+      const urn = urnOf(c.name);
+      const version = ifMatchOf(m, urn, c.ifMatch);
+      const parentName = PARENTS[c.name];
+      const parent = parentName === undefined ? undefined : urnOf(parentName);
+      const row = `apply${c.dryRun ? ' (dry run)' : ''} ${sourceOf(m, urn, c.ifMatch)}`;
+      const answer = design.apply(m, urn, c.configs, c.labels, parent, version);
+      const body = {
+        kind: 'fake',
+        project: 'p',
+        name: c.name,
+        labels: c.labels,
+        spec: { configs: c.configs, ...(parent && { dependencies: { parent } }) },
+      };
+      const res = await call(
+        'PUT',
+        `${r.api}/resources/${urn}${c.dryRun ? '?dry_run=true' : ''}`,
+        body,
+        headersOf(version),
+      );
+      expectAnswer(m, row, answer, res, c.dryRun && !(answer.ok && answer.unchanged));
+    },
+  );
+
 export const bump = (c: {
   name: string;
   by: number;
@@ -444,6 +478,15 @@ const requests = [
       ),
     })
     .map(cancel),
+  fc
+    .record({
+      name,
+      configs,
+      labels,
+      ifMatch: fc.constantFrom<IfMatch>('none', 'none', 'current', 'stale'),
+      dryRun: fc.constantFrom(false, false, false, true),
+    })
+    .map(apply),
 ];
 
 /** Each run starts by creating every resource (a random create each), so few requests meet an empty store. */
@@ -460,6 +503,7 @@ export const COMMANDS: Array<fc.Arbitrary<Command>> = weighted([
   [requests[6]!, 2],
   [requests[7]!, 1],
   [requests[8]!, 2],
+  [requests[9]!, 2],
   [fc.record({ name, outcomes: fc.array(outcome, { minLength: 1, maxLength: 3 }) }).map(script), 2],
   [
     fc
@@ -538,6 +582,12 @@ function expectAnswer(
       expect([...res.body.error.details.allowed].sort()).toEqual([...answer.allowed].sort());
     // §11: a removal refused for its dependents names them.
     if (answer.dependents) expect(res.body.error.details.dependents).toEqual(answer.dependents);
+    return;
+  }
+  if (answer.unchanged) {
+    // An apply with nothing to change (§13): the resource as stored, no operation.
+    expect(res.status).toBe(200);
+    expect(factsOf(res.body)).toEqual(expectedFacts(m.resources.get(res.body.urn)!));
     return;
   }
   if (answer.flag) {
