@@ -15,8 +15,11 @@ import { type FakeSteward, startFakeSteward, urnOf } from '../helpers/fake-stewa
  */
 
 const COUNT = 20;
+/** One Steward for the suite; each test works in a project of its own. */
+let project = 'p';
+const chainUrn = (name: string) => urnOf(name, 'chain', project);
 const nameOf = (i: number) => `node-${String(i).padStart(2, '0')}`;
-const nodeUrn = (i: number) => urnOf(nameOf(i), 'chain');
+const nodeUrn = (i: number) => chainUrn(nameOf(i));
 /** A tree: node i > 0 depends on node (i - 1) / 2, so dependencies go three deep. */
 const parentOf = (i: number) => (i === 0 ? undefined : Math.floor((i - 1) / 2));
 
@@ -24,7 +27,7 @@ function documentOf(i: number, value = 1): Record<string, unknown> {
   const parent = parentOf(i);
   return {
     kind: 'chain',
-    project: 'p',
+    project,
     name: nameOf(i),
     labels: { tier: String(i % 3) },
     spec: {
@@ -84,19 +87,26 @@ describeEachDialect('steward apply and diff', () => {
   let env: Record<string, string>;
   const steward = (args: string[], input?: string) => runCli(args, env, input);
 
-  beforeAll(() => ensureBuilt(), 180_000);
-  beforeEach(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'steward-apply-'));
+  let tests = 0;
+  /** The operations of this test's project. */
+  const projectOperations = async () =>
+    (await s.operations()).filter((op: { urn: string }) => op.urn.includes(`:${project}:`));
+
+  beforeAll(async () => {
+    ensureBuilt();
     s = await startFakeSteward({
       config: { worker: true },
       kinds: [{ kind: 'chain', dependencies: { up: { kind: 'chain', optional: true } } }],
     });
     env = { STEWARD_URL: s.h.url };
+  }, 180_000);
+  afterAll(() => s.close());
+  beforeEach(() => {
+    tests += 1;
+    project = `p${tests}`;
+    dir = mkdtempSync(join(tmpdir(), 'steward-apply-'));
   });
-  afterEach(async () => {
-    await s.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
   it('applies a directory of 20 resources dependencies first, waits for them, then finds them all unchanged', async () => {
     const manifests = join(dir, 'manifests');
@@ -115,7 +125,7 @@ describeEachDialect('steward apply and diff', () => {
       ]).toEqual([nodeUrn(i), true]);
     for (let i = 0; i < COUNT; i += 1)
       expect((await s.get(nodeUrn(i))).body.state.status).toBe('COMPLETED');
-    const operations = (await s.operations()).length;
+    const operations = (await projectOperations()).length;
     expect(operations).toBe(COUNT);
 
     const second = await steward(['apply', '-f', manifests]);
@@ -123,7 +133,7 @@ describeEachDialect('steward apply and diff', () => {
     expect(second.stdout.trim().split('\n').sort()).toEqual(
       Array.from({ length: COUNT }, (_, i) => `unchanged ${nodeUrn(i)}`).sort(),
     );
-    expect((await s.operations()).length).toBe(operations);
+    expect((await projectOperations()).length).toBe(operations);
 
     // The same documents in another order: still nothing to do.
     const again = join(dir, 'again');
@@ -144,24 +154,24 @@ describeEachDialect('steward apply and diff', () => {
     expect(same.stdout).not.toMatch(/would be/);
 
     const changed = join(dir, 'changed.yaml');
-    const extra = { kind: 'chain', project: 'p', name: 'extra', spec: { configs: {} } };
+    const extra = { kind: 'chain', project, name: 'extra', spec: { configs: {} } };
     writeFileSync(changed, [stringify(documentOf(3, 7)), stringify(extra)].join('---\n'));
-    const before = (await s.operations()).length;
+    const before = (await projectOperations()).length;
     const diff = await steward(['diff', '-f', changed]);
     expect(diff.code).toBe(1);
     expect(diff.stdout).toContain(`would be updated ${nodeUrn(3)}\n  ~ /configs/value: 1 → 7`);
-    expect(diff.stdout).toContain(`would be created ${urnOf('extra', 'chain')}`);
+    expect(diff.stdout).toContain(`would be created ${chainUrn('extra')}`);
     const json = await steward(['-o', 'json', 'diff', '-f', changed]);
     expect(json.code).toBe(1);
     expect(JSON.parse(json.stdout)).toMatchObject({
       changed: true,
       resources: [
         { urn: nodeUrn(3), outcome: 'update', changes: [{ path: '/configs/value', to: 7 }] },
-        { urn: urnOf('extra', 'chain'), outcome: 'create' },
+        { urn: chainUrn('extra'), outcome: 'create' },
       ],
     });
-    expect((await s.operations()).length).toBe(before);
-    expect((await s.get(urnOf('extra', 'chain'))).status).toBe(404);
+    expect((await projectOperations()).length).toBe(before);
+    expect((await s.get(chainUrn('extra'))).status).toBe(404);
 
     const applied = await steward(['apply', '-f', '-'], stringify(documentOf(3, 7)));
     expect(applied).toMatchObject({ code: 0, stdout: `updated ${nodeUrn(3)}\n` });
@@ -171,9 +181,9 @@ describeEachDialect('steward apply and diff', () => {
     const cycle = join(dir, 'cycle.yaml');
     const pair = (name: string, up: string) => ({
       kind: 'chain',
-      project: 'p',
+      project,
       name,
-      spec: { dependencies: { up: urnOf(up, 'chain') } },
+      spec: { dependencies: { up: chainUrn(up) } },
     });
     writeFileSync(
       cycle,
@@ -182,7 +192,7 @@ describeEachDialect('steward apply and diff', () => {
     const refused = await steward(['apply', '-f', cycle]);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain(
-      `cycle: ${urnOf('a', 'chain')} → ${urnOf('b', 'chain')} → ${urnOf('a', 'chain')}`,
+      `cycle: ${chainUrn('a')} → ${chainUrn('b')} → ${chainUrn('a')}`,
     );
 
     const orphan = join(dir, 'orphan.json');
@@ -191,9 +201,9 @@ describeEachDialect('steward apply and diff', () => {
       const missing = await steward([command, '-f', orphan]);
       expect(missing.code).toBe(2);
       expect(missing.stderr).toContain(
-        `${urnOf('nowhere', 'chain')} (a dependency of ${orphan}) is neither in the documents nor in Steward`,
+        `${chainUrn('nowhere')} (a dependency of ${orphan}) is neither in the documents nor in Steward`,
       );
     }
-    expect(await s.operations()).toEqual([]);
+    expect(await projectOperations()).toEqual([]);
   });
 });
