@@ -181,25 +181,21 @@ async function claimHolder(
   return query.executeTakeFirst();
 }
 
-/** The claim index refused a write: SQLite names the column, PostgreSQL the index. */
-function isClaimViolation(err: unknown): boolean {
-  const e = err as { code?: unknown; constraint?: unknown; message?: unknown } | undefined;
-  if (e?.code === '23505') return e.constraint === 'resources_claim_key';
-  return (
-    typeof e?.code === 'string' &&
-    e.code.startsWith('SQLITE_CONSTRAINT') &&
-    /resources\.claim_key/.test(String(e.message))
-  );
-}
+/** The claim index refused a write. */
+const isClaimViolation = (err: unknown) =>
+  isUniqueViolation(err, 'resources_claim_key', /resources\.claim_key/);
 
-/** The insert of a new resource met a row with its URN: PostgreSQL names the key, SQLite the column. */
-function isUrnTaken(err: unknown): boolean {
+/** The insert of a new resource met a row with its URN. */
+const isUrnTaken = (err: unknown) => isUniqueViolation(err, 'resources_pkey', /resources\.urn\b/);
+
+/** A unique index refused a write: PostgreSQL names the index, SQLite the column. */
+function isUniqueViolation(err: unknown, index: string, column: RegExp): boolean {
   const e = err as { code?: unknown; constraint?: unknown; message?: unknown } | undefined;
-  if (e?.code === '23505') return e.constraint === 'resources_pkey';
+  if (e?.code === '23505') return e.constraint === index;
   return (
     typeof e?.code === 'string' &&
     e.code.startsWith('SQLITE_CONSTRAINT') &&
-    /resources\.urn\b/.test(String(e.message))
+    column.test(String(e.message))
   );
 }
 

@@ -99,72 +99,70 @@ export const create = (c: {
     },
   );
 
-export const patch = (c: {
+/** What PATCH and PUT are given: configs and labels, an If-Match, a dry run or not. */
+interface SpecWrite {
   name: string;
   configs?: Partial<Configs>;
   labels?: Record<string, string>;
   ifMatch: IfMatch;
   dryRun: boolean;
-}) =>
+}
+
+/** A PATCH or a PUT of `c`: the model's answer and the request's method and body come from `request`. */
+const specWrite = (
+  verb: 'patch' | 'apply',
+  c: SpecWrite,
+  request: (
+    m: Model,
+    urn: string,
+    version: number | undefined,
+  ) => { answer: design.Answer; method: string; body: unknown },
+) =>
   command(
-    `patch ${c.name} ${JSON.stringify({ configs: c.configs, labels: c.labels })} if-match:${c.ifMatch}${c.dryRun ? ' dry-run' : ''}`,
+    `${verb} ${c.name} ${JSON.stringify({ configs: c.configs, labels: c.labels })} if-match:${c.ifMatch}${c.dryRun ? ' dry-run' : ''}`,
     async (m, r) => {
       const urn = urnOf(c.name);
       const version = ifMatchOf(m, urn, c.ifMatch);
-      const row = `patch${c.dryRun ? ' (dry run)' : ''} ${sourceOf(m, urn, c.ifMatch)}`;
-      const answer = design.update(m, urn, { configs: c.configs, labels: c.labels }, version);
-      const body = {
-        ...(c.configs ? { configs: c.configs } : {}),
-        ...(c.labels ? { labels: c.labels } : {}),
-      };
-      expectAnswer(
-        m,
-        row,
-        answer,
-        await call(
-          'PATCH',
-          `${r.api}/resources/${urn}${c.dryRun ? '?dry_run=true' : ''}`,
-          body,
-          headersOf(version),
-        ),
-        c.dryRun,
+      const row = `${verb}${c.dryRun ? ' (dry run)' : ''} ${sourceOf(m, urn, c.ifMatch)}`;
+      const { answer, method, body } = request(m, urn, version);
+      const res = await call(
+        method,
+        `${r.api}/resources/${urn}${c.dryRun ? '?dry_run=true' : ''}`,
+        body,
+        headersOf(version),
       );
+      // An apply with nothing to change answers the resource, dry run or not.
+      expectAnswer(m, row, answer, res, c.dryRun && !(answer.ok && answer.unchanged));
     },
   );
 
+export const patch = (c: SpecWrite) =>
+  specWrite('patch', c, (m, urn, version) => ({
+    answer: design.update(m, urn, { configs: c.configs, labels: c.labels }, version),
+    method: 'PATCH',
+    body: {
+      ...(c.configs ? { configs: c.configs } : {}),
+      ...(c.labels ? { labels: c.labels } : {}),
+    },
+  }));
+
 /** PUT (§13): the whole resource; `c` names `a` as its parent as its create does. */
-export const apply = (c: {
-  name: string;
-  configs: Partial<Configs>;
-  labels?: Record<string, string>;
-  ifMatch: IfMatch;
-  dryRun: boolean;
-}) =>
-  command(
-    `apply ${c.name} ${JSON.stringify({ configs: c.configs, labels: c.labels })} if-match:${c.ifMatch}${c.dryRun ? ' dry-run' : ''}`,
-    async (m, r) => {
-      const urn = urnOf(c.name);
-      const version = ifMatchOf(m, urn, c.ifMatch);
-      const parentName = PARENTS[c.name];
-      const parent = parentName === undefined ? undefined : urnOf(parentName);
-      const row = `apply${c.dryRun ? ' (dry run)' : ''} ${sourceOf(m, urn, c.ifMatch)}`;
-      const answer = design.apply(m, urn, c.configs, c.labels, parent, version);
-      const body = {
+export const apply = (c: SpecWrite & { configs: Partial<Configs> }) =>
+  specWrite('apply', c, (m, urn, version) => {
+    const parentName = PARENTS[c.name];
+    const parent = parentName === undefined ? undefined : urnOf(parentName);
+    return {
+      answer: design.apply(m, urn, c.configs, c.labels, parent, version),
+      method: 'PUT',
+      body: {
         kind: 'fake',
         project: 'p',
         name: c.name,
         labels: c.labels,
         spec: { configs: c.configs, ...(parent && { dependencies: { parent } }) },
-      };
-      const res = await call(
-        'PUT',
-        `${r.api}/resources/${urn}${c.dryRun ? '?dry_run=true' : ''}`,
-        body,
-        headersOf(version),
-      );
-      expectAnswer(m, row, answer, res, c.dryRun && !(answer.ok && answer.unchanged));
-    },
-  );
+      },
+    };
+  });
 
 export const bump = (c: {
   name: string;
