@@ -6,7 +6,7 @@ import { type CliContext, contextOf } from './context.js';
 import { segment } from './http-client.js';
 import type { Manifest } from './manifest-files.js';
 import { documentError, manifestsInOrder } from './manifest-set.js';
-import { type Accepted, waitForOperation, type WaitOptions,waitOptionsOf } from './wait.js';
+import { type Accepted, waitForOperation, type WaitOptions, waitOptionsOf } from './wait.js';
 
 export type ApplyOutcome = 'created' | 'updated' | 'unchanged';
 
