@@ -238,6 +238,24 @@ describeEachDialect('PUT /resources/{urn}: apply', () => {
     }
   });
 
+  it('a PUT without If-Match that loses to a PATCH reads again: a 202, or the 409 of a PENDING resource, never a 412', async () => {
+    for (let round = 1; round <= 4; round += 1) {
+      const target = urnOf(`loser-${round}`);
+      const sent = { ...body({ steps: 1 }), name: `loser-${round}` };
+      expect((await put(target, sent)).status).toBe(202);
+      await s.drain();
+      const [applied, patched] = await Promise.all([
+        put(target, { ...sent, spec: { configs: { steps: 2 } } }),
+        call('PATCH', `${s.api}/resources/${target}`, { configs: { steps: 3 } }),
+      ]);
+      expect([
+        [202, 409],
+        [409, 202],
+      ]).toContainEqual([applied.status, patched.status]);
+      if (applied.status === 409) expect(applied.body.error.code).toBe('invalid_state');
+    }
+  });
+
   it('a PUT racing a POST of the same body never fails: one create, and the PUT answers 202 or 200', async () => {
     for (let round = 1; round <= 4; round += 1) {
       const target = urnOf(`twin-${round}`);

@@ -1,4 +1,9 @@
-import { AlreadyExistsError, InvalidRequestError, PreconditionFailedError } from '../errors.js';
+import {
+  AlreadyExistsError,
+  InvalidRequestError,
+  InvalidStateError,
+  PreconditionFailedError,
+} from '../errors.js';
 import { jsonEqual } from '../json.js';
 import type { Resource } from '../model.js';
 import type { Registry } from '../modules/registry.js';
@@ -37,7 +42,7 @@ export interface ApplyDeps {
 
 /**
  * A read that saw the resource, then lost to a concurrent write before its own was committed, looks
- * again this often before answering 409 (only when the caller gave no If-Match: with one, the 412 is
+ * this often in all before answering 409 (only when the caller gave no If-Match: with one, the 412 is
  * the answer).
  */
 const MAX_ATTEMPTS = 4;
@@ -66,26 +71,42 @@ export function createApplyCommand({ store, registry, commands }: ApplyDeps) {
         continue;
       }
       checkIfMatch(current, options.ifMatch);
-      const pinned = { ...options, ifMatch: current.version };
       if (sameAsStored(current, request))
         return { outcome: 'unchanged', resource: resourceView(current, registry) };
-      const update = wholeUpdate(request);
-      const review = await commands.update(urn, update, { ...pinned, dryRun: true });
-      if (review.resource.version === current.version)
-        return { outcome: 'unchanged', resource: resourceView(current, registry) };
-      if (options.dryRun)
-        return { outcome: 'updated', accepted: review, resource: review.resource };
       try {
-        const accepted = await commands.update(urn, update, pinned);
-        return { outcome: 'updated', accepted, resource: accepted.resource };
+        return await updateTo(current, request, options);
       } catch (err) {
-        // Our own pin lost to a concurrent write: read again and decide again (the caller's If-Match,
-        // when given, was checked against what we read, so its 412 stands).
-        const callerPinned = typeof options.ifMatch === 'number';
-        if (!(err instanceof PreconditionFailedError) || callerPinned || attempt >= MAX_ATTEMPTS)
+        // Our own pin lost to a concurrent write: read again and decide again. The caller's If-Match,
+        // when given, was checked against what we read, so its 412 stands.
+        if (!(err instanceof PreconditionFailedError) || typeof options.ifMatch === 'number')
           throw err;
+        if (attempt >= MAX_ATTEMPTS)
+          throw new InvalidStateError(
+            `resource ${urn} is changing under concurrent requests; try again`,
+            { urn },
+          );
       }
     }
+  }
+
+  /**
+   * The update to exactly the body, pinned to the version read (so a concurrent change is a 412 the
+   * caller above reads again on). A dry run first: when plan makes of the body what is stored, the
+   * version does not move, and nothing is written.
+   */
+  async function updateTo(
+    current: Resource,
+    request: CreateRequest,
+    options: RequestOptions,
+  ): Promise<Applied> {
+    const pinned = { ...options, ifMatch: current.version };
+    const update = wholeUpdate(request);
+    const review = await commands.update(current.urn, update, { ...pinned, dryRun: true });
+    if (review.resource.version === current.version)
+      return { outcome: 'unchanged', resource: resourceView(current, registry) };
+    if (options.dryRun) return { outcome: 'updated', accepted: review, resource: review.resource };
+    const accepted = await commands.update(current.urn, update, pinned);
+    return { outcome: 'updated', accepted, resource: accepted.resource };
   }
 
   /**
