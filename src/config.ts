@@ -17,6 +17,7 @@ import {
   share,
   text,
 } from './config-parsers.js';
+import { MAX_DEADLINE_MS } from './core/requests/deadlines.js';
 
 /**
  * The one place that reads the environment. Every setting has a default, every
@@ -169,6 +170,11 @@ export interface Config {
    * resource row) are kept, the latest deleted first; the worker process prunes the rest. 0 keeps all. @default 10000
    */
   deletedHistoryRetention: number;
+  /**
+   * STEWARD_OPERATION_DEADLINE_MS: how long an operation of a resource whose `spec.policy.deadline` is absent has to
+   * reach COMPLETED from its acceptance, else ERROR "deadline exceeded" (at most 365 days). @default none
+   */
+  operationDeadlineMs: number | undefined;
 }
 
 /** Each setting: its variable, its parser and its default. */
@@ -230,6 +236,7 @@ const SETTINGS: { [K in keyof Config]: [variable: string, parse: Parser, fallbac
   maxPageBytes: ['STEWARD_MAX_PAGE_BYTES', integer(1024, 1024 * 1024 * 1024), 4 * 1024 * 1024],
   projectSlotShare: ['STEWARD_PROJECT_SLOT_SHARE', share, 0.5],
   deletedHistoryRetention: ['STEWARD_DELETED_HISTORY_RETENTION', integer(0), 10_000],
+  operationDeadlineMs: ['STEWARD_OPERATION_DEADLINE_MS', integer(1, MAX_DEADLINE_MS), undefined],
 };
 
 /** Settings whose values an error message must not repeat. */

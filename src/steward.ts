@@ -10,11 +10,13 @@ import type { Config } from './config.js';
 import { createEventFeed } from './core/events/event-feed.js';
 import { createEventPruner } from './core/events/event-pruner.js';
 import { createHistoryPruner } from './core/events/history-pruner.js';
+import { createIdempotencyPruner } from './core/events/idempotency-pruner.js';
 import { newWorkerId } from './core/ids.js';
 import type { CoreLogger } from './core/logging.js';
 import { loadModulesFromPaths } from './core/modules/module-loader.js';
 import { createRegistry, type Registry } from './core/modules/registry.js';
 import { createApplyCommand } from './core/requests/apply-command.js';
+import { createIdempotencyKeys } from './core/requests/idempotency-keys.js';
 import { resolveLimits, withRequestLimits } from './core/requests/limits.js';
 import { createLogReader } from './core/requests/logs.js';
 import { createOperationCommands } from './core/requests/operation-commands.js';
@@ -42,6 +44,8 @@ const EVENTS_PRUNE_INTERVAL_MS = 60_000;
  * URNs groups the whole operations index (store/history-queries.ts), a scan too costly for every minute.
  */
 const HISTORY_PRUNE_INTERVAL_MS = 3_600_000;
+/** How often the worker process deletes idempotency keys past their 24 h window (they are ignored from then on already). */
+const IDEMPOTENCY_PRUNE_INTERVAL_MS = 3_600_000;
 
 export interface StewardOverrides {
   logger?: CoreLogger;
@@ -88,7 +92,13 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
   const sealed = sealingStore(store, secrets);
   const limits = resolveLimits(config);
   const commands = withRequestLimits(
-    createResourceCommands({ store: sealed, registry, clock, quotas: resolveQuotas(config) }),
+    createResourceCommands({
+      store: sealed,
+      registry,
+      clock,
+      quotas: resolveQuotas(config),
+      operationDeadlineMs: config.operationDeadlineMs,
+    }),
     limits,
   );
   const queries = createQueries({ store, registry, maxPageBytes: config.maxPageBytes });
@@ -111,6 +121,12 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
     store,
     logger,
     options: { keep: config.deletedHistoryRetention, intervalMs: HISTORY_PRUNE_INTERVAL_MS },
+  });
+  const idempotency = createIdempotencyKeys({ store, clock });
+  const idempotencyPruner = createIdempotencyPruner({
+    keys: idempotency,
+    logger,
+    intervalMs: IDEMPOTENCY_PRUNE_INTERVAL_MS,
   });
   const metrics = createMetrics({
     logger,
@@ -159,6 +175,7 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
     logger,
     openLogs: createLogReader({ store: sealed, registry }),
     serveApi: overrides.serveApi,
+    idempotency,
     access,
     limits,
     events: { feed: events, heartbeatMs: config.eventsHeartbeatMs },
@@ -186,6 +203,8 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
     events,
     pruner,
     historyPruner,
+    idempotency,
+    idempotencyPruner,
     metrics,
     app,
     /** The HTTP server, once started. */
@@ -209,6 +228,7 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
         scheduler.start();
         pruner.start();
         historyPruner.start();
+        idempotencyPruner.start();
       }
       const address = server.address();
       const port = typeof address === 'object' && address ? address.port : config.port;
@@ -235,6 +255,7 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
       connections?.closeUnused();
       await pruner.stop();
       await historyPruner.stop();
+      await idempotencyPruner.stop();
       await scheduler.stop();
       await engine.stop();
       connections?.closeUnused();

@@ -6,6 +6,7 @@ import type { EventFeed } from '../core/events/event-feed.js';
 import type { CoreLogger } from '../core/logging.js';
 import type { Registry } from '../core/modules/registry.js';
 import type { ApplyCommand } from '../core/requests/apply-command.js';
+import type { IdempotencyKeys } from '../core/requests/idempotency-keys.js';
 import type { Limits } from '../core/requests/limits.js';
 import type { LogReader } from '../core/requests/logs.js';
 import type { OperationCommands } from '../core/requests/operation-commands.js';
@@ -17,6 +18,7 @@ import type { AccessControl } from './auth/access-control.js';
 import { auditErrors } from './auth/audit.js';
 import { jsonBody } from './body.js';
 import { errorHandler, notFoundHandler } from './http-errors.js';
+import { idempotencyKeys } from './idempotency.js';
 import { openApiRoute } from './openapi/route.js';
 import { API_PREFIX } from './prefix.js';
 import { type HttpObserver, requestMetrics } from './request-metrics.js';
@@ -59,6 +61,8 @@ export interface AppDeps {
   limits: Limits;
   /** false: only /healthz and /readyz (a worker-only process). @default true */
   serveApi?: boolean;
+  /** Idempotency-Key on every write of the API (docs/api.md "Idempotency keys"). */
+  idempotency: IdempotencyKeys;
 }
 
 /** The HTTP API of docs/design.md §8 as an express app (no listening; the caller decides where). */
@@ -79,6 +83,7 @@ export function createApp({
   access,
   limits,
   serveApi = true,
+  idempotency,
 }: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
@@ -97,6 +102,8 @@ export function createApp({
       API_PREFIX,
       access.guard,
       jsonBody(limits),
+      // Every write route registered below takes Idempotency-Key (idempotency.ts says how one stores its answer).
+      idempotencyKeys(idempotency),
       applyRoutes(apply, schemas),
       resourceRoutes(commands, queries, schemas, limits),
       secretRoutes(secrets),

@@ -20,6 +20,9 @@ export const HTTP_STATUS: Readonly<Record<ErrorCode, number>> = Object.freeze({
   expired: 410,
   internal: 500,
   unavailable: 503,
+  // As Stripe and the IETF Idempotency-Key draft answer: a key reused for another request, a key still in flight.
+  idempotency_key_reused: 422,
+  idempotency_key_in_use: 409,
 });
 
 /** The error JSON of docs/design.md §8; `details` only when there are any. */

@@ -30,7 +30,8 @@ export type Store = ResourceReads &
   ScheduleQueue &
   StoreGauges &
   StoreSignals &
-  StoreHealth;
+  StoreHealth &
+  IdempotencyBook;
 
 /** Single documents, and the look-ups a request makes before it writes. */
 export interface ResourceReads {
@@ -212,7 +213,9 @@ export type AcceptOutcome =
   | { claimHeldBy: ClaimHolder }
   | QuotaRefusal
   /** The change carried a schedule run whose lease another scheduler holds now: nothing was written. */
-  | 'lease_lost';
+  | 'lease_lost'
+  /** The change carried an idempotency record whose key a live record holds already: nothing was written. */
+  | 'idempotency_key_taken';
 
 /** The resource that holds a claim key. */
 export interface ClaimHolder {
@@ -304,6 +307,11 @@ export interface AcceptedChange {
    * the lease token of its claim, so the operation and the run are written together or not at all.
    */
   scheduleRun?: ScheduleRun;
+  /**
+   * A keyed request's answer (Idempotency-Key): stored in the same transaction, so the operation and
+   * the key are written together or not at all; a live record of the key rolls the change back.
+   */
+  idempotency?: IdempotencyWrite;
 }
 
 export interface CancelChange {
@@ -458,4 +466,41 @@ export interface SyncWriteBack extends LeaseRef {
   /** Wake resources that wait on this one. */
   wakeDependents: boolean;
   events: EventInput[];
+}
+
+/**
+ * Idempotency keys (docs/api.md "Idempotency keys"): the first answer to a keyed write, per
+ * caller (`scope`) and key. A record older than the window is as good as absent: the reads skip
+ * it, a new record of its key replaces it, and the pruner deletes it.
+ */
+export interface IdempotencyBook {
+  /** The live record of `key` in `scope`: created at or after `liveFromMs`. */
+  findIdempotencyRecord(
+    scope: string,
+    key: string,
+    liveFromMs: number,
+  ): Promise<IdempotencyRecord | undefined>;
+  /** Stores a record on its own (an answer no accept transaction carried); false when a live one holds the key. */
+  saveIdempotencyRecord(write: IdempotencyWrite): Promise<boolean>;
+  /** Deletes the records created before `beforeMs`, in short batches; returns how many. */
+  pruneIdempotencyKeys(beforeMs: number): Promise<number>;
+}
+
+/** One stored answer: what a replay sends again. */
+export interface IdempotencyRecord {
+  scope: string;
+  key: string;
+  /** A hash of the method, path, query and body the key was first used with. */
+  fingerprint: string;
+  status: number;
+  /** The answer's headers that a replay sends again (ETag, Location). */
+  headers: Record<string, string>;
+  body: unknown;
+  createdAtMs: number;
+}
+
+export interface IdempotencyWrite {
+  record: IdempotencyRecord;
+  /** Records of the key created before this are expired: replaced, not a conflict. */
+  liveFromMs: number;
 }

@@ -10,6 +10,7 @@ import type {
   ExpectedState,
 } from '../core/ports.js';
 import { RollbackConflict, type StoreDriver } from './driver.js';
+import { recordIdempotencyKey } from './idempotency-queries.js';
 import { countFootprint, pruneRevisions, QuotaRollback } from './quota-writes.js';
 import {
   claimColumn,
@@ -120,11 +121,14 @@ export function createAcceptWrites(driver: StoreDriver) {
         await driver.appendEvents(trx, change.events, change.operation.created_at);
         if (change.scheduleRun && !(await recordScheduleRun(driver, trx, change.scheduleRun)))
           throw new LeaseLostRollback();
+        if (change.idempotency && !(await recordIdempotencyKey(trx, change.idempotency)))
+          throw new KeyTakenRollback();
         return 'committed';
       });
     } catch (err) {
       if (err instanceof RollbackConflict) return 'conflict';
       if (err instanceof LeaseLostRollback) return 'lease_lost';
+      if (err instanceof KeyTakenRollback) return 'idempotency_key_taken';
       if (err instanceof QuotaRollback) return err.refusal;
       // Two creates of one URN in open transactions both saw it free (PostgreSQL's read committed):
       // the primary key refuses the second, which is the conflict core answers 409 to, not a 500.
@@ -294,3 +298,6 @@ function updatableColumns(row: ReturnType<typeof resourceToRow>) {
 
 /** Internal: a schedule run's lease was taken over; the whole accept transaction rolls back. */
 class LeaseLostRollback extends Error {}
+
+/** Internal: another request with the same idempotency key committed first; the whole accept transaction rolls back. */
+class KeyTakenRollback extends Error {}

@@ -3,6 +3,7 @@ import { createAcceptWrites } from './accept-writes.js';
 import type { StoreDriver } from './driver.js';
 import { createEventQueries } from './event-queries.js';
 import { createHistoryQueries } from './history-queries.js';
+import { createIdempotencyQueries } from './idempotency-queries.js';
 import { migrateToLatest } from './migrations.js';
 import { createPauseWrites } from './pause-writes.js';
 import { openPostgres } from './postgres/postgres-driver.js';
@@ -86,6 +87,7 @@ export function storeOver(driver: StoreDriver): Store {
     ...sync,
     ...createValueRewrites(driver),
     ...schedules,
+    ...createIdempotencyQueries(driver),
     commitAccepted: announcing(accept.commitAccepted, (outcome) => {
       if (outcome !== 'committed') return;
       signals.eventsCommitted();

@@ -283,6 +283,35 @@ export function migrations(dialect: SchemaDialect): Record<string, Migration> {
           .execute();
       },
     },
+    // Idempotency keys (docs/api.md "Idempotency keys"): the first answer to a keyed write, per caller and key,
+    // written in the operation's own transaction. `created_at` (epoch ms) is what the 24 h window and the pruner read.
+    '0009_idempotency_keys': {
+      async up(db: Kysely<unknown>) {
+        await db.schema
+          .createTable('idempotency_keys')
+          .addColumn('scope', 'text', (c) => c.notNull())
+          .addColumn('key', 'text', (c) => c.notNull())
+          .addColumn('fingerprint', 'text', (c) => c.notNull())
+          .addColumn('status', 'integer', (c) => c.notNull())
+          .addColumn('headers', 'text', (c) => c.notNull())
+          .addColumn('body', 'text', (c) => c.notNull())
+          .addColumn('created_at', ms, (c) => c.notNull())
+          .addPrimaryKeyConstraint('idempotency_keys_pkey', ['scope', 'key'])
+          .execute();
+        await db.schema
+          .createIndex('idempotency_keys_created_at')
+          .on('idempotency_keys')
+          .column('created_at')
+          .execute();
+      },
+    },
+    // Operation deadlines (docs/design.md §13): when the current operation must be COMPLETED by. No index: the
+    // sync loop keeps a PENDING row with a deadline due by then (next_sync_at, in the due index), and reads it there.
+    '0012_deadlines': {
+      async up(db: Kysely<unknown>) {
+        await db.schema.alterTable('resources').addColumn('deadline_at', ms).execute();
+      },
+    },
   };
 }
 

@@ -39,6 +39,8 @@ export interface ResourcesTable {
   paused: number;
   /** state.drift as JSON, null before the first refresh. */
   drift: string | null;
+  /** state.sync.deadline_at in epoch ms: the current operation's deadline (read only while PENDING), or null. */
+  deadline_at: number | null;
 }
 
 export interface ResourceLabelsTable {
@@ -122,6 +124,17 @@ export interface SchedulesTable {
   lease_token: Generated<number>;
 }
 
+/** The first answer to a keyed write (0009): `headers` and `body` are JSON, `created_at` epoch ms. */
+export interface IdempotencyKeysTable {
+  scope: string;
+  key: string;
+  fingerprint: string;
+  status: number;
+  headers: string;
+  body: string;
+  created_at: number;
+}
+
 export interface Database {
   resources: ResourcesTable;
   resource_labels: ResourceLabelsTable;
@@ -131,4 +144,5 @@ export interface Database {
   events: EventsTable;
   quota_usage: QuotaUsageTable;
   schedules: SchedulesTable;
+  idempotency_keys: IdempotencyKeysTable;
 }

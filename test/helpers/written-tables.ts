@@ -11,4 +11,5 @@ export const WRITTEN_TABLES: Readonly<Record<string, string>> = Object.freeze({
   events: 'id',
   quota_usage: 'project',
   schedules: 'id',
+  idempotency_keys: 'scope, key',
 });

@@ -1,6 +1,11 @@
 import type { Registry } from '../../core/modules/registry.js';
 import type { BodyValidator } from '../schemas.js';
 import { pausePaths } from './day-two-paths.js';
+import {
+  IDEMPOTENCY_PARAMETERS,
+  idempotencyResponseComponents,
+  withIdempotencyKeys,
+} from './idempotency-doc.js';
 import { actionParamsExtension, createBodySchema, moduleComponents } from './module-schemas.js';
 import { otherPaths } from './other-paths.js';
 import { resourcePaths } from './resource-paths.js';
@@ -43,21 +48,27 @@ export function buildOpenApiDocument(registry: Registry, schemas: BodyValidator)
     ],
     'x-steward-kinds': kinds,
     security: [{ bearer: [] }],
-    paths: withAccessControl({
-      ...resourcePaths({ createBody: createBodySchema(modules), actionParams, kinds }),
-      ...pausePaths(),
-      ...secretPaths(),
-      ...schedulePaths(),
-      ...otherPaths(kinds),
-    }),
+    paths: withIdempotencyKeys(
+      withAccessControl({
+        ...resourcePaths({ createBody: createBodySchema(modules), actionParams, kinds }),
+        ...pausePaths(),
+        ...secretPaths(),
+        ...schedulePaths(),
+        ...otherPaths(kinds),
+      }),
+    ),
     components: {
       schemas: {
         ...fileComponents(schemas.documents()),
         ...answerComponents(),
         ...moduleComponents(modules),
       },
-      responses: { ...errorResponseComponents(), ...accessResponseComponents() },
-      parameters: PARAMETERS,
+      responses: {
+        ...errorResponseComponents(),
+        ...accessResponseComponents(),
+        ...idempotencyResponseComponents(),
+      },
+      parameters: { ...PARAMETERS, ...IDEMPOTENCY_PARAMETERS },
       securitySchemes: SECURITY_SCHEMES,
     },
   };

@@ -44,7 +44,10 @@ export function otherPaths(kinds: readonly string[]): Record<string, object> {
         tags: ['operations'],
         summary: 'Cancel a queued or running operation (its resource goes to ERROR)',
         responses: {
-          '200': json('the cancelled operation', componentRef('Operation')),
+          '200': json(
+            'the cancelled operation; one already cancelled is answered as it is',
+            componentRef('Operation'),
+          ),
           ...errorResponses([400, 404, 409, 413, 415, 500, 503]),
         },
       },

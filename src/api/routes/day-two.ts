@@ -3,6 +3,7 @@ import type { Response, Router } from 'express';
 import type { CascadeAccepted } from '../../core/requests/cascade.js';
 import type { Accepted, ResourceCommands } from '../../core/requests/resource-commands.js';
 import { authorizeResource, NEEDS } from '../auth/authorize.js';
+import { settleKey } from '../idempotency.js';
 import { API_PREFIX } from '../prefix.js';
 import { queryOf } from '../request-parsing.js';
 import { dryRunAnswer } from './dry-run-answer.js';
@@ -32,6 +33,7 @@ export function sendCascade(res: Response, accepted: CascadeAccepted<Accepted>):
   const { root } = accepted;
   res.setHeader('ETag', `"${root.resource.version}"`);
   if (root.dryRun) {
+    settleKey(res);
     res.status(200).json({
       ...dryRunAnswer(root),
       cascade: accepted.cascade.map(dryRunAnswer),

@@ -7,7 +7,7 @@ import type { Accepted, ResourceCommands } from '../../core/requests/resource-co
 import { noteAudit } from '../auth/audit.js';
 import { authorizeCreate, authorizeResource, NEEDS, requireRole } from '../auth/authorize.js';
 import { callerOf } from '../auth/caller.js';
-import { API_PREFIX } from '../prefix.js';
+import { settleKey } from '../idempotency.js';
 import {
   parseCreateBody,
   parseDryRun,
@@ -21,6 +21,7 @@ import {
 } from '../request-parsing.js';
 import type { BodyValidator } from '../schemas.js';
 import { sendPage } from '../send-page.js';
+import { acceptedAnswer } from './accepted-answer.js';
 import { pauseRoutes, sendCascade } from './day-two.js';
 import { dryRunAnswer } from './dry-run-answer.js';
 
@@ -163,15 +164,13 @@ export function resourceRoutes(
 
 /** 202 with the operation's Location; a dry run answers 200 and stores nothing. */
 export function sendAccepted(res: Response, accepted: Accepted): void {
-  res.setHeader('ETag', `"${accepted.resource.version}"`);
+  if (accepted.dryRun || accepted.idempotencyRecorded) settleKey(res);
   if (accepted.dryRun) {
+    res.setHeader('ETag', `"${accepted.resource.version}"`);
     res.status(200).json(dryRunAnswer(accepted));
     return;
   }
-  res.setHeader('Location', `${API_PREFIX}/operations/${accepted.operation.id}`);
-  res.status(202).json({
-    resource: accepted.resource,
-    operation: accepted.operation,
-    ...(accepted.schedules && { schedules: accepted.schedules }),
-  });
+  const { status, headers, body } = acceptedAnswer(accepted);
+  for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+  res.status(status).json(body);
 }
