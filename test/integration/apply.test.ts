@@ -256,6 +256,17 @@ describeEachDialect('PUT /resources/{urn}: apply', () => {
     }
   });
 
+  it('takes Idempotency-Key: the same PUT again replays the first answer, and writes nothing', async () => {
+    const key = { 'idempotency-key': `apply-${seq}` };
+    const first = await put(urn, body({ steps: 2 }), key);
+    expect(first.status).toBe(202);
+    const again = await put(urn, body({ steps: 2 }), key);
+    expect(again.status).toBe(202);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body.operation.id).toBe(first.body.operation.id);
+    expect(await counts()).toEqual({ operations: 1, revisions: 1 });
+  });
+
   it('a PUT racing a POST of the same body never fails: one create, and the PUT answers 202 or 200', async () => {
     for (let round = 1; round <= 4; round += 1) {
       const target = urnOf(`twin-${round}`);
