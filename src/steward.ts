@@ -18,6 +18,7 @@ import { newWorkerId } from './core/ids.js';
 import type { CoreLogger } from './core/logging.js';
 import { loadModulesFromPaths } from './core/modules/module-loader.js';
 import { createRegistry, type Registry } from './core/modules/registry.js';
+import { createApplyCommand } from './core/requests/apply-command.js';
 import { createIdempotencyKeys } from './core/requests/idempotency-keys.js';
 import { resolveLimits, withRequestLimits } from './core/requests/limits.js';
 import { createLogReader } from './core/requests/logs.js';
@@ -178,6 +179,7 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
   });
   const app = createApp({
     commands,
+    apply: createApplyCommand({ store: sealed, registry, commands }),
     operationCommands: createOperationCommands({ store, clock, queries }),
     schedules,
     queries,

@@ -6,6 +6,7 @@ import type { AuditQueries } from '../core/audit/audit-queries.js';
 import type { EventFeed } from '../core/events/event-feed.js';
 import type { CoreLogger } from '../core/logging.js';
 import type { Registry } from '../core/modules/registry.js';
+import type { ApplyCommand } from '../core/requests/apply-command.js';
 import type { IdempotencyKeys } from '../core/requests/idempotency-keys.js';
 import type { Limits } from '../core/requests/limits.js';
 import type { LogReader } from '../core/requests/logs.js';
@@ -22,6 +23,7 @@ import { idempotencyKeys } from './idempotency.js';
 import { openApiRoute } from './openapi/route.js';
 import { API_PREFIX } from './prefix.js';
 import { type HttpObserver, requestMetrics } from './request-metrics.js';
+import { applyRoutes } from './routes/apply.js';
 import { auditRoutes } from './routes/audit.js';
 import { eventRoutes } from './routes/events.js';
 import { healthRoutes, type Readiness } from './routes/health.js';
@@ -37,6 +39,8 @@ import { securityHeaders } from './security-headers.js';
 
 export interface AppDeps {
   commands: ResourceCommands;
+  /** PUT /resources/{urn}: create or update to exactly the body (docs/design.md §13). */
+  apply: ApplyCommand;
   /** POST /operations/{id}/cancel. */
   operationCommands: OperationCommands;
   /** The schedules endpoints (docs/design.md §10). */
@@ -68,6 +72,7 @@ export interface AppDeps {
 /** The HTTP API of docs/design.md §8 as an express app (no listening; the caller decides where). */
 export function createApp({
   commands,
+  apply,
   operationCommands,
   schedules,
   queries,
@@ -104,6 +109,7 @@ export function createApp({
       jsonBody(limits),
       // Every write route registered below takes Idempotency-Key (idempotency.ts says how one stores its answer).
       idempotencyKeys(idempotency),
+      applyRoutes(apply, schemas),
       resourceRoutes(commands, queries, schemas, limits),
       secretRoutes(secrets),
       logRoutes(openLogs),

@@ -285,6 +285,19 @@ describeEachDialect('access control: tokens, roles and projects', () => {
         };
       },
     },
+    'PUT /api/v1beta1/resources/{urn}': {
+      access: 'change',
+      success: 202,
+      build: (c, p) => {
+        const urn = urnOf(p, cellName('apply', c, p));
+        return {
+          method: 'PUT',
+          url: `${h.api}/resources/${urn}`,
+          body: { kind: 'gizmo', project: p, name: cellName('apply', c, p), spec: { configs: {} } },
+          target: { urn },
+        };
+      },
+    },
     'DELETE /api/v1beta1/resources/{urn}': {
       access: 'change',
       success: 202,
@@ -522,7 +535,11 @@ describeEachDialect('access control: tokens, roles and projects', () => {
       : scheduleId
         ? 'sch_zzmissing0000000000000'
         : 'op_zzmissing0000000000000';
-    const res = await send('admin', built.method, built.url.replace(real, missing), built.body);
+    // A PUT of a missing URN creates it: the not-found a hidden one answers is the one a read gets.
+    const res =
+      built.method === 'PUT'
+        ? await send('admin', 'GET', built.url.replace(real, missing))
+        : await send('admin', built.method, built.url.replace(real, missing), built.body);
     expect(res.status).toBe(404);
     return JSON.parse(res.text.split(missing).join(real));
   }

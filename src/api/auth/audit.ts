@@ -149,6 +149,7 @@ const ACTIONS: Array<[method: string, path: RegExp, action: string]> = [
   ['GET', /^\/resources$/, 'resource.list'],
   ['GET', /^\/resources\/([^/]+)$/, 'resource.get'],
   ['PATCH', /^\/resources\/([^/]+)$/, 'resource.update'],
+  ['PUT', /^\/resources\/([^/]+)$/, 'resource.apply'],
   ['DELETE', /^\/resources\/([^/]+)$/, 'resource.delete'],
   ['OPTIONS', /^\/resources\/([^/]+)$/, 'resource.options'],
   ['POST', /^\/resources\/([^/]+)\/execute$/, 'resource.execute'],

@@ -167,7 +167,7 @@ export function resourceRoutes(
 }
 
 /** 202 with the operation's Location; a dry run answers 200 and stores nothing. */
-function sendAccepted(res: Response, accepted: Accepted): void {
+export function sendAccepted(res: Response, accepted: Accepted): void {
   if (accepted.dryRun || accepted.idempotencyRecorded) settleKey(res);
   if (accepted.dryRun) {
     res.setHeader('ETag', `"${accepted.resource.version}"`);

@@ -616,7 +616,7 @@ export function expectedOf(resource: Resource) {
   };
 }
 
-function checkIfMatch(current: Resource, ifMatch: RequestOptions['ifMatch']): void {
+export function checkIfMatch(current: Resource, ifMatch: RequestOptions['ifMatch']): void {
   if (ifMatch === undefined || ifMatch === '*' || ifMatch === current.version) return;
   throw new PreconditionFailedError(
     `resource ${current.urn} is at version ${current.version}, not ${ifMatch}`,

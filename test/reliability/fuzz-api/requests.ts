@@ -69,6 +69,17 @@ function validBodies(endpoint: Endpoint): unknown[] {
       { policy: { mode: 'observe' } },
       { policy: { mode: 'manage', on_delete: 'orphan' } },
     ],
+    // Apply (issue 16): a seed as it was made (200, nothing written), changed (an update), and flat.
+    'PUT /resources/{urn}': (['existing', 'waiting', 'broken', 'held'] as const).flatMap((name) => [
+      {
+        kind: 'fake',
+        project: 'p',
+        name,
+        labels: { team: 'a', tier: name },
+        spec: { configs: { value: 1 } },
+      },
+      { kind: 'fake', parent: 'p', name, configs: { value: 2, steps: 1 } },
+    ]),
     'POST /resources/{urn}/execute': [{ action: 'bump', params: { by: 1 } }, { action: 'poke' }],
     'POST /resources/{urn}/actions/{action}': [{ by: 1 }, {}],
     'POST /resources/{urn}/schedules': VALID_SCHEDULE_BODIES,
