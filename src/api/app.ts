@@ -109,8 +109,9 @@ export function createApp({
       jsonBody(limits),
       // Every write route registered below takes Idempotency-Key (idempotency.ts says how one stores its answer).
       idempotencyKeys(idempotency),
-      applyRoutes(apply, schemas),
+      // Before apply's router: express answers an OPTIONS on its own for a router that has none for the path.
       resourceRoutes(commands, queries, schemas, limits),
+      applyRoutes(apply, queries, schemas),
       secretRoutes(secrets),
       logRoutes(openLogs),
       operationRoutes(queries, operationCommands),

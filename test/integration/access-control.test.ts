@@ -613,7 +613,7 @@ describeEachDialect('access control: tokens, roles and projects', () => {
     }
     expect(failures).toEqual([]);
     expect(cells).toBe(documented.length * CALLERS.length * PROJECTS.length);
-    expect(cells).toBe(360);
+    expect(cells).toBe(372);
   });
 
   /**

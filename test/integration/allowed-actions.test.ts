@@ -78,7 +78,7 @@ describeEachDialect('allowed_actions and OPTIONS', () => {
     const completed = ['update', 'delete', 'orphan', 'pause', 'poke'];
     expect(await actionsOf('editor-a')).toEqual(completed);
     expect(await allowOf('editor-a')).toEqual({
-      allow: 'GET, HEAD, OPTIONS, PATCH, DELETE',
+      allow: 'GET, HEAD, OPTIONS, PUT, PATCH, DELETE',
       actions: completed,
     });
     expect(await actionsOf('viewer-a')).toEqual([]);

@@ -1,9 +1,11 @@
 import { Router } from 'express';
 
 import type { ApplyCommand } from '../../core/requests/apply-command.js';
+import type { Queries } from '../../core/requests/queries.js';
 import { authorizeResource, NEEDS } from '../auth/authorize.js';
 import { parseCreateBody, parseDryRun, queryOf, requestOptions } from '../request-parsing.js';
 import type { BodyValidator } from '../schemas.js';
+import { mayChange } from './resource-options.js';
 import { sendAccepted } from './resources.js';
 
 /**
@@ -12,7 +14,11 @@ import { sendAccepted } from './resources.js';
  * whose project is in the body). Created or changed: 202 as POST and PATCH answer (200 on a dry
  * run); nothing to change: 200 with the resource, as GET answers it.
  */
-export function applyRoutes(apply: ApplyCommand, schemas: BodyValidator): Router {
+export function applyRoutes(
+  apply: ApplyCommand,
+  queries: Pick<Queries, 'getResource'>,
+  schemas: BodyValidator,
+): Router {
   const router = Router();
   router.put('/resources/:urn', async (req, res) => {
     const { dry_run } = queryOf(req, ['dry_run']);
@@ -24,8 +30,10 @@ export function applyRoutes(apply: ApplyCommand, schemas: BodyValidator): Router
       sendAccepted(res, applied.accepted);
       return;
     }
-    res.setHeader('ETag', `"${applied.resource.version}"`);
-    res.status(200).json(applied.resource);
+    // As GET answers it, with the caller's allowed_actions.
+    const resource = await queries.getResource(req.params.urn, caller.scope, mayChange(caller));
+    res.setHeader('ETag', `"${resource.version}"`);
+    res.status(200).json(resource);
   });
   return router;
 }

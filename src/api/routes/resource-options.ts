@@ -27,7 +27,8 @@ export function optionsRoute(router: Router, queries: Pick<Queries, 'getResource
     )) as ResourceForCaller;
     const actions = resource.allowed_actions;
     const methods = ['GET', 'HEAD', 'OPTIONS'];
-    if (actions.includes('update')) methods.push('PATCH');
+    // PUT (apply) changes a resource as PATCH does; it may also create one, which a missing URN's 404 leaves out.
+    if (actions.includes('update')) methods.push('PUT', 'PATCH');
     if (actions.includes('delete') || actions.includes('orphan')) methods.push('DELETE');
     res.setHeader('Allow', methods.join(', '));
     res.setHeader('ETag', `"${resource.version}"`);
