@@ -27,6 +27,7 @@ import { sealingStore } from './core/secrets/sealing-store.js';
 import { createSecretBox } from './core/secrets/secret-box.js';
 import { createSecretReads } from './core/secrets/secret-reads.js';
 import { createSyncEngine } from './core/sync/sync-engine.js';
+import { createWebhooks } from './core/webhooks/webhooks.js';
 import { engineOptionsFrom } from './engine-options.js';
 import { createLogger } from './logger.js';
 import { createMetrics } from './metrics/create-metrics.js';
@@ -74,10 +75,8 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
     ...(await loadModulesFromPaths(config.modulePaths)),
     ...(overrides.extraModules ?? []),
   ]);
-  const secrets = createResourceSecrets(
-    createSecretBox(config.secretKey, config.secretKeysPrevious),
-    (kind) => registry.find(kind)?.definition,
-  );
+  const box = createSecretBox(config.secretKey, config.secretKeysPrevious);
+  const secrets = createResourceSecrets(box, (kind) => registry.find(kind)?.definition);
   const store = await createStore({
     db: config.db,
     busyTimeoutMs: config.dbBusyTimeoutMs,
@@ -136,6 +135,24 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
     },
     authorize: access.makerMayChange,
   });
+  const webhooks = createWebhooks({
+    store,
+    box,
+    clock,
+    logger,
+    random: overrides.random,
+    allow: config.webhookAllow,
+    maxPageBytes: config.maxPageBytes,
+    options: {
+      workerId,
+      // A send may take the whole timeout: the lease outlasts it, so no other process sends it meanwhile.
+      leaseMs: Math.max(config.leaseMs, 2 * config.webhookTimeoutMs),
+      pollIntervalMs: config.pollIntervalMs,
+      timeoutMs: config.webhookTimeoutMs,
+      retryBaseMs: config.webhookRetryBaseMs,
+      giveUpMs: config.webhookGiveUpMs,
+    },
+  });
   const engine = createSyncEngine({
     store: sealed,
     signals: store,
@@ -150,6 +167,7 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
     commands,
     operationCommands: createOperationCommands({ store, clock, queries }),
     schedules,
+    webhooks: webhooks.commands,
     queries,
     secrets: createSecretReads({ store: sealed, registry }),
     registry,
@@ -181,6 +199,8 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
     engine,
     schedules,
     scheduler,
+    /** The webhook delivery loop (docs/webhooks.md), started with the worker. */
+    webhookDelivery: webhooks.loop,
     events,
     pruner,
     historyPruner,
@@ -205,6 +225,7 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
       if (config.worker) {
         engine.start();
         scheduler.start();
+        webhooks.loop.start();
         pruner.start();
         historyPruner.start();
       }
@@ -234,6 +255,7 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
       await pruner.stop();
       await historyPruner.stop();
       await scheduler.stop();
+      await webhooks.loop.stop();
       await engine.stop();
       connections?.closeUnused();
       await closing;

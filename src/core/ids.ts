@@ -17,6 +17,16 @@ export function newScheduleId(nowMs: number): string {
   return sortableId('sch_', nowMs);
 }
 
+/** Webhook ids (`wh_` + the same time-sorted tail). */
+export function newWebhookId(nowMs: number): string {
+  return sortableId('wh_', nowMs);
+}
+
+/** Webhook delivery ids (`dlv_` + the same time-sorted tail): a webhook's deliveries list newest first by id. */
+export function newDeliveryId(nowMs: number): string {
+  return sortableId('dlv_', nowMs);
+}
+
 function sortableId(prefix: string, nowMs: number): string {
   if (nowMs <= lastMs) {
     sequence += 1;
