@@ -22,11 +22,6 @@ export function newWebhookId(nowMs: number): string {
   return sortableId('wh_', nowMs);
 }
 
-/** Webhook delivery ids (`dlv_` + the same time-sorted tail): a webhook's deliveries list newest first by id. */
-export function newDeliveryId(nowMs: number): string {
-  return sortableId('dlv_', nowMs);
-}
-
 function sortableId(prefix: string, nowMs: number): string {
   if (nowMs <= lastMs) {
     sequence += 1;

@@ -1,6 +1,5 @@
 import type { Kysely } from 'kysely';
 
-import { newDeliveryId } from '../core/ids.js';
 import type { EventInput, EventRecord } from '../core/model.js';
 import type { Database } from './schema.js';
 import { rowToWebhook, webhookMatches } from './webhook-rows.js';
@@ -30,7 +29,7 @@ export async function enqueueWebhookDeliveries(
     for (const webhook of webhooks) {
       if (!webhookMatches(webhook, record)) continue;
       deliveries.push({
-        id: newDeliveryId(nowMs),
+        id: deliveryId(record.id, webhook.id),
         webhook_id: webhook.id,
         event_id: record.id,
         event_type: record.type,
@@ -45,6 +44,15 @@ export async function enqueueWebhookDeliveries(
   }
   if (deliveries.length > 0)
     await trx.insertInto('webhook_deliveries').values(deliveries).execute();
+}
+
+/**
+ * A delivery's id: its event's, then its webhook's, so that PostgreSQL's statements that write
+ * events in SQL (postgres/postgres-webhook-outbox.ts) make the same ids, and a webhook's deliveries
+ * sort by event.
+ */
+export function deliveryId(eventId: number, webhookId: string): string {
+  return `dlv_${String(eventId).padStart(16, '0')}_${webhookId}`;
 }
 
 /** The event as GET /events shows it, its keys in that order: the body of a delivery. */

@@ -58,8 +58,7 @@ export function createTargetGuard(
 
   /** Why this address is refused, or null. An IPv4-mapped IPv6 address is judged as the IPv4 one. */
   function addressRefusal(raw: string): string | null {
-    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(raw);
-    const address = mapped ? mapped[1]! : raw;
+    const address = unmapped(raw);
     const type = isIP(address) === 4 ? 'ipv4' : 'ipv6';
     if (allowedNets.check(address, type)) return null;
     for (const [net, bits, family, what] of FORBIDDEN) {
@@ -120,4 +119,14 @@ export function createTargetGuard(
       );
     },
   };
+}
+
+/** The IPv4 address of an IPv4-mapped IPv6 one, in either spelling (`::ffff:127.0.0.1`, `::ffff:7f00:1`). */
+function unmapped(address: string): string {
+  const dotted = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (dotted) return dotted[1]!;
+  const hex = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(address);
+  if (!hex) return address;
+  const [high, low] = [parseInt(hex[1]!, 16), parseInt(hex[2]!, 16)];
+  return [high >> 8, high & 255, low >> 8, low & 255].join('.');
 }

@@ -1,5 +1,5 @@
 import { InvalidRequestError, NotFoundError } from '../errors.js';
-import { newDeliveryId, newWebhookId } from '../ids.js';
+import { newWebhookId } from '../ids.js';
 import type { EventType } from '../model.js';
 import { boundedPage, type EncodedPage } from '../requests/bounded-page.js';
 import { decodePageToken, encodePageToken } from '../requests/page-token.js';
@@ -133,12 +133,9 @@ export function createWebhookCommands({
         id: deliveryId,
       });
     const now = clock();
-    return store.copyDelivery(
-      deliveryId,
-      newDeliveryId(now.getTime()),
-      now.toISOString(),
-      now.getTime(),
-    );
+    // Beside its original in the listing (ids sort by event), and one of its own at each redelivery.
+    const copyId = `${delivery.id.replace(/_r\w+$/, '')}_r${newWebhookId(now.getTime()).slice(3)}`;
+    return store.copyDelivery(deliveryId, copyId, now.toISOString(), now.getTime());
   }
 
   return { create, get, list, remove, deliveries, redeliver };
