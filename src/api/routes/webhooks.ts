@@ -76,12 +76,12 @@ export function webhookRoutes(webhooks: WebhookCommands, schemas: BodyValidator)
     sendPage(res, 'deliveries', page);
   });
 
-  router.post('/webhooks/:id/deliveries/:deliveryId/redeliver', async (req, res) => {
+  router.post('/webhooks/:id/deliveries/:delivery_id/redeliver', async (req, res) => {
     queryOf(req, []);
     const caller = callerOf(res);
     await webhooks.get(req.params.id, caller.scope);
     requireRole(caller, 'admin', 'manage webhooks');
-    const delivery = await webhooks.redeliver(req.params.id, req.params.deliveryId, caller.scope);
+    const delivery = await webhooks.redeliver(req.params.id, req.params.delivery_id, caller.scope);
     res.status(201).json(delivery);
   });
 
