@@ -47,7 +47,7 @@ export async function startReceiver(secret: string, toleranceS = 300) {
           path: req.url ?? '',
         });
         const { status, headers } = answer(req.url ?? '');
-        res.writeHead(status, headers).end();
+        if (status !== 0) res.writeHead(status, headers).end(); // 0: never answer (a hung receiver)
       });
     });
     await new Promise<void>((resolve) => server!.listen(port, '127.0.0.1', resolve));

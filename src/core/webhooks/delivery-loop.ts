@@ -1,4 +1,5 @@
 import { describeError } from '../errors.js';
+import { createDueLoop } from '../events/due-loop.js';
 import type { CoreLogger } from '../logging.js';
 import type { StoreSignals } from '../ports.js';
 import type { SendDelivery, SendResult } from './send-delivery.js';
@@ -72,7 +73,7 @@ export function createDeliveryLoop({
       );
       total += claimed.length;
       await Promise.all(claimed.map(deliver));
-      if (claimed.length < batchSize || stopping) return total;
+      if (claimed.length < batchSize || loop.stopping) return total;
     }
   }
 
@@ -153,54 +154,28 @@ export function createDeliveryLoop({
     };
   }
 
-  let stopping = false;
-  let loop: Promise<void> | undefined;
-  let wake: (() => void) | undefined;
-  let timer: NodeJS.Timeout | undefined;
+  const loop = createDueLoop({
+    nextDue: (nowMs) => store.findNextDeliveryDue(nowMs),
+    runOnce: () => runOnce(),
+    clock,
+    pollIntervalMs: options.pollIntervalMs,
+    failure: 'webhook delivery loop failed; will try again',
+    log,
+  });
   let unsubscribe: (() => void) | undefined;
-
-  /** Sleeps until the next due delivery (at most the poll interval) or a commit of events here. */
-  async function run(): Promise<void> {
-    while (!stopping) {
-      let waitMs = options.pollIntervalMs;
-      try {
-        const nowMs = clock().getTime();
-        const dueMs = await store.findNextDeliveryDue(nowMs);
-        if (dueMs !== undefined && dueMs <= nowMs) waitMs = (await runOnce()) > 0 ? 0 : 50;
-        else if (dueMs !== undefined) waitMs = Math.min(waitMs, dueMs - nowMs);
-      } catch (err) {
-        log.warn('webhook delivery loop failed; will try again', { error: describeError(err) });
-      }
-      if (stopping) return;
-      if (waitMs === 0) continue;
-      await new Promise<void>((resolve) => {
-        wake = resolve;
-        timer = setTimeout(resolve, waitMs);
-        timer.unref();
-      });
-    }
-  }
 
   return {
     runOnce,
     /** Sends due deliveries until `stop`, woken by this process's commits of events. */
     start(): void {
-      if (loop) return;
-      stopping = false;
-      unsubscribe = store.onEventsCommitted(() => {
-        clearTimeout(timer);
-        wake?.();
-      });
-      loop = run();
+      unsubscribe ??= store.onEventsCommitted(() => loop.wake());
+      loop.start();
     },
     /** Ends the loop after the sends in progress, so the store can close after it. */
     async stop(): Promise<void> {
-      stopping = true;
       unsubscribe?.();
-      clearTimeout(timer);
-      wake?.();
-      await loop;
-      loop = undefined;
+      unsubscribe = undefined;
+      await loop.stop();
     },
   };
 }
