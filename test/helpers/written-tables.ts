@@ -11,4 +11,7 @@ export const WRITTEN_TABLES: Readonly<Record<string, string>> = Object.freeze({
   events: 'id',
   quota_usage: 'project',
   schedules: 'id',
+  webhooks: 'id',
+  webhook_deliveries: 'id',
+  webhook_attempts: 'delivery_id, attempt',
 });
