@@ -16,11 +16,12 @@ export interface TargetGuard {
   lookup: LookupFunction;
 }
 
+/** The first match names the address: a narrow range comes before one that holds it. */
 const FORBIDDEN: Array<[string, number, 'ipv4' | 'ipv6', string]> = [
   ['0.0.0.0', 8, 'ipv4', 'unspecified'],
   ['10.0.0.0', 8, 'ipv4', 'private'],
-  ['100.64.0.0', 10, 'ipv4', 'shared (carrier-grade NAT)'],
   ['100.100.100.200', 32, 'ipv4', 'metadata'],
+  ['100.64.0.0', 10, 'ipv4', 'shared (carrier-grade NAT)'],
   ['127.0.0.0', 8, 'ipv4', 'loopback'],
   ['169.254.0.0', 16, 'ipv4', 'link-local (and metadata)'],
   ['172.16.0.0', 12, 'ipv4', 'private'],
@@ -85,7 +86,7 @@ export function createTargetGuard(
     if (allowedHosts.has(host.toLowerCase())) return addresses;
     for (const { address } of addresses) {
       const refusal = addressRefusal(address);
-      if (refusal !== null) throw new Error(`${host}: ${refusal}`);
+      if (refusal !== null) throw new Error(address === host ? refusal : `${host}: ${refusal}`);
     }
     return addresses;
   }
