@@ -33,6 +33,7 @@ import { sealingStore } from './core/secrets/sealing-store.js';
 import { createSecretBox } from './core/secrets/secret-box.js';
 import { createSecretReads } from './core/secrets/secret-reads.js';
 import { createSyncEngine } from './core/sync/sync-engine.js';
+import { createWebhooks } from './core/webhooks/webhooks.js';
 import { engineOptionsFrom } from './engine-options.js';
 import { createLogger } from './logger.js';
 import { createMetrics } from './metrics/create-metrics.js';
@@ -86,10 +87,8 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
     ...(await loadModulesFromPaths(config.modulePaths)),
     ...(overrides.extraModules ?? []),
   ]);
-  const secrets = createResourceSecrets(
-    createSecretBox(config.secretKey, config.secretKeysPrevious),
-    (kind) => registry.find(kind)?.definition,
-  );
+  const box = createSecretBox(config.secretKey, config.secretKeysPrevious);
+  const secrets = createResourceSecrets(box, (kind) => registry.find(kind)?.definition);
   const store = await createStore({
     db: config.db,
     busyTimeoutMs: config.dbBusyTimeoutMs,
@@ -167,6 +166,24 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
     },
     authorize: access.makerMayChange,
   });
+  const webhooks = createWebhooks({
+    store,
+    box,
+    clock,
+    logger,
+    random: overrides.random,
+    allow: config.webhookAllow,
+    maxPageBytes: config.maxPageBytes,
+    options: {
+      workerId,
+      // A send may take the whole timeout: the lease outlasts it, so no other process sends it meanwhile.
+      leaseMs: Math.max(config.leaseMs, 2 * config.webhookTimeoutMs),
+      pollIntervalMs: config.pollIntervalMs,
+      timeoutMs: config.webhookTimeoutMs,
+      retryBaseMs: config.webhookRetryBaseMs,
+      giveUpMs: config.webhookGiveUpMs,
+    },
+  });
   const engine = createSyncEngine({
     store: sealed,
     signals: store,
@@ -182,6 +199,7 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
     apply: createApplyCommand({ store: sealed, registry, commands }),
     operationCommands: createOperationCommands({ store, clock, queries }),
     schedules,
+    webhooks: webhooks.commands,
     queries,
     secrets: createSecretReads({ store: sealed, registry }),
     registry,
@@ -219,6 +237,8 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
     engine,
     schedules,
     scheduler,
+    /** The webhook delivery loop (docs/webhooks.md), started with the worker. */
+    webhookDelivery: webhooks.loop,
     events,
     pruner,
     historyPruner,
@@ -247,6 +267,7 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
       if (config.worker) {
         engine.start();
         scheduler.start();
+        webhooks.loop.start();
         pruner.start();
         historyPruner.start();
         idempotencyPruner.start();
@@ -280,6 +301,7 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
       await idempotencyPruner.stop();
       await auditPruner.stop();
       await scheduler.stop();
+      await webhooks.loop.stop();
       await engine.stop();
       connections?.closeUnused();
       await closing;

@@ -15,6 +15,7 @@ import type { Queries } from '../core/requests/queries.js';
 import type { ResourceCommands } from '../core/requests/resource-commands.js';
 import type { ScheduleCommands } from '../core/schedules/schedule-commands.js';
 import type { SecretReads } from '../core/secrets/secret-reads.js';
+import type { WebhookCommands } from '../core/webhooks/webhook-commands.js';
 import type { AccessControl } from './auth/access-control.js';
 import { auditErrors } from './auth/audit.js';
 import { jsonBody } from './body.js';
@@ -34,6 +35,7 @@ import { operationRoutes } from './routes/operations.js';
 import { resourceRoutes } from './routes/resources.js';
 import { scheduleRoutes } from './routes/schedules.js';
 import { secretRoutes } from './routes/secrets.js';
+import { webhookRoutes } from './routes/webhooks.js';
 import type { BodyValidator } from './schemas.js';
 import { securityHeaders } from './security-headers.js';
 
@@ -45,6 +47,8 @@ export interface AppDeps {
   operationCommands: OperationCommands;
   /** The schedules endpoints (docs/design.md §10). */
   schedules: ScheduleCommands;
+  /** The webhooks endpoints (docs/webhooks.md). */
+  webhooks: WebhookCommands;
   queries: Queries;
   /** GET /resources/{urn}/secrets: the admin's read of secret outputs. */
   secrets: SecretReads;
@@ -75,6 +79,7 @@ export function createApp({
   apply,
   operationCommands,
   schedules,
+  webhooks,
   queries,
   secrets,
   registry,
@@ -116,6 +121,7 @@ export function createApp({
       logRoutes(openLogs),
       operationRoutes(queries, operationCommands),
       scheduleRoutes(schedules, schemas),
+      webhookRoutes(webhooks, schemas),
       moduleRoutes(registry),
       eventRoutes(events.feed, events.heartbeatMs, logger),
       auditRoutes(audit),

@@ -12,6 +12,7 @@ import type {
 } from './model.js';
 import type { ClaimedSchedule, Schedule, ScheduleOutcome } from './schedules/schedule.js';
 import type { ProjectShares } from './sync/claim-policy.js';
+import type { WebhookBook, WebhookQueue } from './webhooks/webhook.js';
 
 /**
  * What core needs from storage, as one port per need: each consumer declares only
@@ -29,6 +30,8 @@ export type Store = ResourceReads &
   SecretRewrites &
   ScheduleBook &
   ScheduleQueue &
+  WebhookBook &
+  WebhookQueue &
   StoreGauges &
   StoreSignals &
   StoreHealth &

@@ -14,6 +14,7 @@ import { openSqlite } from './sqlite/sqlite-driver.js';
 import { createStoreSignals } from './store-signals.js';
 import { createSyncWrites } from './sync-writes.js';
 import { createValueRewrites } from './value-rewrites.js';
+import { createWebhookQueries } from './webhook-queries.js';
 
 export interface StoreOptions {
   /** A SQLite file path (or ':memory:'); `postgres://` URLs come with the PostgreSQL store. */
@@ -80,6 +81,7 @@ export function storeOver(driver: StoreDriver): Store {
   const sync = createSyncWrites(driver);
   const pause = createPauseWrites(driver);
   const schedules = createScheduleQueries(driver);
+  const webhooks = createWebhookQueries(driver);
   const store: Omit<Store, keyof StoreSignals> = {
     ...createReadQueries(driver),
     ...createEventQueries(driver),
@@ -90,6 +92,10 @@ export function storeOver(driver: StoreDriver): Store {
     ...schedules,
     ...createIdempotencyQueries(driver),
     ...createAuditQueries(driver),
+    ...webhooks,
+    saveDeliveryOutcome: announcing(webhooks.saveDeliveryOutcome, (saved) => {
+      if (saved) signals.eventsCommitted();
+    }),
     commitAccepted: announcing(accept.commitAccepted, (outcome) => {
       if (outcome !== 'committed') return;
       signals.eventsCommitted();

@@ -153,6 +153,47 @@ export interface AuditLogTable {
   dry_run: number;
 }
 
+/** Webhooks (docs/webhooks.md): `events` is a JSON array; `secret` sealed when there is a key; `enabled` 0 or 1. */
+export interface WebhooksTable {
+  id: string;
+  url: string;
+  events: string;
+  project: string | null;
+  secret: string;
+  enabled: number;
+  disabled_at: string | null;
+  disabled_reason: string | null;
+  created_by: string;
+  created_at: string;
+}
+
+/** The outbox: one row per webhook and event; `body` is the event document sent; times in epoch ms. */
+export interface WebhookDeliveriesTable {
+  id: string;
+  webhook_id: string;
+  event_id: number;
+  event_type: string;
+  urn: string;
+  body: string;
+  state: string;
+  attempts: number;
+  next_attempt_at: number | null;
+  created_at: string;
+  finished_at: string | null;
+  lease_owner: string | null;
+  lease_expires_at: number | null;
+  lease_token: Generated<number>;
+}
+
+export interface WebhookAttemptsTable {
+  delivery_id: string;
+  attempt: number;
+  attempted_at: string;
+  status_code: number | null;
+  error: string | null;
+  next_attempt_at: string | null;
+}
+
 export interface Database {
   resources: ResourcesTable;
   resource_labels: ResourceLabelsTable;
@@ -164,4 +205,7 @@ export interface Database {
   schedules: SchedulesTable;
   idempotency_keys: IdempotencyKeysTable;
   audit_log: AuditLogTable;
+  webhooks: WebhooksTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
 }

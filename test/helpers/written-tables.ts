@@ -13,4 +13,7 @@ export const WRITTEN_TABLES: Readonly<Record<string, string>> = Object.freeze({
   quota_usage: 'project',
   schedules: 'id',
   idempotency_keys: 'scope, key',
+  webhooks: 'id',
+  webhook_deliveries: 'id',
+  webhook_attempts: 'delivery_id, attempt',
 });

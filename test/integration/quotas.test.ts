@@ -451,6 +451,8 @@ describeEachDialect('quotas', () => {
     await raw.run('drop table schedules');
     await raw.run('drop table audit_log');
     await raw.run('drop table idempotency_keys');
+    for (const table of ['webhook_attempts', 'webhook_deliveries', 'webhooks'])
+      await raw.run(`drop table ${table}`);
     await raw.run("delete from kysely_migration where name > '0004_quotas'");
     const store = await createStore({ db, busyTimeoutMs: 1000 });
     await store.close();

@@ -16,6 +16,7 @@ import { schedulePaths } from './schedule-paths.js';
 import { componentRef, fileComponents } from './schema-refs.js';
 import { secretPaths } from './secret-paths.js';
 import { accessResponseComponents, SECURITY_SCHEMES, withAccessControl } from './security.js';
+import { webhookPaths } from './webhook-paths.js';
 
 /**
  * The OpenAPI 3.1 document of the API: paths written here beside the routes,
@@ -44,6 +45,7 @@ export function buildOpenApiDocument(registry: Registry, schemas: BodyValidator)
       { name: 'resources', description: 'declared resources and their actions' },
       { name: 'operations', description: 'accepted work' },
       { name: 'schedules', description: 'requests kept for later (at a time, or on a cron)' },
+      { name: 'webhooks', description: 'signed deliveries of events to a URL' },
       { name: 'modules', description: 'the loaded kinds' },
       { name: 'events', description: 'the change stream' },
       { name: 'health', description: 'probes, metrics and this document' },
@@ -59,6 +61,7 @@ export function buildOpenApiDocument(registry: Registry, schemas: BodyValidator)
         ...pausePaths(),
         ...secretPaths(),
         ...schedulePaths(),
+        ...webhookPaths(),
         ...otherPaths(kinds),
         ...auditPaths(),
       }),

@@ -17,6 +17,7 @@ import { UnavailableError } from '../../core/errors.js';
 import type { StoreDriver } from '../driver.js';
 import { eventRows } from '../events.js';
 import type { Database } from '../schema.js';
+import { enqueueWebhookDeliveries } from '../webhook-outbox.js';
 import { writeBackRowByRow } from '../write-back.js';
 import { createGroupCommit } from './group-commit.js';
 import { startCheckpointer } from './sqlite-checkpointer.js';
@@ -90,8 +91,15 @@ export function openSqlite({ file, busyTimeoutMs }: SqliteOptions): StoreDriver 
     notifyWork: () => Promise.resolve(),
     listenForWork: () => Promise.resolve(() => Promise.resolve()),
     async appendEvents(trx, events, createdAt) {
-      if (events.length > 0)
-        await trx.insertInto('events').values(eventRows(events, createdAt)).execute();
+      if (events.length === 0) return;
+      const ids = await trx
+        .insertInto('events')
+        .values(eventRows(events, createdAt))
+        .returning('id')
+        .execute();
+      // RETURNING's order is not promised; ids are drawn in insert order.
+      const inOrder = ids.map((row) => Number(row.id)).sort((a, b) => a - b);
+      await enqueueWebhookDeliveries(trx, events, inOrder, createdAt);
     },
     lockForUpdate: (query) => query,
     lockSkippingLocked: (query) => query,
