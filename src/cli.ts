@@ -1,6 +1,8 @@
 import { Command, CommanderError } from 'commander';
 
+import { registerApplyCommand } from './cli/apply-command.js';
 import { CliError, EXIT } from './cli/cli-error.js';
+import { registerDiffCommand } from './cli/diff-command.js';
 import { registerModuleCommands } from './cli/module-commands.js';
 import { registerModuleDevCommand } from './cli/module-dev-command.js';
 import { registerModuleInitCommand } from './cli/module-init-command.js';
@@ -15,7 +17,7 @@ import { registerWatchCommand } from './cli/watch-command.js';
 
 /**
  * The `steward` command. `serve`, `worker`, `migrate` and `module test|dev` run
- * Steward itself; `module init` scaffolds a module; `token` edits its tokens file; `resource`, `operation`,
+ * Steward itself; `module init` scaffolds a module; `token` edits its tokens file; `resource`, `apply`, `diff`, `operation`,
  * `schedule`, `module list|get` and `watch` are a client of its API at --url, else
  * STEWARD_URL, with the token in STEWARD_TOKEN (docs/cli.md).
  */
@@ -33,6 +35,8 @@ const program = new Command()
 
 registerServerCommands(program);
 registerResourceCommands(program);
+registerApplyCommand(program);
+registerDiffCommand(program);
 registerOperationCommands(program);
 registerScheduleCommands(program);
 const moduleCommand = program

@@ -1,3 +1,5 @@
+import { isIP } from 'node:net';
+
 import { envEntryProblem } from '../modules/child-process/env-allow-list.js';
 import { dataDirEntryProblem } from '../modules/postgres-server/data-directory.js';
 import { targetEntryProblem } from '../modules/postgres-server/targets.js';
@@ -91,6 +93,23 @@ export const postgresTargetList: Parser = (raw) => {
     return problem ? [`"${entry}" ${problem}`] : [];
   });
   if (problems.length) throw new Error(problems.join('; '));
+  return entries;
+};
+
+/** Host names, IP addresses and CIDRs (STEWARD_WEBHOOK_ALLOW), each checked here so a typo stops start-up. */
+export const webhookAllowList: Parser = (raw) => {
+  const entries = commaList(raw) as string[];
+  const bad = entries.filter((entry) => {
+    const [address, bits, extra] = entry.split('/');
+    const family = isIP(address ?? '');
+    if (bits === undefined) return family === 0 && !/^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$/i.test(entry);
+    const max = family === 4 ? 32 : 128;
+    return family === 0 || extra !== undefined || !/^\d+$/.test(bits) || Number(bits) > max;
+  });
+  if (bad.length)
+    throw new Error(
+      `must be host names, IP addresses or CIDRs: ${bad.map((e) => `"${e}"`).join(', ')}`,
+    );
   return entries;
 };
 

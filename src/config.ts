@@ -16,7 +16,9 @@ import {
   secretKeyList,
   share,
   text,
+  webhookAllowList,
 } from './config-parsers.js';
+import { MAX_DEADLINE_MS } from './core/requests/deadlines.js';
 
 /**
  * The one place that reads the environment. Every setting has a default, every
@@ -169,6 +171,25 @@ export interface Config {
    * resource row) are kept, the latest deleted first; the worker process prunes the rest. 0 keeps all. @default 10000
    */
   deletedHistoryRetention: number;
+  /** STEWARD_AUDIT_RETENTION_DAYS: days an audit entry is kept; the worker process prunes older ones. 0 keeps all. @default 90 */
+  auditRetentionDays: number;
+  /**
+   * STEWARD_OPERATION_DEADLINE_MS: how long an operation of a resource whose `spec.policy.deadline` is absent has to
+   * reach COMPLETED from its acceptance, else ERROR "deadline exceeded" (at most 365 days). @default none
+   */
+  operationDeadlineMs: number | undefined;
+  // Webhooks (issue 16, docs/webhooks.md).
+  /**
+   * STEWARD_WEBHOOK_ALLOW: ','-separated host names, IP addresses and CIDRs a webhook may send to although
+   * they are loopback, link-local, private or metadata addresses. @default none (such targets are refused)
+   */
+  webhookAllow: string[];
+  /** STEWARD_WEBHOOK_TIMEOUT_MS: how long one delivery waits for the receiver's answer. @default 10000 */
+  webhookTimeoutMs: number;
+  /** STEWARD_WEBHOOK_RETRY_BASE_MS: the wait before a failed delivery's first retry; doubled each time (jittered, at most 1 h). @default 10000 */
+  webhookRetryBaseMs: number;
+  /** STEWARD_WEBHOOK_GIVE_UP_MS: a delivery still failing this long after its event gives up, and its webhook is disabled. @default 86400000 */
+  webhookGiveUpMs: number;
 }
 
 /** Each setting: its variable, its parser and its default. */
@@ -230,6 +251,12 @@ const SETTINGS: { [K in keyof Config]: [variable: string, parse: Parser, fallbac
   maxPageBytes: ['STEWARD_MAX_PAGE_BYTES', integer(1024, 1024 * 1024 * 1024), 4 * 1024 * 1024],
   projectSlotShare: ['STEWARD_PROJECT_SLOT_SHARE', share, 0.5],
   deletedHistoryRetention: ['STEWARD_DELETED_HISTORY_RETENTION', integer(0), 10_000],
+  auditRetentionDays: ['STEWARD_AUDIT_RETENTION_DAYS', integer(0, 36_500), 90],
+  operationDeadlineMs: ['STEWARD_OPERATION_DEADLINE_MS', integer(1, MAX_DEADLINE_MS), undefined],
+  webhookAllow: ['STEWARD_WEBHOOK_ALLOW', webhookAllowList, []],
+  webhookTimeoutMs: ['STEWARD_WEBHOOK_TIMEOUT_MS', integer(10, 3_600_000), 10_000],
+  webhookRetryBaseMs: ['STEWARD_WEBHOOK_RETRY_BASE_MS', integer(1, 3_600_000), 10_000],
+  webhookGiveUpMs: ['STEWARD_WEBHOOK_GIVE_UP_MS', integer(1), 86_400_000],
 };
 
 /** Settings whose values an error message must not repeat. */

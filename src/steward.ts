@@ -7,13 +7,19 @@ import { createHttpServer } from './api/http-server.js';
 import { loadBodySchemas } from './api/schemas.js';
 import { trackConnections } from './api/server-connections.js';
 import type { Config } from './config.js';
+import { createAuditPruner } from './core/audit/audit-pruner.js';
+import { createAuditQueries } from './core/audit/audit-queries.js';
+import { createAuditRecorder } from './core/audit/audit-recorder.js';
 import { createEventFeed } from './core/events/event-feed.js';
 import { createEventPruner } from './core/events/event-pruner.js';
 import { createHistoryPruner } from './core/events/history-pruner.js';
+import { createIdempotencyPruner } from './core/events/idempotency-pruner.js';
 import { newWorkerId } from './core/ids.js';
 import type { CoreLogger } from './core/logging.js';
 import { loadModulesFromPaths } from './core/modules/module-loader.js';
 import { createRegistry, type Registry } from './core/modules/registry.js';
+import { createApplyCommand } from './core/requests/apply-command.js';
+import { createIdempotencyKeys } from './core/requests/idempotency-keys.js';
 import { resolveLimits, withRequestLimits } from './core/requests/limits.js';
 import { createLogReader } from './core/requests/logs.js';
 import { createOperationCommands } from './core/requests/operation-commands.js';
@@ -27,6 +33,7 @@ import { sealingStore } from './core/secrets/sealing-store.js';
 import { createSecretBox } from './core/secrets/secret-box.js';
 import { createSecretReads } from './core/secrets/secret-reads.js';
 import { createSyncEngine } from './core/sync/sync-engine.js';
+import { createWebhooks } from './core/webhooks/webhooks.js';
 import { engineOptionsFrom } from './engine-options.js';
 import { createLogger } from './logger.js';
 import { createMetrics } from './metrics/create-metrics.js';
@@ -41,6 +48,10 @@ const EVENTS_PRUNE_INTERVAL_MS = 60_000;
  * URNs groups the whole operations index (store/history-queries.ts), a scan too costly for every minute.
  */
 const HISTORY_PRUNE_INTERVAL_MS = 3_600_000;
+/** How often the worker process deletes idempotency keys past their 24 h window (they are ignored from then on already). */
+const IDEMPOTENCY_PRUNE_INTERVAL_MS = 3_600_000;
+/** How often the worker process prunes audit entries past STEWARD_AUDIT_RETENTION_DAYS. */
+const AUDIT_PRUNE_INTERVAL_MS = 3_600_000;
 
 export interface StewardOverrides {
   logger?: CoreLogger;
@@ -68,16 +79,16 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
     rateLimitBurst: config.rateLimitBurst,
     now: () => clock().getTime(),
     logger,
+    // Requests arrive only after start(), when the recorder below exists.
+    recordAudit: (entry) => auditRecorder.record(entry),
   });
   const registry = createRegistry([
     ...(await builtinModules(config)),
     ...(await loadModulesFromPaths(config.modulePaths)),
     ...(overrides.extraModules ?? []),
   ]);
-  const secrets = createResourceSecrets(
-    createSecretBox(config.secretKey, config.secretKeysPrevious),
-    (kind) => registry.find(kind)?.definition,
-  );
+  const box = createSecretBox(config.secretKey, config.secretKeysPrevious);
+  const secrets = createResourceSecrets(box, (kind) => registry.find(kind)?.definition);
   const store = await createStore({
     db: config.db,
     busyTimeoutMs: config.dbBusyTimeoutMs,
@@ -87,7 +98,13 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
   const sealed = sealingStore(store, secrets);
   const limits = resolveLimits(config);
   const commands = withRequestLimits(
-    createResourceCommands({ store: sealed, registry, clock, quotas: resolveQuotas(config) }),
+    createResourceCommands({
+      store: sealed,
+      registry,
+      clock,
+      quotas: resolveQuotas(config),
+      operationDeadlineMs: config.operationDeadlineMs,
+    }),
     limits,
   );
   const queries = createQueries({ store, registry, maxPageBytes: config.maxPageBytes });
@@ -110,6 +127,19 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
     store,
     logger,
     options: { keep: config.deletedHistoryRetention, intervalMs: HISTORY_PRUNE_INTERVAL_MS },
+  });
+  const idempotency = createIdempotencyKeys({ store, clock });
+  const idempotencyPruner = createIdempotencyPruner({
+    keys: idempotency,
+    logger,
+    intervalMs: IDEMPOTENCY_PRUNE_INTERVAL_MS,
+  });
+  const auditRecorder = createAuditRecorder({ store, clock, logger });
+  const auditPruner = createAuditPruner({
+    store,
+    clock,
+    logger,
+    options: { retentionDays: config.auditRetentionDays, intervalMs: AUDIT_PRUNE_INTERVAL_MS },
   });
   const metrics = createMetrics({
     logger,
@@ -136,6 +166,24 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
     },
     authorize: access.makerMayChange,
   });
+  const webhooks = createWebhooks({
+    store,
+    box,
+    clock,
+    logger,
+    random: overrides.random,
+    allow: config.webhookAllow,
+    maxPageBytes: config.maxPageBytes,
+    options: {
+      workerId,
+      // A send may take the whole timeout: the lease outlasts it, so no other process sends it meanwhile.
+      leaseMs: Math.max(config.leaseMs, 2 * config.webhookTimeoutMs),
+      pollIntervalMs: config.pollIntervalMs,
+      timeoutMs: config.webhookTimeoutMs,
+      retryBaseMs: config.webhookRetryBaseMs,
+      giveUpMs: config.webhookGiveUpMs,
+    },
+  });
   const engine = createSyncEngine({
     store: sealed,
     signals: store,
@@ -148,8 +196,10 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
   });
   const app = createApp({
     commands,
+    apply: createApplyCommand({ store: sealed, registry, commands }),
     operationCommands: createOperationCommands({ store, clock, queries }),
     schedules,
+    webhooks: webhooks.commands,
     queries,
     secrets: createSecretReads({ store: sealed, registry }),
     registry,
@@ -157,8 +207,14 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
     logger,
     openLogs: createLogReader({ store: sealed, registry }),
     serveApi: overrides.serveApi,
+    idempotency,
     access,
     limits,
+    audit: createAuditQueries({
+      store,
+      beforeRead: () => auditRecorder.flush(),
+      maxPageBytes: config.maxPageBytes,
+    }),
     events: { feed: events, heartbeatMs: config.eventsHeartbeatMs },
     metrics: { endpoint: metrics.endpoint, http: metrics.http },
     readiness: {
@@ -181,9 +237,15 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
     engine,
     schedules,
     scheduler,
+    /** The webhook delivery loop (docs/webhooks.md), started with the worker. */
+    webhookDelivery: webhooks.loop,
     events,
     pruner,
     historyPruner,
+    idempotency,
+    idempotencyPruner,
+    auditRecorder,
+    auditPruner,
     metrics,
     app,
     /** The HTTP server, once started. */
@@ -205,8 +267,11 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
       if (config.worker) {
         engine.start();
         scheduler.start();
+        webhooks.loop.start();
         pruner.start();
         historyPruner.start();
+        idempotencyPruner.start();
+        auditPruner.start();
       }
       const address = server.address();
       const port = typeof address === 'object' && address ? address.port : config.port;
@@ -233,10 +298,14 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
       connections?.closeUnused();
       await pruner.stop();
       await historyPruner.stop();
+      await idempotencyPruner.stop();
+      await auditPruner.stop();
       await scheduler.stop();
+      await webhooks.loop.stop();
       await engine.stop();
       connections?.closeUnused();
       await closing;
+      await auditRecorder.stop();
       await store.close();
       logger.info('steward stopped');
     },

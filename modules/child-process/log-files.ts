@@ -7,6 +7,28 @@ export interface LogLine {
   mtime: Date;
 }
 
+/**
+ * A line as its writer stamped it: NDJSON `{ts, line}` (log-stamper.mjs) or `{ts, stream, line}` (the
+ * job wrapper). Any other line (one written before stamping, or by something else) is shown as it is,
+ * at the file's modification time: when the file was last written, as near as can be known.
+ */
+export function stampedLine(line: LogLine): { ts: string; stream?: string; line: string } {
+  if (line.text.startsWith('{')) {
+    try {
+      const parsed = JSON.parse(line.text) as { ts?: unknown; stream?: unknown; line?: unknown };
+      if (typeof parsed.ts === 'string' && typeof parsed.line === 'string')
+        return {
+          ts: parsed.ts,
+          line: parsed.line,
+          ...(typeof parsed.stream === 'string' && { stream: parsed.stream }),
+        };
+    } catch {
+      // not a stamped line: shown as it is
+    }
+  }
+  return { ts: line.mtime.toISOString(), line: line.text };
+}
+
 const CHUNK_BYTES = 64 * 1024;
 const NEWLINE = 0x0a;
 

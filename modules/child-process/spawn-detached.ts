@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { closeSync, openSync } from 'node:fs';
 
 import { type ProcessIdentity, readIdentity } from './proc-info.js';
+import { startLogStamper } from './stamped-output.js';
 
 export interface DetachedSpawn {
   executable: string;
@@ -12,6 +13,8 @@ export interface DetachedSpawn {
   cwd: string;
   /** stdout and stderr are appended to this file; absent: both ignored. */
   logPath?: string;
+  /** Each line goes to `logPath` as NDJSON `{ts, line}`, stamped when written (stamped-output.ts). */
+  stampLines?: boolean;
   /** Told how the program ended, when this Steward process is still its parent then. */
   onExit?(identity: ProcessIdentity, code: number | null, signal: NodeJS.Signals | null): void;
 }
@@ -23,7 +26,14 @@ export interface DetachedSpawn {
  * with its identity once it exists; rejects when it could not be started.
  */
 export async function spawnDetached(options: DetachedSpawn): Promise<ProcessIdentity> {
-  const fd = options.logPath === undefined ? 'ignore' : openSync(options.logPath, 'a', 0o600);
+  const { logPath } = options;
+  const stamper =
+    logPath !== undefined && options.stampLines ? await startLogStamper(logPath) : undefined;
+  const output = stamper
+    ? stamper.stdin
+    : logPath === undefined
+      ? 'ignore'
+      : openSync(logPath, 'a', 0o600);
   let child;
   try {
     child = spawn(options.executable, [...options.args], {
@@ -31,10 +41,12 @@ export async function spawnDetached(options: DetachedSpawn): Promise<ProcessIden
       env: options.env,
       detached: true,
       shell: false,
-      stdio: ['ignore', fd, fd],
+      stdio: ['ignore', output, output],
     });
   } finally {
-    if (typeof fd === 'number') closeSync(fd);
+    // The program holds the output now; a stamper sees its end once the program's side closes.
+    if (typeof output === 'number') closeSync(output);
+    stamper?.stdin.destroy();
   }
   if (child.pid === undefined) {
     const [err] = (await once(child, 'error')) as [Error];

@@ -1,11 +1,11 @@
 import type { LogChunk, LogContext, SyncInput } from '../../src/sdk/index.js';
-import { FileCursor, type LogLine, pause } from '../child-process/log-files.js';
+import { FileCursor, type LogLine, pause, stampedLine } from '../child-process/log-files.js';
 import { isSameProcess } from '../child-process/proc-info.js';
 import { resourceDir } from '../child-process/run-dir.js';
 import { readExit, readRun, runFiles } from './run-records.js';
 
 /**
- * The job's output from job.log (and job.log.1), as the wrapper timestamped it;
+ * The job's output from job.log (and job.log.1), as the wrapper timestamped it (stampedLine);
  * every run appends to the same log. Following ends once the run is over and
  * its last lines are out (or when the reader goes away).
  */
@@ -38,17 +38,6 @@ async function isOver(dir: string, runId: string, status: string): Promise<boole
 }
 
 function toChunk(line: LogLine): LogChunk {
-  try {
-    const parsed = JSON.parse(line.text) as Partial<LogChunk>;
-    if (typeof parsed.ts === 'string' && typeof parsed.line === 'string') {
-      return {
-        ts: parsed.ts,
-        stream: typeof parsed.stream === 'string' ? parsed.stream : 'stdout',
-        line: parsed.line,
-      };
-    }
-  } catch {
-    // not a wrapper line: shown as it is
-  }
-  return { ts: line.mtime.toISOString(), stream: 'stdout', line: line.text };
+  const stamped = stampedLine(line);
+  return { ...stamped, stream: stamped.stream ?? 'stdout' };
 }

@@ -2,15 +2,15 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import type { LogChunk, LogContext, SyncInput } from '../../src/sdk/index.js';
-import { FileCursor, type LogLine, pause } from '../child-process/log-files.js';
+import { FileCursor, type LogLine, pause, stampedLine } from '../child-process/log-files.js';
 import { resourceDir } from '../child-process/run-dir.js';
 
 /**
  * The replicas' output, replica by replica (`stream` is `replica-<index>`), from
  * each replica's log file and its rotated predecessor. `tail` applies to each
  * replica. Following polls the files every `pollMs`, picks up replicas that
- * appear meanwhile, and ends when the reader goes away. The files carry no
- * timestamps: `ts` is the file's modification time when the line was read.
+ * appear meanwhile, and ends when the reader goes away. Each line's `ts` is when the
+ * replica wrote it: the log stamper (child-process/log-stamper.mjs) wrote it with the line.
  */
 export async function* processLogs(
   runDir: string,
@@ -21,11 +21,7 @@ export async function* processLogs(
   const dir = resourceDir(runDir, resource);
   const cursors = new Map<number, FileCursor>();
   const chunks = (index: number, lines: LogLine[]): LogChunk[] =>
-    lines.map((line) => ({
-      ts: line.mtime.toISOString(),
-      stream: `replica-${index}`,
-      line: line.text,
-    }));
+    lines.map((line) => ({ ...stampedLine(line), stream: `replica-${index}` }));
   try {
     for (const index of await replicaIndices(dir)) {
       const cursor = new FileCursor(join(dir, `replica-${index}.log`));

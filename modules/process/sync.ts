@@ -155,6 +155,7 @@ export async function syncProcess(
         env: childEnv(deps.baseEnv, configs),
         cwd: configs.cwd ?? dir,
         logPath: replicaLog(dir, index),
+        stampLines: true,
         onExit: (identity, code, signal) => deps.exits.record(identity, code, signal),
       });
     },

@@ -2,9 +2,12 @@ import { randomUUID } from 'node:crypto';
 
 import express, { type Express, type RequestHandler } from 'express';
 
+import type { AuditQueries } from '../core/audit/audit-queries.js';
 import type { EventFeed } from '../core/events/event-feed.js';
 import type { CoreLogger } from '../core/logging.js';
 import type { Registry } from '../core/modules/registry.js';
+import type { ApplyCommand } from '../core/requests/apply-command.js';
+import type { IdempotencyKeys } from '../core/requests/idempotency-keys.js';
 import type { Limits } from '../core/requests/limits.js';
 import type { LogReader } from '../core/requests/logs.js';
 import type { OperationCommands } from '../core/requests/operation-commands.js';
@@ -12,14 +15,18 @@ import type { Queries } from '../core/requests/queries.js';
 import type { ResourceCommands } from '../core/requests/resource-commands.js';
 import type { ScheduleCommands } from '../core/schedules/schedule-commands.js';
 import type { SecretReads } from '../core/secrets/secret-reads.js';
+import type { WebhookCommands } from '../core/webhooks/webhook-commands.js';
 import type { AccessControl } from './auth/access-control.js';
 import { auditErrors } from './auth/audit.js';
 import { jsonBody } from './body.js';
 import { errorHandler, notFoundHandler } from './http-errors.js';
+import { idempotencyKeys } from './idempotency.js';
 import { methodNotAllowed } from './method-not-allowed.js';
 import { openApiDocument, openApiRoute } from './openapi/route.js';
 import { API_PREFIX } from './prefix.js';
 import { type HttpObserver, requestMetrics } from './request-metrics.js';
+import { applyRoutes } from './routes/apply.js';
+import { auditRoutes } from './routes/audit.js';
 import { eventRoutes } from './routes/events.js';
 import { healthRoutes, type Readiness } from './routes/health.js';
 import { logRoutes } from './routes/logs.js';
@@ -29,15 +36,20 @@ import { operationRoutes } from './routes/operations.js';
 import { resourceRoutes } from './routes/resources.js';
 import { scheduleRoutes } from './routes/schedules.js';
 import { secretRoutes } from './routes/secrets.js';
+import { webhookRoutes } from './routes/webhooks.js';
 import type { BodyValidator } from './schemas.js';
 import { securityHeaders } from './security-headers.js';
 
 export interface AppDeps {
   commands: ResourceCommands;
+  /** PUT /resources/{urn}: create or update to exactly the body (docs/design.md §13). */
+  apply: ApplyCommand;
   /** POST /operations/{id}/cancel. */
   operationCommands: OperationCommands;
   /** The schedules endpoints (docs/design.md §10). */
   schedules: ScheduleCommands;
+  /** The webhooks endpoints (docs/webhooks.md). */
+  webhooks: WebhookCommands;
   queries: Queries;
   /** GET /resources/{urn}/secrets: the admin's read of secret outputs. */
   secrets: SecretReads;
@@ -54,15 +66,21 @@ export interface AppDeps {
   access: AccessControl;
   /** What one request may be (core/requests/limits.ts): the body size and depth are checked here, the rest by core. */
   limits: Limits;
+  /** GET /audit: the audit table (core/audit/). */
+  audit: AuditQueries;
   /** false: only /healthz and /readyz (a worker-only process). @default true */
   serveApi?: boolean;
+  /** Idempotency-Key on every write of the API (docs/api.md "Idempotency keys"). */
+  idempotency: IdempotencyKeys;
 }
 
 /** The HTTP API of docs/design.md §8 as an express app (no listening; the caller decides where). */
 export function createApp({
   commands,
+  apply,
   operationCommands,
   schedules,
+  webhooks,
   queries,
   secrets,
   registry,
@@ -74,7 +92,9 @@ export function createApp({
   metrics,
   access,
   limits,
+  audit,
   serveApi = true,
+  idempotency,
 }: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
@@ -95,13 +115,19 @@ export function createApp({
       API_PREFIX,
       access.guard,
       jsonBody(limits),
+      // Every write route registered below takes Idempotency-Key (idempotency.ts says how one stores its answer).
+      idempotencyKeys(idempotency),
+      // Before apply's router: express answers an OPTIONS on its own for a router that has none for the path.
       resourceRoutes(commands, queries, schemas, limits),
+      applyRoutes(apply, queries, schemas),
       secretRoutes(secrets),
       logRoutes(openLogs),
       operationRoutes(queries, operationCommands),
       scheduleRoutes(schedules, schemas),
+      webhookRoutes(webhooks, schemas),
       moduleRoutes(registry),
       eventRoutes(events.feed, events.heartbeatMs, logger),
+      auditRoutes(audit),
     );
   }
   app.use(notFoundHandler);

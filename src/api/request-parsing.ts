@@ -10,6 +10,7 @@ import type {
   UpdateRequest,
 } from '../core/requests/resource-commands.js';
 import type { Caller } from './auth/caller.js';
+import { idempotencyOf } from './idempotency.js';
 import type { BodyValidator } from './schemas.js';
 
 /** Turns HTTP requests into core's request types: the API's own validation, nothing more. */
@@ -223,5 +224,10 @@ export function parseIfMatch(header: string | undefined): RequestOptions['ifMatc
 
 /** The actor is the authenticated caller's token name (`anonymous` in open mode), never a header the caller sets. */
 export function requestOptions(req: Request, caller: Caller, dryRun: boolean): RequestOptions {
-  return { actor: caller.name, dryRun, ifMatch: parseIfMatch(req.headers['if-match']) };
+  return {
+    actor: caller.name,
+    dryRun,
+    ifMatch: parseIfMatch(req.headers['if-match']),
+    idempotency: req.res && idempotencyOf(req.res),
+  };
 }

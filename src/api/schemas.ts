@@ -17,7 +17,8 @@ export type BodySchema =
   | 'update-resource.json'
   | 'execute.json'
   | 'action-params.json'
-  | 'create-schedule.json';
+  | 'create-schedule.json'
+  | 'create-webhook.json';
 
 export interface BodyValidator {
   /** Throws a 400 naming the JSON path of each problem. */

@@ -3,6 +3,26 @@
  * deployment (src/reference-document.ts). Do not edit: run `npm run gen:api-types`.
  */
 export interface paths {
+  '/api/v1beta1/audit': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Who did what: every write and every refusal, newest first (admins only)
+     * @description Every write (POST, PUT, PATCH, DELETE) whatever its answer, every refused request of any method (401, 403, 429, and a 404 that hid something outside the caller's projects) and every read of secrets. An admin of some projects reads only the entries of its projects (an entry that names no project is for admins of every project; asking for another project is an empty page); any other role answers 403. Entries are written in batches, at most about 100 ms after the answer (this process's own are written before it answers this). Kept for STEWARD_AUDIT_RETENTION_DAYS.
+     */
+    get: operations['listAudit'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1beta1/events': {
     parameters: {
       query?: never;
@@ -147,11 +167,19 @@ export interface paths {
     };
     /** Read a resource (no side effects) */
     get: operations['getResource'];
-    put?: never;
+    /**
+     * Create or update a resource to exactly this body (apply)
+     * @description The POST /resources body; its kind, project (or parent) and name must be those of the URN. Missing: created (202, as POST). Present: updated to exactly this spec, each part left out back to its default (202, as PATCH), or, when spec and labels already are what the body asks, 200 with the resource and nothing written (no operation, no revision). `import` and `expires_at` only count when the resource is created. If-Match on a missing resource is a 412.
+     */
+    put: operations['applyResource'];
     post?: never;
     /** Delete a resource (allowed from any status) */
     delete: operations['deleteResource'];
-    options?: never;
+    /**
+     * What the caller may do with a resource now
+     * @description `Allow` lists the methods of this URL the caller may use now (GET, HEAD and OPTIONS always; PATCH when `update` is allowed; DELETE when `delete` or `orphan` is); the body carries the resource's `allowed_actions`, as GET does. A resource outside the caller's projects answers 404 as a missing one does.
+     */
+    options: operations['resourceOptions'];
     head?: never;
     /**
      * Change configs, dependencies or labels
@@ -486,6 +514,98 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1beta1/webhooks': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Webhooks of the caller's projects, oldest first */
+    get: operations['listWebhooks'];
+    put?: never;
+    /**
+     * Send matching events to a URL, signed with a secret
+     * @description Each matching event is POSTed as JSON (the event document of GET /events) with `Steward-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, t + "." + body)>`, `Steward-Delivery` and `Steward-Event-Id`; at least once, in order per resource, retried with backoff up to STEWARD_WEBHOOK_GIVE_UP_MS (24 h), then the webhook is disabled with a `webhook.disabled` event. A URL to a loopback, link-local, private or metadata address is a 400 unless STEWARD_WEBHOOK_ALLOW allows it; redirects are not followed. The secret is never returned. Needs an admin token: of the webhook's project, or of every project for a webhook without one; a webhook outside the token's projects answers 404 as a missing one does.
+     */
+    post: operations['createWebhook'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1beta1/webhooks/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    /**
+     * Read a webhook (enabled, or why it was disabled)
+     * @description Needs an admin token: of the webhook's project, or of every project for a webhook without one; a webhook outside the token's projects answers 404 as a missing one does.
+     */
+    get: operations['getWebhook'];
+    put?: never;
+    post?: never;
+    /**
+     * Delete a webhook and its deliveries (nothing more is sent)
+     * @description Needs an admin token: of the webhook's project, or of every project for a webhook without one; a webhook outside the token's projects answers 404 as a missing one does.
+     */
+    delete: operations['deleteWebhook'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1beta1/webhooks/{id}/deliveries': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    /**
+     * A webhook's deliveries, newest first, each with its attempts
+     * @description Needs an admin token: of the webhook's project, or of every project for a webhook without one; a webhook outside the token's projects answers 404 as a missing one does.
+     */
+    get: operations['listWebhookDeliveries'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1beta1/webhooks/{id}/deliveries/{delivery_id}/redeliver': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        delivery_id: string;
+        id: string;
+      };
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Send a delivery's event again, as a new delivery due now
+     * @description The first delivery keeps its attempts. A disabled webhook is enabled again, and its waiting deliveries resume in order. Needs an admin token: of the webhook's project, or of every project for a webhook without one; a webhook outside the token's projects answers 404 as a missing one does.
+     */
+    post: operations['redeliverWebhookDelivery'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/healthz': {
     parameters: {
       query?: never;
@@ -569,6 +689,39 @@ export interface components {
     };
     /** POST /resources/{urn}/actions/{action} body: the params (the action's own schema checks them further) */
     ActionParams: Record<string, never>;
+    AuditEntry: {
+      /** @example resource.update */
+      action: string;
+      /** @description The token name; `anonymous` in open mode; `unknown` when authentication refused the request. */
+      actor: string;
+      /**
+       * Format: date-time
+       * @description When the answer was sent.
+       */
+      at: string;
+      /** @description The error code of a refusal or failure. */
+      code: string | null;
+      dry_run: boolean;
+      /** @description Orders the log; newest first in the listing. */
+      id: number;
+      method: string;
+      /** @description The operation the request made or named. */
+      operation_id: string | null;
+      /**
+       * @description ok below 400, refused for 4xx, failed for 5xx.
+       * @enum {unknown}
+       */
+      outcome: 'ok' | 'refused' | 'failed';
+      /** @description Without the query; at most 512 characters. */
+      path: string;
+      /** @description The project the request named, if any. */
+      project: string | null;
+      /** @description X-Request-Id of the request. */
+      request_id: string;
+      /** @description The HTTP status of the answer. */
+      status: number;
+      urn: string | null;
+    };
     Configs: Record<string, never>;
     'configs.file': {
       /**
@@ -852,6 +1005,17 @@ export interface components {
       /** @description An IANA time zone for cron. Default UTC. */
       timezone?: string;
     };
+    /** POST /webhooks body: where to send which events, and the secret that signs them */
+    CreateWebhook: {
+      /** @description Event types (as GET /events names them), or "*" for every one. */
+      events: string[];
+      /** @description Only this project's events (the caller must be an admin of it). Absent: every project's (an admin of every project). */
+      project?: components['schemas']['Name'];
+      /** @description The HMAC-SHA256 key of the Steward-Signature header. Never returned. */
+      secret: string;
+      /** @description http or https; a host that resolves to a loopback, link-local, private or metadata address is refused unless STEWARD_WEBHOOK_ALLOW names it. */
+      url: string;
+    };
     Dependencies: {
       [key: string]: components['schemas']['Urn'];
     };
@@ -908,7 +1072,9 @@ export interface components {
           | 'expired'
           | 'internal'
           | 'unavailable'
-          | 'method_not_allowed';
+          | 'method_not_allowed'
+          | 'idempotency_key_reused'
+          | 'idempotency_key_in_use';
         details?: unknown;
         message: string;
       };
@@ -921,7 +1087,8 @@ export interface components {
       id: number;
       kind: components['schemas']['Kind'];
       operation_id: string | null;
-      project: components['schemas']['Name'];
+      /** @description The resource's project; for webhook.disabled, the webhook's, or "" for a webhook of every project. */
+      project: components['schemas']['Name'] | '';
       /** @enum {unknown} */
       type:
         | 'resource.created'
@@ -936,7 +1103,8 @@ export interface components {
         | 'schedule.fired'
         | 'schedule.failed'
         | 'schedule.missed'
-        | 'schedule.denied';
+        | 'schedule.denied'
+        | 'webhook.disabled';
       urn: components['schemas']['Urn'];
     };
     /** POST /resources/{urn}/execute body */
@@ -1073,6 +1241,8 @@ export interface components {
     };
     /** @description How Steward treats the backend object (DESIGN §11); a part left out takes its default (manage, delete). */
     Policy: {
+      /** @description How long each operation has to reach COMPLETED from its acceptance, else ERROR "deadline exceeded": an ISO 8601 duration of weeks, days, hours, minutes and seconds (PT1H, P1DT12H, PT90S) or a whole number of ms; at most 365 days. Absent: STEWARD_OPERATION_DEADLINE_MS, if the operator set it. */
+      deadline?: string | number;
       /**
        * @description observe: Steward only reads the backend (create is an import, updates re-observe).
        * @enum {unknown}
@@ -1086,6 +1256,8 @@ export interface components {
     };
     /** The resource document (DESIGN §3); secrets are never present */
     Resource: {
+      /** @description What the caller may ask of the resource now: the requests its status allows (update, delete, orphan, retry, cancel, refresh, pause, resume) and then the module's own actions, for the caller's role (empty for a viewer). In GET /resources/{urn}, GET /resources and OPTIONS /resources/{urn}; not in the answers to writes nor in events, which other callers see too. */
+      allowed_actions?: string[];
       /** Format: date-time */
       created_at: string;
       created_by: string;
@@ -1097,6 +1269,8 @@ export interface components {
         configs: Record<string, never>;
         dependencies: components['schemas']['Dependencies'];
         policy: {
+          /** @description As given: an ISO 8601 duration or ms. */
+          deadline?: string | number;
           /** @enum {unknown} */
           mode: 'manage' | 'observe';
           /** @enum {unknown} */
@@ -1133,6 +1307,11 @@ export interface components {
         status: 'PENDING' | 'COMPLETED' | 'ERROR';
         sync: {
           attempts: number;
+          /**
+           * Format: date-time
+           * @description While PENDING with a deadline: when the operation must be COMPLETED by, else ERROR "deadline exceeded".
+           */
+          deadline_at?: string;
           last_error: string | null;
           last_synced_at: string | null;
           next_sync_at: string | null;
@@ -1217,6 +1396,53 @@ export interface components {
       spec?: components['schemas']['Spec'];
     };
     Urn: string;
+    /** A webhook (its secret is never shown) */
+    Webhook: {
+      /** Format: date-time */
+      created_at: string;
+      created_by: string;
+      /** Format: date-time */
+      disabled_at: string | null;
+      disabled_reason: string | null;
+      /** @description false once a delivery gave up (a redelivery turns it back on). */
+      enabled: boolean;
+      events: string[];
+      id: string;
+      /** @description null: every project's events. */
+      project: string | null;
+      url: string;
+    };
+    /** One event sent to one webhook, with each attempt */
+    WebhookDelivery: {
+      attempts: {
+        attempt: number;
+        /** Format: date-time */
+        attempted_at: string;
+        /** @description Why there was no answer (refused address, timeout, connection). */
+        error: string | null;
+        /**
+         * Format: date-time
+         * @description When it is tried again; null after a 2xx or the last try.
+         */
+        next_attempt_at: string | null;
+        /** @description The receiver's answer; null when there was none. */
+        status_code: number | null;
+      }[];
+      /** Format: date-time */
+      created_at: string;
+      event_id: number;
+      event_type: string;
+      /** Format: date-time */
+      finished_at: string | null;
+      /** @description Also the Steward-Delivery header of each attempt. */
+      id: string;
+      /** Format: date-time */
+      next_attempt_at: string | null;
+      /** @enum {unknown} */
+      state: 'pending' | 'delivered' | 'failed';
+      urn: string;
+      webhook_id: string;
+    };
   };
   responses: {
     /** @description invalid_request: a bad body, query, header (If-Match), URN, kind, action, configs, params or dependencies, or plan refused the request; or a request node's HTTP parser refuses (a head over 16 KiB, broken framing) */
@@ -1228,7 +1454,7 @@ export interface components {
         'application/json': components['schemas']['Error'];
       };
     };
-    /** @description already_exists (the URN is taken, or another resource holds the backend object the spec names: details.claim, and details.holder when it is in your project) or invalid_state (not allowed from the current status; details.allowed) */
+    /** @description already_exists (the URN is taken, or another resource holds the backend object the spec names: details.claim, and details.holder when it is in your project) or invalid_state (not allowed from the current status; details.allowed); or idempotency_key_in_use (a request with the same Idempotency-Key is still being answered: retry it) */
     Conflict: {
       headers: {
         [name: string]: unknown;
@@ -1239,6 +1465,15 @@ export interface components {
     };
     /** @description expired: the resume point is no longer retained; list again, then watch */
     Expired: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['Error'];
+      };
+    };
+    /** @description idempotency_key_reused: the Idempotency-Key was used in the last 24 hours with another method, path, query or body; nothing was done */
+    IdempotencyKeyReused: {
       headers: {
         [name: string]: unknown;
       };
@@ -1335,6 +1570,8 @@ export interface components {
   parameters: {
     /** @description run every check and the plan; store nothing and answer 200 */
     dryRun: 'true' | 'false' | '';
+    /** @description Any unique string (a UUID) of 1 to 255 printable ASCII characters, else a 400. The first answer to the key (2xx) is replayed, with `Idempotent-Replayed: true`, to the same method, path, query and body from the same caller for 24 hours, and nothing is done again; the key with another request is a 422 (idempotency_key_reused), and while its first request is still being answered a 409 (idempotency_key_in_use). Stored in the transaction of the operation it made. Errors and dry runs are not stored (docs/api.md "Idempotency keys"). */
+    idempotencyKey: string;
     /** @description apply only at this version: "3", W/"3", 3 or *; anything else is a 400 */
     ifMatch: string;
     operationId: string;
@@ -1350,6 +1587,50 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+  listAudit: {
+    parameters: {
+      query?: {
+        /** @description an HTTP method (`PATCH`) or an action name (`resource.update`, `operation.cancel`, `resource.secrets.read`, …); anything else is a 400 */
+        action?: string;
+        /** @description only this token name (`anonymous` in open mode, `unknown` for a refused authentication) */
+        actor?: string;
+        page_size?: components['parameters']['pageSize'];
+        /** @description next_page_token of the previous page (opaque) */
+        page_token?: components['parameters']['pageToken'];
+        /** @description only this project's entries */
+        project?: components['schemas']['Name'];
+        /** @description entries at or after this time (RFC 3339) */
+        since?: string;
+        /** @description entries before this time (RFC 3339) */
+        until?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description a page of audit entries */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            entries: components['schemas']['AuditEntry'][];
+            /** @description pass as page_token for the next page; null at the end. A page ends early, with a token, before the item that would take its JSON past STEWARD_MAX_PAGE_BYTES (default 4 MiB); it always holds at least one item */
+            next_page_token: string | null;
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthenticated'];
+      403: components['responses']['PermissionDenied'];
+      429: components['responses']['RateLimited'];
+      500: components['responses']['Internal'];
+      503: components['responses']['Unavailable'];
+    };
+  };
   watchEvents: {
     parameters: {
       query?: {
@@ -1511,7 +1792,10 @@ export interface operations {
   cancelOperation: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Any unique string (a UUID) of 1 to 255 printable ASCII characters, else a 400. The first answer to the key (2xx) is replayed, with `Idempotent-Replayed: true`, to the same method, path, query and body from the same caller for 24 hours, and nothing is done again; the key with another request is a 422 (idempotency_key_reused), and while its first request is still being answered a 409 (idempotency_key_in_use). Stored in the transaction of the operation it made. Errors and dry runs are not stored (docs/api.md "Idempotency keys"). */
+        'Idempotency-Key'?: components['parameters']['idempotencyKey'];
+      };
       path: {
         id: components['parameters']['operationId'];
       };
@@ -1519,9 +1803,11 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description the cancelled operation */
+      /** @description the cancelled operation; one already cancelled is answered as it is */
       200: {
         headers: {
+          /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (absent otherwise) */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -1535,6 +1821,7 @@ export interface operations {
       409: components['responses']['Conflict'];
       413: components['responses']['PayloadTooLarge'];
       415: components['responses']['UnsupportedMediaType'];
+      422: components['responses']['IdempotencyKeyReused'];
       429: components['responses']['RateLimited'];
       500: components['responses']['Internal'];
       503: components['responses']['Unavailable'];
@@ -1589,7 +1876,10 @@ export interface operations {
         /** @description run every check and the plan; store nothing and answer 200 */
         dry_run?: components['parameters']['dryRun'];
       };
-      header?: never;
+      header?: {
+        /** @description Any unique string (a UUID) of 1 to 255 printable ASCII characters, else a 400. The first answer to the key (2xx) is replayed, with `Idempotent-Replayed: true`, to the same method, path, query and body from the same caller for 24 hours, and nothing is done again; the key with another request is a 422 (idempotency_key_reused), and while its first request is still being answered a 409 (idempotency_key_in_use). Stored in the transaction of the operation it made. Errors and dry runs are not stored (docs/api.md "Idempotency keys"). */
+        'Idempotency-Key'?: components['parameters']['idempotencyKey'];
+      };
       path?: never;
       cookie?: never;
     };
@@ -1609,6 +1899,8 @@ export interface operations {
         headers: {
           /** @description the resource version, quoted: "3" */
           ETag?: string;
+          /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (absent otherwise) */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -1620,6 +1912,8 @@ export interface operations {
         headers: {
           /** @description the resource version, quoted: "3" */
           ETag?: string;
+          /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (absent otherwise) */
+          'Idempotent-Replayed'?: 'true';
           /** @description the accepted operation: /api/v1beta1/operations/{id} */
           Location?: string;
           [name: string]: unknown;
@@ -1634,6 +1928,7 @@ export interface operations {
       409: components['responses']['Conflict'];
       413: components['responses']['PayloadTooLarge'];
       415: components['responses']['UnsupportedMediaType'];
+      422: components['responses']['IdempotencyKeyReused'];
       429: components['responses']['RateLimited'];
       500: components['responses']['Internal'];
       503: components['responses']['Unavailable'];
@@ -1671,6 +1966,77 @@ export interface operations {
       503: components['responses']['Unavailable'];
     };
   };
+  applyResource: {
+    parameters: {
+      query?: {
+        /** @description run every check and the plan; store nothing and answer 200 */
+        dry_run?: components['parameters']['dryRun'];
+      };
+      header?: {
+        /** @description Any unique string (a UUID) of 1 to 255 printable ASCII characters, else a 400. The first answer to the key (2xx) is replayed, with `Idempotent-Replayed: true`, to the same method, path, query and body from the same caller for 24 hours, and nothing is done again; the key with another request is a 422 (idempotency_key_reused), and while its first request is still being answered a 409 (idempotency_key_in_use). Stored in the transaction of the operation it made. Errors and dry runs are not stored (docs/api.md "Idempotency keys"). */
+        'Idempotency-Key'?: components['parameters']['idempotencyKey'];
+        /** @description apply only at this version: "3", W/"3", 3 or *; anything else is a 400 */
+        'If-Match'?: components['parameters']['ifMatch'];
+      };
+      path: {
+        /** @description orn:steward:{kind}:{project}:{name}, colons as they are */
+        urn: components['parameters']['urn'];
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json':
+          | components['schemas']['create.file']
+          | components['schemas']['create.job']
+          | components['schemas']['create.postgres_database']
+          | components['schemas']['create.postgres_server']
+          | components['schemas']['create.process'];
+      };
+    };
+    responses: {
+      /** @description nothing to change: the resource as stored (no operation); or, with dry_run, what a create or update would do */
+      200: {
+        headers: {
+          /** @description the resource version, quoted: "3" */
+          ETag?: string;
+          /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (absent otherwise) */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Resource'] | components['schemas']['DryRun'];
+        };
+      };
+      /** @description accepted: PENDING with action create (or import), or update */
+      202: {
+        headers: {
+          /** @description the resource version, quoted: "3" */
+          ETag?: string;
+          /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (absent otherwise) */
+          'Idempotent-Replayed'?: 'true';
+          /** @description the accepted operation: /api/v1beta1/operations/{id} */
+          Location?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Accepted'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthenticated'];
+      403: components['responses']['PermissionDenied'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      412: components['responses']['PreconditionFailed'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      422: components['responses']['IdempotencyKeyReused'];
+      429: components['responses']['RateLimited'];
+      500: components['responses']['Internal'];
+      503: components['responses']['Unavailable'];
+    };
+  };
   deleteResource: {
     parameters: {
       query?: {
@@ -1682,6 +2048,8 @@ export interface operations {
         orphan?: 'true' | 'false' | '';
       };
       header?: {
+        /** @description Any unique string (a UUID) of 1 to 255 printable ASCII characters, else a 400. The first answer to the key (2xx) is replayed, with `Idempotent-Replayed: true`, to the same method, path, query and body from the same caller for 24 hours, and nothing is done again; the key with another request is a 422 (idempotency_key_reused), and while its first request is still being answered a 409 (idempotency_key_in_use). Stored in the transaction of the operation it made. Errors and dry runs are not stored (docs/api.md "Idempotency keys"). */
+        'Idempotency-Key'?: components['parameters']['idempotencyKey'];
         /** @description apply only at this version: "3", W/"3", 3 or *; anything else is a 400 */
         'If-Match'?: components['parameters']['ifMatch'];
       };
@@ -1698,6 +2066,8 @@ export interface operations {
         headers: {
           /** @description the resource version, quoted: "3" */
           ETag?: string;
+          /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (absent otherwise) */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -1715,6 +2085,8 @@ export interface operations {
         headers: {
           /** @description the resource version, quoted: "3" */
           ETag?: string;
+          /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (absent otherwise) */
+          'Idempotent-Replayed'?: 'true';
           /** @description the accepted operation: /api/v1beta1/operations/{id} */
           Location?: string;
           [name: string]: unknown;
@@ -1737,6 +2109,46 @@ export interface operations {
       404: components['responses']['NotFound'];
       409: components['responses']['Conflict'];
       412: components['responses']['PreconditionFailed'];
+      422: components['responses']['IdempotencyKeyReused'];
+      429: components['responses']['RateLimited'];
+      500: components['responses']['Internal'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  resourceOptions: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description orn:steward:{kind}:{project}:{name}, colons as they are */
+        urn: components['parameters']['urn'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description what the caller may do */
+      200: {
+        headers: {
+          /** @description the methods the caller may use on this URL now: GET, HEAD, OPTIONS[, PATCH][, DELETE] */
+          Allow?: string;
+          /** @description the resource version, quoted: "3" */
+          ETag?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            allowed_actions: string[];
+            /** @enum {unknown} */
+            status: 'PENDING' | 'COMPLETED' | 'ERROR';
+            urn: components['schemas']['Urn'];
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthenticated'];
+      403: components['responses']['PermissionDenied'];
+      404: components['responses']['NotFound'];
       429: components['responses']['RateLimited'];
       500: components['responses']['Internal'];
       503: components['responses']['Unavailable'];
@@ -1749,6 +2161,8 @@ export interface operations {
         dry_run?: components['parameters']['dryRun'];
       };
       header?: {
+        /** @description Any unique string (a UUID) of 1 to 255 printable ASCII characters, else a 400. The first answer to the key (2xx) is replayed, with `Idempotent-Replayed: true`, to the same method, path, query and body from the same caller for 24 hours, and nothing is done again; the key with another request is a 422 (idempotency_key_reused), and while its first request is still being answered a 409 (idempotency_key_in_use). Stored in the transaction of the operation it made. Errors and dry runs are not stored (docs/api.md "Idempotency keys"). */
+        'Idempotency-Key'?: components['parameters']['idempotencyKey'];
         /** @description apply only at this version: "3", W/"3", 3 or *; anything else is a 400 */
         'If-Match'?: components['parameters']['ifMatch'];
       };
@@ -1769,6 +2183,8 @@ export interface operations {
         headers: {
           /** @description the resource version, quoted: "3" */
           ETag?: string;
+          /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (absent otherwise) */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -1780,6 +2196,8 @@ export interface operations {
         headers: {
           /** @description the resource version, quoted: "3" */
           ETag?: string;
+          /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (absent otherwise) */
+          'Idempotent-Replayed'?: 'true';
           /** @description the accepted operation: /api/v1beta1/operations/{id} */
           Location?: string;
           [name: string]: unknown;
@@ -1796,6 +2214,7 @@ export interface operations {
       412: components['responses']['PreconditionFailed'];
       413: components['responses']['PayloadTooLarge'];
       415: components['responses']['UnsupportedMediaType'];
+      422: components['responses']['IdempotencyKeyReused'];
       429: components['responses']['RateLimited'];
       500: components['responses']['Internal'];
       503: components['responses']['Unavailable'];
@@ -1808,6 +2227,8 @@ export interface operations {
         dry_run?: components['parameters']['dryRun'];
       };
       header?: {
+        /** @description Any unique string (a UUID) of 1 to 255 printable ASCII characters, else a 400. The first answer to the key (2xx) is replayed, with `Idempotent-Replayed: true`, to the same method, path, query and body from the same caller for 24 hours, and nothing is done again; the key with another request is a 422 (idempotency_key_reused), and while its first request is still being answered a 409 (idempotency_key_in_use). Stored in the transaction of the operation it made. Errors and dry runs are not stored (docs/api.md "Idempotency keys"). */
+        'Idempotency-Key'?: components['parameters']['idempotencyKey'];
         /** @description apply only at this version: "3", W/"3", 3 or *; anything else is a 400 */
         'If-Match'?: components['parameters']['ifMatch'];
       };
@@ -1829,6 +2250,8 @@ export interface operations {
         headers: {
           /** @description the resource version, quoted: "3" */
           ETag?: string;
+          /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (absent otherwise) */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -1840,6 +2263,8 @@ export interface operations {
         headers: {
           /** @description the resource version, quoted: "3" */
           ETag?: string;
+          /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (absent otherwise) */
+          'Idempotent-Replayed'?: 'true';
           /** @description the accepted operation: /api/v1beta1/operations/{id} */
           Location?: string;
           [name: string]: unknown;
@@ -1856,6 +2281,7 @@ export interface operations {
       412: components['responses']['PreconditionFailed'];
       413: components['responses']['PayloadTooLarge'];
       415: components['responses']['UnsupportedMediaType'];
+      422: components['responses']['IdempotencyKeyReused'];
       429: components['responses']['RateLimited'];
       500: components['responses']['Internal'];
       503: components['responses']['Unavailable'];
@@ -1868,6 +2294,8 @@ export interface operations {
         dry_run?: components['parameters']['dryRun'];
       };
       header?: {
+        /** @description Any unique string (a UUID) of 1 to 255 printable ASCII characters, else a 400. The first answer to the key (2xx) is replayed, with `Idempotent-Replayed: true`, to the same method, path, query and body from the same caller for 24 hours, and nothing is done again; the key with another request is a 422 (idempotency_key_reused), and while its first request is still being answered a 409 (idempotency_key_in_use). Stored in the transaction of the operation it made. Errors and dry runs are not stored (docs/api.md "Idempotency keys"). */
+        'Idempotency-Key'?: components['parameters']['idempotencyKey'];
         /** @description apply only at this version: "3", W/"3", 3 or *; anything else is a 400 */
         'If-Match'?: components['parameters']['ifMatch'];
       };
@@ -1888,6 +2316,8 @@ export interface operations {
         headers: {
           /** @description the resource version, quoted: "3" */
           ETag?: string;
+          /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (absent otherwise) */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -1899,6 +2329,8 @@ export interface operations {
         headers: {
           /** @description the resource version, quoted: "3" */
           ETag?: string;
+          /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (absent otherwise) */
+          'Idempotent-Replayed'?: 'true';
           /** @description the accepted operation: /api/v1beta1/operations/{id} */
           Location?: string;
           [name: string]: unknown;
@@ -1915,6 +2347,7 @@ export interface operations {
       412: components['responses']['PreconditionFailed'];
       413: components['responses']['PayloadTooLarge'];
       415: components['responses']['UnsupportedMediaType'];
+      422: components['responses']['IdempotencyKeyReused'];
       429: components['responses']['RateLimited'];
       500: components['responses']['Internal'];
       503: components['responses']['Unavailable'];
@@ -1927,6 +2360,8 @@ export interface operations {
         dry_run?: components['parameters']['dryRun'];
       };
       header?: {
+        /** @description Any unique string (a UUID) of 1 to 255 printable ASCII characters, else a 400. The first answer to the key (2xx) is replayed, with `Idempotent-Replayed: true`, to the same method, path, query and body from the same caller for 24 hours, and nothing is done again; the key with another request is a 422 (idempotency_key_reused), and while its first request is still being answered a 409 (idempotency_key_in_use). Stored in the transaction of the operation it made. Errors and dry runs are not stored (docs/api.md "Idempotency keys"). */
+        'Idempotency-Key'?: components['parameters']['idempotencyKey'];
         /** @description apply only at this version: "3", W/"3", 3 or *; anything else is a 400 */
         'If-Match'?: components['parameters']['ifMatch'];
       };
@@ -1947,6 +2382,8 @@ export interface operations {
         headers: {
           /** @description the resource version, quoted: "3" */
           ETag?: string;
+          /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (absent otherwise) */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -1958,6 +2395,8 @@ export interface operations {
         headers: {
           /** @description the resource version, quoted: "3" */
           ETag?: string;
+          /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (absent otherwise) */
+          'Idempotent-Replayed'?: 'true';
           /** @description the accepted operation: /api/v1beta1/operations/{id} */
           Location?: string;
           [name: string]: unknown;
@@ -1974,6 +2413,7 @@ export interface operations {
       412: components['responses']['PreconditionFailed'];
       413: components['responses']['PayloadTooLarge'];
       415: components['responses']['UnsupportedMediaType'];
+      422: components['responses']['IdempotencyKeyReused'];
       429: components['responses']['RateLimited'];
       500: components['responses']['Internal'];
       503: components['responses']['Unavailable'];
@@ -1986,6 +2426,8 @@ export interface operations {
         dry_run?: components['parameters']['dryRun'];
       };
       header?: {
+        /** @description Any unique string (a UUID) of 1 to 255 printable ASCII characters, else a 400. The first answer to the key (2xx) is replayed, with `Idempotent-Replayed: true`, to the same method, path, query and body from the same caller for 24 hours, and nothing is done again; the key with another request is a 422 (idempotency_key_reused), and while its first request is still being answered a 409 (idempotency_key_in_use). Stored in the transaction of the operation it made. Errors and dry runs are not stored (docs/api.md "Idempotency keys"). */
+        'Idempotency-Key'?: components['parameters']['idempotencyKey'];
         /** @description apply only at this version: "3", W/"3", 3 or *; anything else is a 400 */
         'If-Match'?: components['parameters']['ifMatch'];
       };
@@ -2006,6 +2448,8 @@ export interface operations {
         headers: {
           /** @description the resource version, quoted: "3" */
           ETag?: string;
+          /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (absent otherwise) */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -2017,6 +2461,8 @@ export interface operations {
         headers: {
           /** @description the resource version, quoted: "3" */
           ETag?: string;
+          /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (absent otherwise) */
+          'Idempotent-Replayed'?: 'true';
           /** @description the accepted operation: /api/v1beta1/operations/{id} */
           Location?: string;
           [name: string]: unknown;
@@ -2033,6 +2479,7 @@ export interface operations {
       412: components['responses']['PreconditionFailed'];
       413: components['responses']['PayloadTooLarge'];
       415: components['responses']['UnsupportedMediaType'];
+      422: components['responses']['IdempotencyKeyReused'];
       429: components['responses']['RateLimited'];
       500: components['responses']['Internal'];
       503: components['responses']['Unavailable'];
@@ -2045,6 +2492,8 @@ export interface operations {
         dry_run?: components['parameters']['dryRun'];
       };
       header?: {
+        /** @description Any unique string (a UUID) of 1 to 255 printable ASCII characters, else a 400. The first answer to the key (2xx) is replayed, with `Idempotent-Replayed: true`, to the same method, path, query and body from the same caller for 24 hours, and nothing is done again; the key with another request is a 422 (idempotency_key_reused), and while its first request is still being answered a 409 (idempotency_key_in_use). Stored in the transaction of the operation it made. Errors and dry runs are not stored (docs/api.md "Idempotency keys"). */
+        'Idempotency-Key'?: components['parameters']['idempotencyKey'];
         /** @description apply only at this version: "3", W/"3", 3 or *; anything else is a 400 */
         'If-Match'?: components['parameters']['ifMatch'];
       };
@@ -2065,6 +2514,8 @@ export interface operations {
         headers: {
           /** @description the resource version, quoted: "3" */
           ETag?: string;
+          /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (absent otherwise) */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -2076,6 +2527,8 @@ export interface operations {
         headers: {
           /** @description the resource version, quoted: "3" */
           ETag?: string;
+          /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (absent otherwise) */
+          'Idempotent-Replayed'?: 'true';
           /** @description the accepted operation: /api/v1beta1/operations/{id} */
           Location?: string;
           [name: string]: unknown;
@@ -2092,6 +2545,7 @@ export interface operations {
       412: components['responses']['PreconditionFailed'];
       413: components['responses']['PayloadTooLarge'];
       415: components['responses']['UnsupportedMediaType'];
+      422: components['responses']['IdempotencyKeyReused'];
       429: components['responses']['RateLimited'];
       500: components['responses']['Internal'];
       503: components['responses']['Unavailable'];
@@ -2135,7 +2589,10 @@ export interface operations {
   pauseResource: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Any unique string (a UUID) of 1 to 255 printable ASCII characters, else a 400. The first answer to the key (2xx) is replayed, with `Idempotent-Replayed: true`, to the same method, path, query and body from the same caller for 24 hours, and nothing is done again; the key with another request is a 422 (idempotency_key_reused), and while its first request is still being answered a 409 (idempotency_key_in_use). Stored in the transaction of the operation it made. Errors and dry runs are not stored (docs/api.md "Idempotency keys"). */
+        'Idempotency-Key'?: components['parameters']['idempotencyKey'];
+      };
       path: {
         /** @description orn:steward:{kind}:{project}:{name}, colons as they are */
         urn: components['parameters']['urn'];
@@ -2149,6 +2606,8 @@ export interface operations {
         headers: {
           /** @description the resource version, quoted: "3" */
           ETag?: string;
+          /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (absent otherwise) */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -2162,6 +2621,8 @@ export interface operations {
       401: components['responses']['Unauthenticated'];
       403: components['responses']['PermissionDenied'];
       404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      422: components['responses']['IdempotencyKeyReused'];
       429: components['responses']['RateLimited'];
       500: components['responses']['Internal'];
       503: components['responses']['Unavailable'];
@@ -2171,6 +2632,8 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
+        /** @description Any unique string (a UUID) of 1 to 255 printable ASCII characters, else a 400. The first answer to the key (2xx) is replayed, with `Idempotent-Replayed: true`, to the same method, path, query and body from the same caller for 24 hours, and nothing is done again; the key with another request is a 422 (idempotency_key_reused), and while its first request is still being answered a 409 (idempotency_key_in_use). Stored in the transaction of the operation it made. Errors and dry runs are not stored (docs/api.md "Idempotency keys"). */
+        'Idempotency-Key'?: components['parameters']['idempotencyKey'];
         /** @description apply only at this version: "3", W/"3", 3 or *; anything else is a 400 */
         'If-Match'?: components['parameters']['ifMatch'];
       };
@@ -2187,6 +2650,8 @@ export interface operations {
         headers: {
           /** @description the resource version, quoted: "3" */
           ETag?: string;
+          /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (absent otherwise) */
+          'Idempotent-Replayed'?: 'true';
           /** @description the accepted operation: /api/v1beta1/operations/{id} */
           Location?: string;
           [name: string]: unknown;
@@ -2203,6 +2668,7 @@ export interface operations {
       412: components['responses']['PreconditionFailed'];
       413: components['responses']['PayloadTooLarge'];
       415: components['responses']['UnsupportedMediaType'];
+      422: components['responses']['IdempotencyKeyReused'];
       429: components['responses']['RateLimited'];
       500: components['responses']['Internal'];
       503: components['responses']['Unavailable'];
@@ -2211,7 +2677,10 @@ export interface operations {
   resumeResource: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Any unique string (a UUID) of 1 to 255 printable ASCII characters, else a 400. The first answer to the key (2xx) is replayed, with `Idempotent-Replayed: true`, to the same method, path, query and body from the same caller for 24 hours, and nothing is done again; the key with another request is a 422 (idempotency_key_reused), and while its first request is still being answered a 409 (idempotency_key_in_use). Stored in the transaction of the operation it made. Errors and dry runs are not stored (docs/api.md "Idempotency keys"). */
+        'Idempotency-Key'?: components['parameters']['idempotencyKey'];
+      };
       path: {
         /** @description orn:steward:{kind}:{project}:{name}, colons as they are */
         urn: components['parameters']['urn'];
@@ -2225,6 +2694,8 @@ export interface operations {
         headers: {
           /** @description the resource version, quoted: "3" */
           ETag?: string;
+          /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (absent otherwise) */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -2238,6 +2709,8 @@ export interface operations {
       401: components['responses']['Unauthenticated'];
       403: components['responses']['PermissionDenied'];
       404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      422: components['responses']['IdempotencyKeyReused'];
       429: components['responses']['RateLimited'];
       500: components['responses']['Internal'];
       503: components['responses']['Unavailable'];
@@ -2247,6 +2720,8 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
+        /** @description Any unique string (a UUID) of 1 to 255 printable ASCII characters, else a 400. The first answer to the key (2xx) is replayed, with `Idempotent-Replayed: true`, to the same method, path, query and body from the same caller for 24 hours, and nothing is done again; the key with another request is a 422 (idempotency_key_reused), and while its first request is still being answered a 409 (idempotency_key_in_use). Stored in the transaction of the operation it made. Errors and dry runs are not stored (docs/api.md "Idempotency keys"). */
+        'Idempotency-Key'?: components['parameters']['idempotencyKey'];
         /** @description apply only at this version: "3", W/"3", 3 or *; anything else is a 400 */
         'If-Match'?: components['parameters']['ifMatch'];
       };
@@ -2263,6 +2738,8 @@ export interface operations {
         headers: {
           /** @description the resource version, quoted: "3" */
           ETag?: string;
+          /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (absent otherwise) */
+          'Idempotent-Replayed'?: 'true';
           /** @description the accepted operation: /api/v1beta1/operations/{id} */
           Location?: string;
           [name: string]: unknown;
@@ -2279,6 +2756,7 @@ export interface operations {
       412: components['responses']['PreconditionFailed'];
       413: components['responses']['PayloadTooLarge'];
       415: components['responses']['UnsupportedMediaType'];
+      422: components['responses']['IdempotencyKeyReused'];
       429: components['responses']['RateLimited'];
       500: components['responses']['Internal'];
       503: components['responses']['Unavailable'];
@@ -2363,7 +2841,10 @@ export interface operations {
   createSchedule: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Any unique string (a UUID) of 1 to 255 printable ASCII characters, else a 400. The first answer to the key (2xx) is replayed, with `Idempotent-Replayed: true`, to the same method, path, query and body from the same caller for 24 hours, and nothing is done again; the key with another request is a 422 (idempotency_key_reused), and while its first request is still being answered a 409 (idempotency_key_in_use). Stored in the transaction of the operation it made. Errors and dry runs are not stored (docs/api.md "Idempotency keys"). */
+        'Idempotency-Key'?: components['parameters']['idempotencyKey'];
+      };
       path: {
         /** @description orn:steward:{kind}:{project}:{name}, colons as they are */
         urn: components['parameters']['urn'];
@@ -2379,6 +2860,8 @@ export interface operations {
       /** @description the schedule */
       201: {
         headers: {
+          /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (absent otherwise) */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -2389,8 +2872,10 @@ export interface operations {
       401: components['responses']['Unauthenticated'];
       403: components['responses']['PermissionDenied'];
       404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
       413: components['responses']['PayloadTooLarge'];
       415: components['responses']['UnsupportedMediaType'];
+      422: components['responses']['IdempotencyKeyReused'];
       429: components['responses']['RateLimited'];
       500: components['responses']['Internal'];
       503: components['responses']['Unavailable'];
@@ -2507,7 +2992,10 @@ export interface operations {
   deleteSchedule: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Any unique string (a UUID) of 1 to 255 printable ASCII characters, else a 400. The first answer to the key (2xx) is replayed, with `Idempotent-Replayed: true`, to the same method, path, query and body from the same caller for 24 hours, and nothing is done again; the key with another request is a 422 (idempotency_key_reused), and while its first request is still being answered a 409 (idempotency_key_in_use). Stored in the transaction of the operation it made. Errors and dry runs are not stored (docs/api.md "Idempotency keys"). */
+        'Idempotency-Key'?: components['parameters']['idempotencyKey'];
+      };
       path: {
         id: string;
       };
@@ -2518,6 +3006,8 @@ export interface operations {
       /** @description deleted */
       204: {
         headers: {
+          /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (absent otherwise) */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content?: never;
@@ -2526,6 +3016,222 @@ export interface operations {
       401: components['responses']['Unauthenticated'];
       403: components['responses']['PermissionDenied'];
       404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      422: components['responses']['IdempotencyKeyReused'];
+      429: components['responses']['RateLimited'];
+      500: components['responses']['Internal'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  listWebhooks: {
+    parameters: {
+      query?: {
+        page_size?: components['parameters']['pageSize'];
+        /** @description next_page_token of the previous page (opaque) */
+        page_token?: components['parameters']['pageToken'];
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description a page of webhooks */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description pass as page_token for the next page; null at the end. A page ends early, with a token, before the item that would take its JSON past STEWARD_MAX_PAGE_BYTES (default 4 MiB); it always holds at least one item */
+            next_page_token: string | null;
+            webhooks: components['schemas']['Webhook'][];
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthenticated'];
+      403: components['responses']['PermissionDenied'];
+      429: components['responses']['RateLimited'];
+      500: components['responses']['Internal'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  createWebhook: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Any unique string (a UUID) of 1 to 255 printable ASCII characters, else a 400. The first answer to the key (2xx) is replayed, with `Idempotent-Replayed: true`, to the same method, path, query and body from the same caller for 24 hours, and nothing is done again; the key with another request is a 422 (idempotency_key_reused), and while its first request is still being answered a 409 (idempotency_key_in_use). Stored in the transaction of the operation it made. Errors and dry runs are not stored (docs/api.md "Idempotency keys"). */
+        'Idempotency-Key'?: components['parameters']['idempotencyKey'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateWebhook'];
+      };
+    };
+    responses: {
+      /** @description the webhook */
+      201: {
+        headers: {
+          /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (absent otherwise) */
+          'Idempotent-Replayed'?: 'true';
+          /** @description the webhook: /api/v1beta1/webhooks/{id} */
+          Location?: string;
+          /** @description the request id (yours when you sent a valid X-Request-Id) */
+          'X-Request-Id'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Webhook'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthenticated'];
+      403: components['responses']['PermissionDenied'];
+      409: components['responses']['Conflict'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      422: components['responses']['IdempotencyKeyReused'];
+      429: components['responses']['RateLimited'];
+      500: components['responses']['Internal'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  getWebhook: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the webhook */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Webhook'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthenticated'];
+      403: components['responses']['PermissionDenied'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['RateLimited'];
+      500: components['responses']['Internal'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  deleteWebhook: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Any unique string (a UUID) of 1 to 255 printable ASCII characters, else a 400. The first answer to the key (2xx) is replayed, with `Idempotent-Replayed: true`, to the same method, path, query and body from the same caller for 24 hours, and nothing is done again; the key with another request is a 422 (idempotency_key_reused), and while its first request is still being answered a 409 (idempotency_key_in_use). Stored in the transaction of the operation it made. Errors and dry runs are not stored (docs/api.md "Idempotency keys"). */
+        'Idempotency-Key'?: components['parameters']['idempotencyKey'];
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description deleted */
+      204: {
+        headers: {
+          /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (absent otherwise) */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthenticated'];
+      403: components['responses']['PermissionDenied'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      422: components['responses']['IdempotencyKeyReused'];
+      429: components['responses']['RateLimited'];
+      500: components['responses']['Internal'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  listWebhookDeliveries: {
+    parameters: {
+      query?: {
+        page_size?: components['parameters']['pageSize'];
+        /** @description next_page_token of the previous page (opaque) */
+        page_token?: components['parameters']['pageToken'];
+      };
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description a page of deliveries */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            deliveries: components['schemas']['WebhookDelivery'][];
+            /** @description pass as page_token for the next page; null at the end. A page ends early, with a token, before the item that would take its JSON past STEWARD_MAX_PAGE_BYTES (default 4 MiB); it always holds at least one item */
+            next_page_token: string | null;
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthenticated'];
+      403: components['responses']['PermissionDenied'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['RateLimited'];
+      500: components['responses']['Internal'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  redeliverWebhookDelivery: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Any unique string (a UUID) of 1 to 255 printable ASCII characters, else a 400. The first answer to the key (2xx) is replayed, with `Idempotent-Replayed: true`, to the same method, path, query and body from the same caller for 24 hours, and nothing is done again; the key with another request is a 422 (idempotency_key_reused), and while its first request is still being answered a 409 (idempotency_key_in_use). Stored in the transaction of the operation it made. Errors and dry runs are not stored (docs/api.md "Idempotency keys"). */
+        'Idempotency-Key'?: components['parameters']['idempotencyKey'];
+      };
+      path: {
+        delivery_id: string;
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the new delivery */
+      201: {
+        headers: {
+          /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (absent otherwise) */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['WebhookDelivery'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthenticated'];
+      403: components['responses']['PermissionDenied'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      422: components['responses']['IdempotencyKeyReused'];
       429: components['responses']['RateLimited'];
       500: components['responses']['Internal'];
       503: components['responses']['Unavailable'];

@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+
 import type { components } from './api-types.js';
 import { CliError, EXIT } from './cli-error.js';
 
@@ -36,8 +38,34 @@ export interface ApiClient {
   stream(path: string, options?: RequestOptions): Promise<Response>;
 }
 
+/** The methods that write: each request gets an Idempotency-Key, kept by its retries. */
+const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+/**
+ * Failures where the request may or may not have reached Steward (refused while it restarts,
+ * reset or timed out mid-answer). A write is sent again only because its key makes it safe.
+ */
+const RETRIED_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+]);
+
+export interface ClientOptions {
+  /** The waits before each retry of a write; its length is how many retries. @default [250, 1000, 3000] */
+  retryDelaysMs?: readonly number[];
+}
+
 /** `token`: sent as `Authorization: Bearer <token>` on every request (STEWARD_TOKEN). */
-export function createApiClient(baseUrl: string, token?: string): ApiClient {
+export function createApiClient(
+  baseUrl: string,
+  token?: string,
+  { retryDelaysMs = [250, 1000, 3000] }: ClientOptions = {},
+): ApiClient {
   const root = baseUrl.replace(/\/+$/, '');
   if (!/^https?:\/\/[^/]/.test(root))
     throw new CliError(`the Steward URL must be http:// or https://, not "${baseUrl}"`, EXIT.usage);
@@ -53,16 +81,32 @@ export function createApiClient(baseUrl: string, token?: string): ApiClient {
       body = JSON.stringify(options.body);
       headers['content-type'] = 'application/json';
     }
+    // One key for the write and all its retries: Steward replays the first answer to a retry.
+    if (WRITES.has(method) && !Object.keys(headers).some((name) => /^idempotency-key$/i.test(name)))
+      headers['idempotency-key'] = randomUUID();
+    const retries = WRITES.has(method) ? retryDelaysMs : [];
     let res: Response;
-    try {
-      res = await fetch(url, { method, headers, body, signal: options.signal });
-    } catch (err) {
-      if (options.signal?.aborted) throw err;
-      const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-      throw new CliError(
-        `cannot reach Steward at ${root}: ${cause?.code ?? cause?.message ?? (err as Error).message}`,
-        EXIT.unreachable,
-      );
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        res = await fetch(url, { method, headers, body, signal: options.signal });
+      } catch (err) {
+        if (options.signal?.aborted) throw err;
+        const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+        if (attempt < retries.length && RETRIED_CODES.has(cause?.code ?? '')) {
+          await sleep(retries[attempt]!);
+          continue;
+        }
+        throw new CliError(
+          `cannot reach Steward at ${root}: ${cause?.code ?? cause?.message ?? (err as Error).message}`,
+          EXIT.unreachable,
+        );
+      }
+      // The first try of this key is still being answered (the connection dropped, the server did not): wait for it.
+      if (attempt < retries.length && res.status === 409 && (await isKeyInUse(res))) {
+        await sleep(retries[attempt]!);
+        continue;
+      }
+      break;
     }
     if (!res.ok) throw await toApiError(res);
     return res;
@@ -84,6 +128,17 @@ export function createApiClient(baseUrl: string, token?: string): ApiClient {
     },
     stream: (path, options = {}) => send('GET', path, options),
   };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A 409 `idempotency_key_in_use` (read from a clone: any other 409 is reported as it is). */
+async function isKeyInUse(res: Response): Promise<boolean> {
+  const text = await res
+    .clone()
+    .text()
+    .catch(() => '');
+  return text.includes('"idempotency_key_in_use"');
 }
 
 async function toApiError(res: Response): Promise<ApiError> {

@@ -69,7 +69,7 @@ export async function readObjectOption(
   return text.startsWith('@') ? readDocument(text.slice(1), stdin) : parseJsonObject(text, option);
 }
 
-async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
+export async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of stream)
     chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);

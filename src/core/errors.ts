@@ -17,7 +17,11 @@ export type ErrorCode =
   | 'expired'
   | 'internal'
   | 'unavailable'
-  | 'method_not_allowed';
+  | 'method_not_allowed'
+  /** An Idempotency-Key used before with another method, path or body (docs/api.md "Idempotency keys"). */
+  | 'idempotency_key_reused'
+  /** An Idempotency-Key whose first request is still being answered. */
+  | 'idempotency_key_in_use';
 
 export class StewardError extends Error {
   constructor(

@@ -17,6 +17,11 @@ export function newScheduleId(nowMs: number): string {
   return sortableId('sch_', nowMs);
 }
 
+/** Webhook ids (`wh_` + the same time-sorted tail). */
+export function newWebhookId(nowMs: number): string {
+  return sortableId('wh_', nowMs);
+}
+
 function sortableId(prefix: string, nowMs: number): string {
   if (nowMs <= lastMs) {
     sequence += 1;

@@ -82,7 +82,8 @@ export type EventType =
   | 'schedule.fired'
   | 'schedule.failed'
   | 'schedule.missed'
-  | 'schedule.denied';
+  | 'schedule.denied'
+  | 'webhook.disabled';
 
 /** An append-only change record as written; the store assigns `id` and `created_at`. */
 export interface EventInput {

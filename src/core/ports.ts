@@ -1,3 +1,4 @@
+import type { AuditEntry, AuditRecord } from './audit/audit-entry.js';
 import type {
   Drift,
   EventInput,
@@ -11,6 +12,7 @@ import type {
 } from './model.js';
 import type { ClaimedSchedule, Schedule, ScheduleOutcome } from './schedules/schedule.js';
 import type { ProjectShares } from './sync/claim-policy.js';
+import type { WebhookBook, WebhookQueue } from './webhooks/webhook.js';
 
 /**
  * What core needs from storage, as one port per need: each consumer declares only
@@ -28,9 +30,13 @@ export type Store = ResourceReads &
   SecretRewrites &
   ScheduleBook &
   ScheduleQueue &
+  WebhookBook &
+  WebhookQueue &
   StoreGauges &
   StoreSignals &
-  StoreHealth;
+  StoreHealth &
+  IdempotencyBook &
+  AuditTrail;
 
 /** Single documents, and the look-ups a request makes before it writes. */
 export interface ResourceReads {
@@ -93,6 +99,30 @@ export interface SyncQueue {
   scheduleResync(kinds: readonly string[], nowMs: number): Promise<number>;
   /** Gives leases back without counting an attempt (shutdown). */
   releaseLeases(leases: readonly LeaseRef[], nowMs: number): Promise<void>;
+}
+
+/** The audit log (core/audit/): appended in batches, listed by admins, pruned past its retention. */
+export interface AuditTrail {
+  /** Appends the entries in one statement, in order (ids grow in the order given). */
+  appendAudit(entries: readonly AuditEntry[]): Promise<void>;
+  /** Newest first; `before` is the last id of the previous page. */
+  listAudit(filter: AuditFilter, limit: number, before?: number): Promise<AuditRecord[]>;
+  /** Deletes entries older than `beforeMs` (epoch ms), in short batches; returns how many. */
+  pruneAudit(beforeMs: number): Promise<number>;
+}
+
+/** What an audit listing selects; every given field must match. */
+export interface AuditFilter {
+  project?: string;
+  actor?: string;
+  method?: string;
+  action?: string;
+  /** Epoch ms, inclusive. */
+  sinceMs?: number;
+  /** Epoch ms, exclusive. */
+  untilMs?: number;
+  /** Only these projects (the caller's scope; entries with no project are left out); undefined: every entry. */
+  projects?: readonly string[];
 }
 
 /** The API's schedules (core/schedules/schedule-commands.ts): made, read and deleted by callers. */
@@ -212,7 +242,9 @@ export type AcceptOutcome =
   | { claimHeldBy: ClaimHolder }
   | QuotaRefusal
   /** The change carried a schedule run whose lease another scheduler holds now: nothing was written. */
-  | 'lease_lost';
+  | 'lease_lost'
+  /** The change carried an idempotency record whose key a live record holds already: nothing was written. */
+  | 'idempotency_key_taken';
 
 /** The resource that holds a claim key. */
 export interface ClaimHolder {
@@ -304,6 +336,11 @@ export interface AcceptedChange {
    * the lease token of its claim, so the operation and the run are written together or not at all.
    */
   scheduleRun?: ScheduleRun;
+  /**
+   * A keyed request's answer (Idempotency-Key): stored in the same transaction, so the operation and
+   * the key are written together or not at all; a live record of the key rolls the change back.
+   */
+  idempotency?: IdempotencyWrite;
 }
 
 export interface CancelChange {
@@ -458,4 +495,41 @@ export interface SyncWriteBack extends LeaseRef {
   /** Wake resources that wait on this one. */
   wakeDependents: boolean;
   events: EventInput[];
+}
+
+/**
+ * Idempotency keys (docs/api.md "Idempotency keys"): the first answer to a keyed write, per
+ * caller (`scope`) and key. A record older than the window is as good as absent: the reads skip
+ * it, a new record of its key replaces it, and the pruner deletes it.
+ */
+export interface IdempotencyBook {
+  /** The live record of `key` in `scope`: created at or after `liveFromMs`. */
+  findIdempotencyRecord(
+    scope: string,
+    key: string,
+    liveFromMs: number,
+  ): Promise<IdempotencyRecord | undefined>;
+  /** Stores a record on its own (an answer no accept transaction carried); false when a live one holds the key. */
+  saveIdempotencyRecord(write: IdempotencyWrite): Promise<boolean>;
+  /** Deletes the records created before `beforeMs`, in short batches; returns how many. */
+  pruneIdempotencyKeys(beforeMs: number): Promise<number>;
+}
+
+/** One stored answer: what a replay sends again. */
+export interface IdempotencyRecord {
+  scope: string;
+  key: string;
+  /** A hash of the method, path, query and body the key was first used with. */
+  fingerprint: string;
+  status: number;
+  /** The answer's headers that a replay sends again (ETag, Location). */
+  headers: Record<string, string>;
+  body: unknown;
+  createdAtMs: number;
+}
+
+export interface IdempotencyWrite {
+  record: IdempotencyRecord;
+  /** Records of the key created before this are expired: replaced, not a conflict. */
+  liveFromMs: number;
 }

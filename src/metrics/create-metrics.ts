@@ -14,7 +14,10 @@ import { createSyncMetrics } from './sync-metrics.js';
  */
 export function createMetrics({ sources, logger }: { sources: StateSources; logger: CoreLogger }) {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
+  // prom-client samples the event loop's delay every 10 ms by default: 100 wake-ups a second, about
+  // 0.5 % of a core on an idle Steward (docs/benchmarks.md, "Idle"). Every 100 ms still catches any
+  // stall of 100 ms or more, and a shorter one in proportion to its length.
+  collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 100 });
   const sync = createSyncMetrics(registry);
   const http = createHttpMetrics(registry);
   registerStateGauges(registry, sources, logger);

@@ -29,6 +29,11 @@ export interface SyncState {
   last_synced_at: string | null;
   /** The dependency names this resource waits on, when it waits. */
   waiting_on?: string[];
+  /**
+   * While PENDING with a deadline (`spec.policy.deadline` or STEWARD_OPERATION_DEADLINE_MS): when the
+   * operation must be COMPLETED by (ISO 8601), else the resource goes to ERROR "deadline exceeded".
+   */
+  deadline_at?: string;
 }
 
 /**
@@ -40,6 +45,12 @@ export interface ResourcePolicy {
   mode: 'manage' | 'observe';
   /** `delete`: a delete tears the backend object down. `orphan`: the record goes, the object stays. */
   on_delete: 'delete' | 'orphan';
+  /**
+   * How long each operation has to reach COMPLETED from when it is accepted: an ISO 8601 duration
+   * (`PT1H`, `P1DT12H`, `PT90S`; weeks, days, hours, minutes, seconds) or a number of ms. Absent: the
+   * operator's STEWARD_OPERATION_DEADLINE_MS, if set, else none.
+   */
+  deadline?: string | number;
 }
 
 /** One config field whose backend value differs from the spec. */

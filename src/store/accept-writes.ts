@@ -10,6 +10,7 @@ import type {
   ExpectedState,
 } from '../core/ports.js';
 import { RollbackConflict, type StoreDriver } from './driver.js';
+import { recordIdempotencyKey } from './idempotency-queries.js';
 import { countFootprint, pruneRevisions, QuotaRollback } from './quota-writes.js';
 import {
   claimColumn,
@@ -120,12 +121,18 @@ export function createAcceptWrites(driver: StoreDriver) {
         await driver.appendEvents(trx, change.events, change.operation.created_at);
         if (change.scheduleRun && !(await recordScheduleRun(driver, trx, change.scheduleRun)))
           throw new LeaseLostRollback();
+        if (change.idempotency && !(await recordIdempotencyKey(trx, change.idempotency)))
+          throw new KeyTakenRollback();
         return 'committed';
       });
     } catch (err) {
       if (err instanceof RollbackConflict) return 'conflict';
       if (err instanceof LeaseLostRollback) return 'lease_lost';
+      if (err instanceof KeyTakenRollback) return 'idempotency_key_taken';
       if (err instanceof QuotaRollback) return err.refusal;
+      // Two creates of one URN in open transactions both saw it free (PostgreSQL's read committed):
+      // the primary key refuses the second, which is the conflict core answers 409 to, not a 500.
+      if (change.expected === null && isUrnTaken(err)) return 'conflict';
       if (claim && isClaimViolation(err)) {
         // Another transaction took the key between our look and our write: name it, or look again if it is gone already.
         const holder = await claimHolder(driver.db, claim, resource.urn);
@@ -178,14 +185,21 @@ async function claimHolder(
   return query.executeTakeFirst();
 }
 
-/** The claim index refused a write: SQLite names the column, PostgreSQL the index. */
-function isClaimViolation(err: unknown): boolean {
+/** The claim index refused a write. */
+const isClaimViolation = (err: unknown) =>
+  isUniqueViolation(err, 'resources_claim_key', /resources\.claim_key/);
+
+/** The insert of a new resource met a row with its URN. */
+const isUrnTaken = (err: unknown) => isUniqueViolation(err, 'resources_pkey', /resources\.urn\b/);
+
+/** A unique index refused a write: PostgreSQL names the index, SQLite the column. */
+function isUniqueViolation(err: unknown, index: string, column: RegExp): boolean {
   const e = err as { code?: unknown; constraint?: unknown; message?: unknown } | undefined;
-  if (e?.code === '23505') return e.constraint === 'resources_claim_key';
+  if (e?.code === '23505') return e.constraint === index;
   return (
     typeof e?.code === 'string' &&
     e.code.startsWith('SQLITE_CONSTRAINT') &&
-    /resources\.claim_key/.test(String(e.message))
+    column.test(String(e.message))
   );
 }
 
@@ -284,3 +298,6 @@ function updatableColumns(row: ReturnType<typeof resourceToRow>) {
 
 /** Internal: a schedule run's lease was taken over; the whole accept transaction rolls back. */
 class LeaseLostRollback extends Error {}
+
+/** Internal: another request with the same idempotency key committed first; the whole accept transaction rolls back. */
+class KeyTakenRollback extends Error {}

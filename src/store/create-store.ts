@@ -1,8 +1,10 @@
 import type { Store, StoreSignals } from '../core/ports.js';
 import { createAcceptWrites } from './accept-writes.js';
+import { createAuditQueries } from './audit-queries.js';
 import type { StoreDriver } from './driver.js';
 import { createEventQueries } from './event-queries.js';
 import { createHistoryQueries } from './history-queries.js';
+import { createIdempotencyQueries } from './idempotency-queries.js';
 import { migrateToLatest } from './migrations.js';
 import { createPauseWrites } from './pause-writes.js';
 import { openPostgres } from './postgres/postgres-driver.js';
@@ -12,6 +14,7 @@ import { openSqlite } from './sqlite/sqlite-driver.js';
 import { createStoreSignals } from './store-signals.js';
 import { createSyncWrites } from './sync-writes.js';
 import { createValueRewrites } from './value-rewrites.js';
+import { createWebhookQueries } from './webhook-queries.js';
 
 export interface StoreOptions {
   /** A SQLite file path (or ':memory:'); `postgres://` URLs come with the PostgreSQL store. */
@@ -78,6 +81,7 @@ export function storeOver(driver: StoreDriver): Store {
   const sync = createSyncWrites(driver);
   const pause = createPauseWrites(driver);
   const schedules = createScheduleQueries(driver);
+  const webhooks = createWebhookQueries(driver);
   const store: Omit<Store, keyof StoreSignals> = {
     ...createReadQueries(driver),
     ...createEventQueries(driver),
@@ -86,6 +90,12 @@ export function storeOver(driver: StoreDriver): Store {
     ...sync,
     ...createValueRewrites(driver),
     ...schedules,
+    ...createIdempotencyQueries(driver),
+    ...createAuditQueries(driver),
+    ...webhooks,
+    saveDeliveryOutcome: announcing(webhooks.saveDeliveryOutcome, (saved) => {
+      if (saved) signals.eventsCommitted();
+    }),
     commitAccepted: announcing(accept.commitAccepted, (outcome) => {
       if (outcome !== 'committed') return;
       signals.eventsCommitted();

@@ -283,6 +283,134 @@ export function migrations(dialect: SchemaDialect): Record<string, Migration> {
           .execute();
       },
     },
+    // Idempotency keys (docs/api.md "Idempotency keys"): the first answer to a keyed write, per caller and key,
+    // written in the operation's own transaction. `created_at` (epoch ms) is what the 24 h window and the pruner read.
+    '0009_idempotency_keys': {
+      async up(db: Kysely<unknown>) {
+        await db.schema
+          .createTable('idempotency_keys')
+          .addColumn('scope', 'text', (c) => c.notNull())
+          .addColumn('key', 'text', (c) => c.notNull())
+          .addColumn('fingerprint', 'text', (c) => c.notNull())
+          .addColumn('status', 'integer', (c) => c.notNull())
+          .addColumn('headers', 'text', (c) => c.notNull())
+          .addColumn('body', 'text', (c) => c.notNull())
+          .addColumn('created_at', ms, (c) => c.notNull())
+          .addPrimaryKeyConstraint('idempotency_keys_pkey', ['scope', 'key'])
+          .execute();
+        await db.schema
+          .createIndex('idempotency_keys_created_at')
+          .on('idempotency_keys')
+          .column('created_at')
+          .execute();
+      },
+    },
+    // The audit log (docs/design.md §13): appended in batches by each API process, listed newest first by id,
+    // filtered by project (with the id for the page), and pruned by time through the `at` index.
+    '0011_audit': {
+      async up(db: Kysely<unknown>) {
+        await db.schema
+          .createTable('audit_log')
+          .addColumn('id', serialId.type, (c) => serialId.primaryKey(c))
+          .addColumn('at', ms, (c) => c.notNull())
+          .addColumn('actor', 'text', (c) => c.notNull())
+          .addColumn('project', 'text')
+          .addColumn('method', 'text', (c) => c.notNull())
+          .addColumn('path', 'text', (c) => c.notNull())
+          .addColumn('action', 'text', (c) => c.notNull())
+          .addColumn('urn', 'text')
+          .addColumn('operation_id', 'text')
+          .addColumn('status', 'integer', (c) => c.notNull())
+          .addColumn('outcome', 'text', (c) => c.notNull())
+          .addColumn('code', 'text')
+          .addColumn('request_id', 'text', (c) => c.notNull())
+          .addColumn('dry_run', 'integer', (c) => c.notNull().defaultTo(0))
+          .execute();
+        await db.schema.createIndex('audit_log_at').on('audit_log').column('at').execute();
+        await db.schema
+          .createIndex('audit_log_project_id')
+          .on('audit_log')
+          .columns(['project', 'id'])
+          .execute();
+      },
+    },
+    // Operation deadlines (docs/design.md §13): when the current operation must be COMPLETED by. No index: the
+    // sync loop keeps a PENDING row with a deadline due by then (next_sync_at, in the due index), and reads it there.
+    '0012_deadlines': {
+      async up(db: Kysely<unknown>) {
+        await db.schema.alterTable('resources').addColumn('deadline_at', ms).execute();
+      },
+    },
+    // Webhooks (docs/webhooks.md): the subscriptions, their outbox (one delivery per matching webhook and
+    // event, written in the event's transaction, with the event document in it so pruning events loses
+    // nothing) and each attempt. The claim reads pending deliveries by due time; the per-resource order
+    // looks for an earlier pending delivery of the same webhook and URN (webhook_deliveries_order).
+    '0010_webhooks': {
+      async up(db: Kysely<unknown>) {
+        await db.schema
+          .createTable('webhooks')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('url', 'text', (c) => c.notNull())
+          .addColumn('events', 'text', (c) => c.notNull())
+          .addColumn('project', 'text')
+          .addColumn('secret', 'text', (c) => c.notNull())
+          .addColumn('enabled', 'integer', (c) => c.notNull())
+          .addColumn('disabled_at', 'text')
+          .addColumn('disabled_reason', 'text')
+          .addColumn('created_by', 'text', (c) => c.notNull())
+          .addColumn('created_at', 'text', (c) => c.notNull())
+          .execute();
+        await db.schema
+          .createIndex('webhooks_project_id')
+          .on('webhooks')
+          .columns(['project', 'id'])
+          .execute();
+        await db.schema
+          .createTable('webhook_deliveries')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('webhook_id', 'text', (c) =>
+            c.notNull().references('webhooks.id').onDelete('cascade'),
+          )
+          .addColumn('event_id', ms, (c) => c.notNull())
+          .addColumn('event_type', 'text', (c) => c.notNull())
+          .addColumn('urn', 'text', (c) => c.notNull())
+          .addColumn('body', 'text', (c) => c.notNull())
+          .addColumn('state', 'text', (c) => c.notNull())
+          .addColumn('attempts', 'integer', (c) => c.notNull())
+          .addColumn('next_attempt_at', ms)
+          .addColumn('created_at', 'text', (c) => c.notNull())
+          .addColumn('finished_at', 'text')
+          .addColumn('lease_owner', 'text')
+          .addColumn('lease_expires_at', ms)
+          .addColumn('lease_token', ms, (c) => c.notNull().defaultTo(0))
+          .execute();
+        await sql`create index webhook_deliveries_due on webhook_deliveries (next_attempt_at) where state = 'pending'`.execute(
+          db,
+        );
+        await db.schema
+          .createIndex('webhook_deliveries_order')
+          .on('webhook_deliveries')
+          .columns(['webhook_id', 'urn', 'event_id'])
+          .execute();
+        await db.schema
+          .createIndex('webhook_deliveries_webhook_id')
+          .on('webhook_deliveries')
+          .columns(['webhook_id', 'id'])
+          .execute();
+        await db.schema
+          .createTable('webhook_attempts')
+          .addColumn('delivery_id', 'text', (c) =>
+            c.notNull().references('webhook_deliveries.id').onDelete('cascade'),
+          )
+          .addColumn('attempt', 'integer', (c) => c.notNull())
+          .addColumn('attempted_at', 'text', (c) => c.notNull())
+          .addColumn('status_code', 'integer')
+          .addColumn('error', 'text')
+          .addColumn('next_attempt_at', 'text')
+          .addPrimaryKeyConstraint('webhook_attempts_pk', ['delivery_id', 'attempt'])
+          .execute();
+      },
+    },
   };
 }
 

@@ -48,6 +48,7 @@ export function resourceToRow(
     next_sync_at: nextSyncAtMs,
     last_synced_at: state.sync.last_synced_at,
     waiting_on: state.sync.waiting_on ? JSON.stringify(state.sync.waiting_on) : null,
+    deadline_at: state.sync.deadline_at ? Date.parse(state.sync.deadline_at) : null,
   };
 }
 
@@ -67,6 +68,9 @@ export function rowToResource(row: Selectable<ResourcesTable>): Resource {
     last_synced_at: row.last_synced_at,
   };
   if (row.waiting_on) sync.waiting_on = JSON.parse(row.waiting_on) as string[];
+  // The column outlives its operation (the sync loop's write-back leaves it): it counts only while PENDING.
+  if (row.deadline_at != null && row.status === 'PENDING')
+    sync.deadline_at = new Date(Number(row.deadline_at)).toISOString();
   return {
     urn: row.urn,
     kind: row.kind,

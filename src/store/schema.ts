@@ -39,6 +39,8 @@ export interface ResourcesTable {
   paused: number;
   /** state.drift as JSON, null before the first refresh. */
   drift: string | null;
+  /** state.sync.deadline_at in epoch ms: the current operation's deadline (read only while PENDING), or null. */
+  deadline_at: number | null;
 }
 
 export interface ResourceLabelsTable {
@@ -122,6 +124,76 @@ export interface SchedulesTable {
   lease_token: Generated<number>;
 }
 
+/** The first answer to a keyed write (0009): `headers` and `body` are JSON, `created_at` epoch ms. */
+export interface IdempotencyKeysTable {
+  scope: string;
+  key: string;
+  fingerprint: string;
+  status: number;
+  headers: string;
+  body: string;
+  created_at: number;
+}
+
+/** The audit log (core/audit/): `at` is epoch ms (the filters and the pruner compare it), `dry_run` 0 or 1. */
+export interface AuditLogTable {
+  id: Generated<number>;
+  at: number;
+  actor: string;
+  project: string | null;
+  method: string;
+  path: string;
+  action: string;
+  urn: string | null;
+  operation_id: string | null;
+  status: number;
+  outcome: string;
+  code: string | null;
+  request_id: string;
+  dry_run: number;
+}
+
+/** Webhooks (docs/webhooks.md): `events` is a JSON array; `secret` sealed when there is a key; `enabled` 0 or 1. */
+export interface WebhooksTable {
+  id: string;
+  url: string;
+  events: string;
+  project: string | null;
+  secret: string;
+  enabled: number;
+  disabled_at: string | null;
+  disabled_reason: string | null;
+  created_by: string;
+  created_at: string;
+}
+
+/** The outbox: one row per webhook and event; `body` is the event document sent; times in epoch ms. */
+export interface WebhookDeliveriesTable {
+  id: string;
+  webhook_id: string;
+  event_id: number;
+  event_type: string;
+  urn: string;
+  body: string;
+  state: string;
+  attempts: number;
+  next_attempt_at: number | null;
+  created_at: string;
+  finished_at: string | null;
+  lease_owner: string | null;
+  lease_expires_at: number | null;
+  lease_token: Generated<number>;
+}
+
+export interface WebhookAttemptsTable {
+  delivery_id: string;
+  attempt: number;
+  attempted_at: string;
+  status_code: number | null;
+  error: string | null;
+  next_attempt_at: string | null;
+}
+
 export interface Database {
   resources: ResourcesTable;
   resource_labels: ResourceLabelsTable;
@@ -131,4 +203,9 @@ export interface Database {
   events: EventsTable;
   quota_usage: QuotaUsageTable;
   schedules: SchedulesTable;
+  idempotency_keys: IdempotencyKeysTable;
+  audit_log: AuditLogTable;
+  webhooks: WebhooksTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
 }

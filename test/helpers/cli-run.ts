@@ -30,17 +30,22 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs `steward args…` to its end, with PATH and `env` only. */
-export function runCli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+/** Runs `steward args…` to its end, with PATH and `env` only; `input`, when given, is its stdin. */
+export function runCli(
+  args: string[],
+  env: Record<string, string> = {},
+  input?: string,
+): Promise<CliResult> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [CLI, ...args], {
       env: { PATH: process.env.PATH ?? '', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     });
+    child.stdin?.end(input);
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.once('close', (code) => resolve({ code, stdout, stderr }));
   });
 }

@@ -102,6 +102,9 @@ describeEachDialect('access control: tokens, roles and projects', () => {
   const cancelOps = new Map<string, string>();
   /** Schedules on each seed: `seed-<project>` to read, `<caller>-<project>` for each caller to delete. */
   const scheduleIds = new Map<string, string>();
+  /** Webhooks of each project: `seed-<project>` to read, `<caller>-<project>` for each caller to delete; a delivery of each seed. */
+  const webhookIds = new Map<string, string>();
+  const deliveryIds = new Map<string, string>();
 
   async function send(
     caller: CallerName,
@@ -164,10 +167,22 @@ describeEachDialect('access control: tokens, roles and projects', () => {
         backoffBaseMs: 0,
         backoffMaxMs: 0,
         tokensFile,
+        webhookAllow: ['127.0.0.1/32'],
       },
       overrides: { extraModules: [{ definition: gizmo, origin: 'test' }] },
     });
 
+    for (const project of PROJECTS)
+      for (const key of ['seed', ...CALLERS]) {
+        const res = await send('admin', 'POST', `${h.api}/webhooks`, {
+          url: 'http://127.0.0.1:9/hook',
+          events: ['resource.created'],
+          project,
+          secret: PASSWORD,
+        });
+        expect(res.status).toBe(201);
+        webhookIds.set(`${key}-${project}`, res.body.id);
+      }
     for (const project of PROJECTS) {
       expect(
         (await create('admin', project, nameIn(project, 'seed'), { value: 1, password: PASSWORD }))
@@ -220,6 +235,11 @@ describeEachDialect('access control: tokens, roles and projects', () => {
       }
     }
     for (const project of PROJECTS) {
+      const id = webhookIds.get(`seed-${project}`)!;
+      const deliveries = await send('admin', 'GET', `${h.api}/webhooks/${id}/deliveries`);
+      deliveryIds.set(project, deliveries.body.deliveries[0].id);
+    }
+    for (const project of PROJECTS) {
       const ops = await h.steward.queries.listOperations({}, 500);
       opIds[project] = ops.items
         .filter((op) => op.urn.split(':')[3] === project)
@@ -232,13 +252,23 @@ describeEachDialect('access control: tokens, roles and projects', () => {
   });
 
   /** How each documented endpoint is called for a caller and a target project, and what kind of access it needs. */
-  type Access = 'public' | 'token' | 'list' | 'read' | 'change' | 'create' | 'admin' | 'metrics';
+  type Access =
+    | 'public'
+    | 'token'
+    | 'list'
+    | 'read'
+    | 'change'
+    | 'create'
+    | 'admin'
+    | 'metrics'
+    | 'admins'
+    | 'webhook';
   interface Built {
     method: string;
     url: string;
     body?: unknown;
     /** The resource URN, operation id or schedule id the request names (hidden ones answer as missing ones do). */
-    target?: { urn?: string; operationId?: string; scheduleId?: string };
+    target?: { urn?: string; operationId?: string; scheduleId?: string; webhookId?: string };
   }
   const ENDPOINTS: Record<
     string,
@@ -281,6 +311,19 @@ describeEachDialect('access control: tokens, roles and projects', () => {
           method: 'PATCH',
           url: `${h.api}/resources/${urn}`,
           body: { configs: { value: 9 } },
+          target: { urn },
+        };
+      },
+    },
+    'PUT /api/v1beta1/resources/{urn}': {
+      access: 'change',
+      success: 202,
+      build: (c, p) => {
+        const urn = urnOf(p, cellName('apply', c, p));
+        return {
+          method: 'PUT',
+          url: `${h.api}/resources/${urn}`,
+          body: { kind: 'gizmo', project: p, name: cellName('apply', c, p), spec: { configs: {} } },
           target: { urn },
         };
       },
@@ -440,6 +483,61 @@ describeEachDialect('access control: tokens, roles and projects', () => {
         };
       },
     },
+    // Webhooks need an admin (docs/webhooks.md): the list and a create answer 403 to any other role, whatever the project.
+    'POST /api/v1beta1/webhooks': {
+      access: 'admins',
+      success: 201,
+      build: (_c, p) => ({
+        method: 'POST',
+        url: `${h.api}/webhooks`,
+        body: { url: 'http://127.0.0.1:9/hook', events: ['*'], project: p, secret: PASSWORD },
+      }),
+    },
+    'GET /api/v1beta1/webhooks': {
+      access: 'admins',
+      success: 200,
+      build: () => ({ method: 'GET', url: `${h.api}/webhooks` }),
+    },
+    'GET /api/v1beta1/webhooks/{id}': {
+      access: 'webhook',
+      success: 200,
+      build: (_c, p) => {
+        const id = webhookIds.get(`seed-${p}`)!;
+        return { method: 'GET', url: `${h.api}/webhooks/${id}`, target: { webhookId: id } };
+      },
+    },
+    'DELETE /api/v1beta1/webhooks/{id}': {
+      access: 'webhook',
+      success: 204,
+      build: (c, p) => {
+        const id = webhookIds.get(`${c}-${p}`)!;
+        return { method: 'DELETE', url: `${h.api}/webhooks/${id}`, target: { webhookId: id } };
+      },
+    },
+    'GET /api/v1beta1/webhooks/{id}/deliveries': {
+      access: 'webhook',
+      success: 200,
+      build: (_c, p) => {
+        const id = webhookIds.get(`seed-${p}`)!;
+        return {
+          method: 'GET',
+          url: `${h.api}/webhooks/${id}/deliveries`,
+          target: { webhookId: id },
+        };
+      },
+    },
+    'POST /api/v1beta1/webhooks/{id}/deliveries/{delivery_id}/redeliver': {
+      access: 'webhook',
+      success: 201,
+      build: (_c, p) => {
+        const id = webhookIds.get(`seed-${p}`)!;
+        return {
+          method: 'POST',
+          url: `${h.api}/webhooks/${id}/deliveries/${deliveryIds.get(p)!}/redeliver`,
+          target: { webhookId: id },
+        };
+      },
+    },
     'GET /api/v1beta1/modules': {
       access: 'token',
       success: 200,
@@ -475,6 +573,11 @@ describeEachDialect('access control: tokens, roles and projects', () => {
       success: 200,
       build: () => ({ method: 'GET', url: `${h.url}/openapi.json` }),
     },
+    'GET /api/v1beta1/audit': {
+      access: 'admins',
+      success: 200,
+      build: (_c, p) => ({ method: 'GET', url: `${h.api}/audit?project=${p}` }),
+    },
   };
 
   function expectedStatus(
@@ -494,7 +597,10 @@ describeEachDialect('access control: tokens, roles and projects', () => {
     if (access === 'read') return sees(caller, project) ? success : 404;
     if (access === 'change')
       return !sees(caller, project) ? 404 : GRANTS[caller].role === 'viewer' ? 403 : success;
-    if (access === 'admin')
+    // Webhooks without a project, and the audit log (an admin sees its projects' entries): any admin; every
+    // other role is refused whatever the project.
+    if (access === 'admins') return GRANTS[caller].role !== 'admin' ? 403 : success;
+    if (access === 'admin' || access === 'webhook')
       return !sees(caller, project) ? 404 : GRANTS[caller].role !== 'admin' ? 403 : success;
     return GRANTS[caller].role === 'viewer' || !sees(caller, project) ? 403 : success;
   }
@@ -508,14 +614,20 @@ describeEachDialect('access control: tokens, roles and projects', () => {
 
   /** The same request for a thing that does not exist, as the admin sees it, with the names put back. */
   async function missingAnswer(built: Built): Promise<unknown> {
-    const { urn, operationId, scheduleId } = built.target!;
-    const real = (urn ?? operationId ?? scheduleId)!;
+    const { urn, operationId, scheduleId, webhookId } = built.target!;
+    const real = (urn ?? operationId ?? scheduleId ?? webhookId)!;
     const missing = urn
       ? urn.replace(/:[^:]+$/, ':zz-missing')
       : scheduleId
         ? 'sch_zzmissing0000000000000'
-        : 'op_zzmissing0000000000000';
-    const res = await send('admin', built.method, built.url.replace(real, missing), built.body);
+        : webhookId
+          ? 'wh_zzmissing0000000000000'
+          : 'op_zzmissing0000000000000';
+    // A PUT of a missing URN creates it: the not-found a hidden one answers is the one a read gets.
+    const res =
+      built.method === 'PUT'
+        ? await send('admin', 'GET', built.url.replace(real, missing))
+        : await send('admin', built.method, built.url.replace(real, missing), built.body);
     expect(res.status).toBe(404);
     return JSON.parse(res.text.split(missing).join(real));
   }
@@ -585,7 +697,7 @@ describeEachDialect('access control: tokens, roles and projects', () => {
     }
     expect(failures).toEqual([]);
     expect(cells).toBe(documented.length * CALLERS.length * PROJECTS.length);
-    expect(cells).toBe(348);
+    expect(cells).toBe(444);
   });
 
   /**
@@ -648,7 +760,7 @@ describeEachDialect('access control: tokens, roles and projects', () => {
     secretRead: boolean;
   }> = [];
 
-  it('writes one audit line for every accepted change, every read of secrets and every denial, and none for other reads, with no token or secret in any log line', async () => {
+  it('writes one audit line for every accepted change, every read of secrets and every denial, and none for other reads, with no token or secret in any log line; the audit table holds them and every other write', async () => {
     expect(auditExpectations.length).toBeGreaterThan(200);
     const audited = (e: (typeof auditExpectations)[number]) =>
       [401, 403, 429].includes(e.status) ||
@@ -682,6 +794,24 @@ describeEachDialect('access control: tokens, roles and projects', () => {
       if (e.target?.operationId && line.operationId !== e.target.operationId)
         problems.push({ e, line });
       if (outcome === 'denied' && typeof line.code !== 'string') problems.push({ e, line });
+    }
+    // The audit table holds the same requests, and every other write too (a 400 or a 409 to a write).
+    const entries: any[] = [];
+    for (let token: string | null = ''; token !== null;) {
+      const page = await send('admin', 'GET', `${h.api}/audit?page_size=500&page_token=${token}`);
+      entries.push(...page.body.entries);
+      token = page.body.next_page_token;
+    }
+    for (const e of auditExpectations) {
+      const mine = entries.filter((entry) => entry.request_id === e.requestId);
+      if (mine.length !== (audited(e) || e.method !== 'GET' ? 1 : 0))
+        problems.push({ table: true, ...e, entries: mine.length });
+      const entry = mine[0];
+      const name = e.caller === 'none' || e.caller === 'invalid' ? 'unknown' : e.caller;
+      if (entry && (entry.actor !== name || entry.status !== e.status || entry.method !== e.method))
+        problems.push({ e, entry });
+      if (entry && e.target?.urn && (entry.urn !== e.target.urn || entry.project !== e.project))
+        problems.push({ e, entry });
     }
     expect(problems).toEqual([]);
     // Spot checks of the fields.

@@ -633,6 +633,20 @@ describeEachDialect('bad input', () => {
       status: 400,
       code: 'invalid_request',
     },
+    'a PUT (apply) body that is a PATCH body': {
+      method: 'PUT',
+      path: E,
+      body: { configs: {} },
+      status: 400,
+      code: 'invalid_request',
+    },
+    'a PUT (apply) body that names another resource than its URN': {
+      method: 'PUT',
+      path: E,
+      body: { kind: 'fake', project: 'p', name: 'other', spec: { configs: {} } },
+      status: 400,
+      code: 'invalid_request',
+    },
     'an unknown sub-resource': {
       method: 'POST',
       path: `${E}/explode`,

@@ -200,6 +200,30 @@ describeOneDialect('sqlite', 'job module', () => {
     ]);
   });
 
+  it('gives each log line the time it was written, not the time it was read', async () => {
+    // "one" at start; "two" and the end once the gate file exists.
+    const gate = join(dir, 'gate');
+    const script =
+      "const fs = require('fs'); console.log('one'); const t = setInterval(() => { if (fs.existsSync(process.argv[2])) { clearInterval(t); console.log('two'); } }, 20)";
+    const beforeOne = Date.now();
+    await create(h.api, 'stamped', { command: NODE, args: ['-e', script, MARK, gate] });
+    const one = await waitFor(async () => (await readLogs(h.api, 'stamped'))[0], '"one"');
+    const afterOne = Date.now();
+    await waitFor(() => Date.now() > afterOne, 'the clock to move on');
+    const beforeTwo = Date.now();
+    writeFileSync(gate, '');
+    await waitForStatus(h.api, urnOf('stamped'), 'COMPLETED');
+    const afterTwo = Date.now();
+    const lines = await readLogs(h.api, 'stamped');
+    expect(lines.map((chunk) => chunk.line)).toEqual(['one', 'two']);
+    expect(lines[0]).toEqual(one);
+    const [first, second] = lines.map((chunk) => Date.parse(chunk.ts));
+    expect(first).toBeGreaterThanOrEqual(beforeOne);
+    expect(first).toBeLessThanOrEqual(afterOne);
+    expect(second).toBeGreaterThanOrEqual(beforeTwo);
+    expect(second).toBeLessThanOrEqual(afterTwo);
+  });
+
   it('bounds its log: rotated past STEWARD_LOG_FILE_MAX_BYTES, one old file kept', async () => {
     await create(
       h.api,

@@ -76,7 +76,7 @@ describeOneDialect('sqlite', 'several Steward processes on one database file', (
 
     expect(await a.stop('SIGTERM')).toBe(0);
     expect(await b.stop('SIGTERM')).toBe(0);
-  });
+  }, 120_000); // a guard: two processes and 300 creates on a loaded 2-core machine took 28 s
 
   it('a process killed with SIGKILL mid-sync leaves its resources to the other once the lease expires', async () => {
     const lease = { STEWARD_LEASE_MS: '500' };

@@ -366,6 +366,48 @@ describeOneDialect('sqlite', 'process module', () => {
     await waitForStatus(h.api, urnOf('talk'), 'GONE');
   });
 
+  it('gives each log line the time it was written, not the time it was read', async () => {
+    // "one" at start; "two" once the trigger file exists; then idle.
+    const trigger = join(dir, 'trigger');
+    const script = `console.log('one'); const t = setInterval(() => { if (require('fs').existsSync(${JSON.stringify(trigger)})) { console.log('two'); clearInterval(t); } }, 20); ${IDLE}`;
+    const beforeOne = Date.now();
+    await call('POST', `${h.api}/resources`, {
+      kind: 'process',
+      project: 'p',
+      name: 'stamped',
+      spec: { configs: { command: NODE, args: ['-e', script, MARK] } },
+    });
+    await waitForRunning(h.api, 'stamped', 1);
+    const one = await waitFor(async () => (await readLogs(h.api, 'stamped', ''))[0], '"one"');
+    const afterOne = Date.now();
+    await waitFor(() => Date.now() > afterOne, 'the clock to move on');
+    const beforeTwo = Date.now();
+    writeFileSync(trigger, '');
+    const lines = await waitFor(async () => {
+      const chunks = await readLogs(h.api, 'stamped', '');
+      return chunks.length >= 2 ? chunks : undefined;
+    }, '"two"');
+    const afterTwo = Date.now();
+    expect(lines.map((chunk) => chunk.line)).toEqual(['one', 'two']);
+    // Read after "two" was written, "one" keeps its own time (the file's modification time is now two's).
+    const [first, second] = lines.map((chunk) => Date.parse(chunk.ts));
+    expect(lines[0]).toEqual(one);
+    expect(first).toBeGreaterThanOrEqual(beforeOne);
+    expect(first).toBeLessThanOrEqual(afterOne);
+    expect(second).toBeGreaterThanOrEqual(beforeTwo);
+    expect(second).toBeLessThanOrEqual(afterTwo);
+    // The file holds what the stamper wrote, one NDJSON line each.
+    const onDisk = readFileSync(join(dir, 'run', 'process.p.stamped', 'replica-0.log'), 'utf8');
+    expect(
+      onDisk
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line).line),
+    ).toEqual(['one', 'two']);
+    await call('DELETE', `${h.api}/resources/${urnOf('stamped')}`);
+    await waitForStatus(h.api, urnOf('stamped'), 'GONE');
+  });
+
   it('passes arguments literally (no shell) and keeps secret_env out of every answer', async () => {
     const secret = 'tok-3f9a-secret-value';
     const digest = createHash('sha256').update(secret).digest('hex');

@@ -446,9 +446,13 @@ describeEachDialect('quotas', () => {
     // ...and before the migrations after it, which kysely runs in order after 0004 again.
     await raw.run('drop index resources_project_due');
     await raw.run('drop index events_project_id');
-    for (const column of ['policy', 'paused', 'drift'])
+    for (const column of ['policy', 'paused', 'drift', 'deadline_at'])
       await raw.run(`alter table resources drop column ${column}`);
     await raw.run('drop table schedules');
+    await raw.run('drop table audit_log');
+    await raw.run('drop table idempotency_keys');
+    for (const table of ['webhook_attempts', 'webhook_deliveries', 'webhooks'])
+      await raw.run(`drop table ${table}`);
     await raw.run("delete from kysely_migration where name > '0004_quotas'");
     const store = await createStore({ db, busyTimeoutMs: 1000 });
     await store.close();

@@ -108,6 +108,7 @@ describeEachDialect(
           modulePaths: [SECRET_MODULES],
           logLevel: 'debug',
           maxAttempts: 2,
+          webhookAllow: ['127.0.0.1/32'],
         },
       });
       const create = (name: string, configs: object, kind = 'vault', dependencies?: object) =>
@@ -289,6 +290,51 @@ describeEachDialect(
         [`DELETE ${p}/schedules/{id}`]: async () => {
           const [first] = (await call('GET', `${h.api}/schedules`)).body.schedules;
           expect((await record('schedule', 'DELETE', `/schedules/${first.id}`)).status).toBe(204);
+        },
+        // A webhook whose secret is the planted password: it signs, and is shown nowhere.
+        [`POST ${p}/webhooks`]: async () => {
+          for (const name of ['kept', 'deleted'])
+            expect(
+              (
+                await record('webhook', 'POST', '/webhooks', {
+                  url: `http://127.0.0.1:9/${name}`,
+                  events: ['*'],
+                  secret: PASSWORD,
+                })
+              ).status,
+            ).toBe(201);
+          // An event for it to deliver.
+          expect(
+            (
+              await record('create', 'POST', '/resources', {
+                kind: 'vault',
+                project: 'p',
+                name: 'hooked',
+                spec: { configs: { password: PASSWORD } },
+              })
+            ).status,
+          ).toBe(202);
+        },
+        [`GET ${p}/webhooks`]: () => record('webhooks', 'GET', '/webhooks'),
+        [`GET ${p}/webhooks/{id}`]: async () => {
+          for (const hook of (await call('GET', `${h.api}/webhooks`)).body.webhooks)
+            expect((await record('webhook', 'GET', `/webhooks/${hook.id}`)).status).toBe(200);
+        },
+        [`DELETE ${p}/webhooks/{id}`]: async () => {
+          const last = (await call('GET', `${h.api}/webhooks`)).body.webhooks.at(-1);
+          expect((await record('webhook', 'DELETE', `/webhooks/${last.id}`)).status).toBe(204);
+        },
+        [`GET ${p}/webhooks/{id}/deliveries`]: async () => {
+          const [hook] = (await call('GET', `${h.api}/webhooks`)).body.webhooks;
+          const res = await record('deliveries', 'GET', `/webhooks/${hook.id}/deliveries`);
+          expect(res.body.deliveries.length).toBeGreaterThan(0);
+        },
+        [`POST ${p}/webhooks/{id}/deliveries/{delivery_id}/redeliver`]: async () => {
+          const [hook] = (await call('GET', `${h.api}/webhooks`)).body.webhooks;
+          const [delivery] = (await call('GET', `${h.api}/webhooks/${hook.id}/deliveries`)).body
+            .deliveries;
+          const path = `/webhooks/${hook.id}/deliveries/${delivery.id}/redeliver`;
+          expect((await record('redeliver', 'POST', path)).status).toBe(201);
         },
         [`GET ${p}/operations`]: async () => {
           await record('operations', 'GET', '/operations?page_size=500');

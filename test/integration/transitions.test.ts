@@ -381,6 +381,34 @@ describeEachDialect('the transition table over HTTP', () => {
       },
     );
 
+    it('repeated → 200 with the operation as it is; nothing is written again', async () => {
+      const urn = await pending('web');
+      const op = (await s.get(urn)).body.state.operation_id;
+      const first = await call('POST', `${s.api}/operations/${op}/cancel`);
+      expect(first.status).toBe(200);
+      const before = { resource: (await s.get(urn)).body, operations: await s.operations() };
+      const again = await call('POST', `${s.api}/operations/${op}/cancel`);
+      expect(again.status).toBe(200);
+      expect(again.body).toEqual(first.body);
+      expect({ resource: (await s.get(urn)).body, operations: await s.operations() }).toEqual(
+        before,
+      );
+    });
+
+    it('of an operation a newer request cancelled (superseded) → 200 with it as it is', async () => {
+      const urn = await pending('web');
+      const op = (await s.get(urn)).body.state.operation_id;
+      expect((await call('DELETE', `${s.api}/resources/${urn}`)).status).toBe(202);
+      const res = await call('POST', `${s.api}/operations/${op}/cancel`);
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({
+        id: op,
+        status: 'cancelled',
+        error: /superseded by delete/,
+      });
+      expect((await s.get(urn)).body.state).toMatchObject({ status: 'PENDING', action: 'delete' });
+    });
+
     it('of an operation that does not exist → 404', async () => {
       expectError(await call('POST', `${s.api}/operations/op_nope/cancel`), 404, 'not_found');
     });

@@ -484,3 +484,43 @@ describe('the sync outcome table', () => {
     },
   );
 });
+
+describe('decideWriteBack under an operation deadline', () => {
+  const withDeadline = (status: 'PENDING' | 'COMPLETED', deadlineMs: number): Resource => {
+    const base = resource();
+    const sync = { ...base.state.sync, deadline_at: new Date(deadlineMs).toISOString() };
+    return { ...base, state: { ...base.state, status, sync } };
+  };
+  const failure: SyncObservation = { type: 'failure', error: new Error('down') };
+  const step: SyncObservation = {
+    type: 'result',
+    result: { status: 'PENDING', requeueAfterMs: 5000 },
+  };
+  const waiting: SyncObservation = { type: 'waiting', on: ['db'] };
+
+  it('a retry, a step or a wait is due no later than the deadline', () => {
+    for (const observation of [failure, step, waiting])
+      expect(
+        decideWriteBack(withDeadline('PENDING', now + 10), lease, observation, options, now)
+          .nextSyncAtMs,
+      ).toBe(now + 10);
+    // One due before the deadline keeps its time.
+    expect(
+      decideWriteBack(withDeadline('PENDING', now + 10_000), lease, waiting, options, now)
+        .nextSyncAtMs,
+    ).toBe(now + 500);
+  });
+
+  it('a drift re-sync of a COMPLETED resource has no deadline', () => {
+    const completedLease = { ...lease, claimedStatus: 'COMPLETED' as const };
+    const resync = decideWriteBack(
+      withDeadline('COMPLETED', now + 10),
+      completedLease,
+      failure,
+      options,
+      now,
+      () => 0,
+    );
+    expect(resync.nextSyncAtMs).toBe(now + 50);
+  });
+});

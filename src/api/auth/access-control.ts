@@ -1,5 +1,6 @@
 import type { RequestHandler } from 'express';
 
+import type { UntimedAuditEntry } from '../../core/audit/audit-entry.js';
 import type { CoreLogger } from '../../core/logging.js';
 import { inScope } from '../../core/requests/scope.js';
 import { auditLog } from './audit.js';
@@ -17,6 +18,8 @@ export interface AccessOptions {
   /** Milliseconds, from Steward's clock (the rate limit and the reload check). */
   now: () => number;
   logger: CoreLogger;
+  /** Where each audited request's entry goes (the audit table's recorder); none: the log line only. */
+  recordAudit?: (entry: UntimedAuditEntry) => void;
 }
 
 export interface AccessControl {
@@ -43,7 +46,7 @@ export function createAccessControl(options: AccessOptions): AccessControl {
     ? createTokenSource({ file: options.tokensFile, logger: options.logger, now: options.now })
     : undefined;
   const common = [
-    auditLog(options.logger),
+    auditLog(options.logger, options.recordAudit),
     authenticate(source),
     rateLimit({
       perSecond: options.rateLimitPerSecond,

@@ -1,5 +1,6 @@
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 
+import { outcomeOf, PATH_MAX, type UntimedAuditEntry } from '../../core/audit/audit-entry.js';
 import { StewardError } from '../../core/errors.js';
 import type { CoreLogger } from '../../core/logging.js';
 import { OutOfScopeError } from '../../core/requests/scope.js';
@@ -13,6 +14,8 @@ export interface AuditNote {
   moduleAction?: string;
   /** A read of secrets: audited like a change, with the fields read (JSON pointers, never values). */
   secretFields?: string[];
+  /** The operation the request wrote, when no Location header names it (pause, resume). */
+  operationId?: string;
 }
 
 const NOTE = 'auditNote';
@@ -31,11 +34,21 @@ export function noteAudit(res: Response, note: AuditNote): void {
  * the token's name (`anonymous` in open mode, `unknown` before authentication),
  * project, action, urn, operationId, outcome, status and code. Never a token, a
  * header or a body.
+ *
+ * `record` (the audit table, core/audit/audit-recorder.ts) gets the same requests and
+ * every other write (POST, PUT, PATCH, DELETE) whatever its answer: a 400 or a 409 to a
+ * write is a refusal worth keeping, and a 5xx a failure.
  */
-export function auditLog(logger: CoreLogger): RequestHandler {
+export function auditLog(
+  logger: CoreLogger,
+  record?: (entry: UntimedAuditEntry) => void,
+): RequestHandler {
   const log = logger.child({ component: 'audit' });
   return (req, res, next) => {
-    onAnswer(res, () => writeLine(log, req, res));
+    onAnswer(res, () => {
+      const logged = writeLine(log, req, res);
+      if (record && (logged || MUTATIONS.has(req.method))) record(entryOf(req, res));
+    });
     next();
   };
 }
@@ -64,7 +77,8 @@ function onAnswer(res: Response, answered: () => void): void {
   } as Response['end'];
 }
 
-function writeLine(log: CoreLogger, req: Request, res: Response): void {
+/** Writes the request's audit line when it is audited; whether it was. */
+function writeLine(log: CoreLogger, req: Request, res: Response): boolean {
   const error = res.locals[ERROR] as { code: string; hidden: boolean } | undefined;
   const status = res.statusCode;
   const note = (res.locals[NOTE] as AuditNote | undefined) ?? {};
@@ -75,7 +89,7 @@ function writeLine(log: CoreLogger, req: Request, res: Response): void {
     (status === 404 && error?.hidden === true);
   const accepted =
     status >= 200 && status < 300 && (MUTATIONS.has(req.method) || note.secretFields !== undefined);
-  if (!denied && !accepted) return;
+  if (!denied && !accepted) return false;
   const target = describe(req);
   const urn = note.urn ?? target.urn;
   log.info('audit', {
@@ -96,6 +110,30 @@ function writeLine(log: CoreLogger, req: Request, res: Response): void {
     ...(error ? { code: error.code } : {}),
     requestId: res.locals.requestId as string | undefined,
   });
+  return true;
+}
+
+function entryOf(req: Request, res: Response): UntimedAuditEntry {
+  const error = res.locals[ERROR] as { code: string } | undefined;
+  const note = (res.locals[NOTE] as AuditNote | undefined) ?? {};
+  const target = describe(req);
+  const urn = note.urn ?? target.urn;
+  const location = /\/operations\/([\w-]{1,100})$/.exec(String(res.getHeader('Location') ?? ''));
+  const status = res.statusCode;
+  return {
+    actor: findCaller(res)?.name ?? 'unknown',
+    project: note.project ?? projectOf(urn) ?? null,
+    method: req.method,
+    path: (req.originalUrl.split('?')[0] ?? '').slice(0, PATH_MAX),
+    action: target.action,
+    urn: urn ?? null,
+    operation_id: target.operationId ?? note.operationId ?? location?.[1] ?? null,
+    status,
+    outcome: outcomeOf(status),
+    code: error?.code ?? null,
+    request_id: (res.locals.requestId as string | undefined) ?? '',
+    dry_run: status < 300 && req.query.dry_run !== undefined && req.query.dry_run !== 'false',
+  };
 }
 
 /** Placed before the error handler: remembers the error's code, and whether a 404 was a hidden one. */
@@ -111,7 +149,9 @@ const ACTIONS: Array<[method: string, path: RegExp, action: string]> = [
   ['GET', /^\/resources$/, 'resource.list'],
   ['GET', /^\/resources\/([^/]+)$/, 'resource.get'],
   ['PATCH', /^\/resources\/([^/]+)$/, 'resource.update'],
+  ['PUT', /^\/resources\/([^/]+)$/, 'resource.apply'],
   ['DELETE', /^\/resources\/([^/]+)$/, 'resource.delete'],
+  ['OPTIONS', /^\/resources\/([^/]+)$/, 'resource.options'],
   ['POST', /^\/resources\/([^/]+)\/execute$/, 'resource.execute'],
   ['POST', /^\/resources\/([^/]+)\/actions\/[^/]+$/, 'resource.execute'],
   ['POST', /^\/resources\/([^/]+)\/retry$/, 'resource.retry'],
@@ -132,7 +172,15 @@ const ACTIONS: Array<[method: string, path: RegExp, action: string]> = [
   ['GET', /^\/modules$/, 'module.list'],
   ['GET', /^\/modules\/[^/]+$/, 'module.get'],
   ['GET', /^\/events$/, 'event.watch'],
+  ['GET', /^\/audit$/, 'audit.list'],
 ];
+
+/** Every action name an audit entry can carry (GET /audit?action= takes one of these, or a method). */
+export const AUDIT_ACTIONS: ReadonlySet<string> = new Set([
+  ...ACTIONS.map(([, , action]) => action),
+  'metrics.read',
+  'unknown',
+]);
 
 function describe(req: Request): { action: string; urn?: string; operationId?: string } {
   const path = req.originalUrl.split('?')[0] ?? '';

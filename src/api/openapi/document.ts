@@ -1,6 +1,13 @@
 import type { Registry } from '../../core/modules/registry.js';
 import type { BodyValidator } from '../schemas.js';
+import { withResourceOptions } from './allowed-actions-paths.js';
+import { auditComponents, auditPaths } from './audit-paths.js';
 import { pausePaths } from './day-two-paths.js';
+import {
+  IDEMPOTENCY_PARAMETERS,
+  idempotencyResponseComponents,
+  withIdempotencyKeys,
+} from './idempotency-doc.js';
 import {
   actionParamsExtension,
   createBodySchema,
@@ -20,6 +27,7 @@ import {
   SECURITY_SCHEMES,
   withAccessControl,
 } from './security.js';
+import { webhookPaths } from './webhook-paths.js';
 
 /** What the routes read of the document (the 405 table); the rest is served as is. */
 export interface OpenApiDocument {
@@ -59,27 +67,35 @@ export function buildOpenApiDocument(
       { name: 'resources', description: 'declared resources and their actions' },
       { name: 'operations', description: 'accepted work' },
       { name: 'schedules', description: 'requests kept for later (at a time, or on a cron)' },
+      { name: 'webhooks', description: 'signed deliveries of events to a URL' },
       { name: 'modules', description: 'the loaded kinds' },
       { name: 'events', description: 'the change stream' },
       { name: 'health', description: 'probes, metrics and this document' },
+      { name: 'audit', description: 'who did what: every write and every refusal' },
     ],
     'x-steward-kinds': kinds,
     // Open: an empty list, as OpenAPI says "no security" (a client sends no token).
     security: access === 'tokens' ? [{ bearer: [] }] : [],
-    paths: withAccessControl(
-      {
-        ...resourcePaths({
-          createBody: createBodySchema(modules),
-          actionParams,
-          paramsByAction: paramsByAction(modules),
-          kinds,
-        }),
-        ...pausePaths(),
-        ...secretPaths(),
-        ...schedulePaths(),
-        ...otherPaths(kinds),
-      },
-      access,
+    paths: withIdempotencyKeys(
+      withAccessControl(
+        {
+          ...withResourceOptions(
+            resourcePaths({
+              createBody: createBodySchema(modules),
+              actionParams,
+              paramsByAction: paramsByAction(modules),
+              kinds,
+            }),
+          ),
+          ...pausePaths(),
+          ...secretPaths(),
+          ...schedulePaths(),
+          ...webhookPaths(),
+          ...otherPaths(kinds),
+          ...auditPaths(),
+        },
+        access,
+      ),
     ),
     components: {
       schemas: {
@@ -87,9 +103,14 @@ export function buildOpenApiDocument(
         ...answerComponents(),
         ResourceOutput: resourceOutputSchema(modules),
         ...moduleComponents(modules),
+        ...auditComponents(),
       },
-      responses: { ...errorResponseComponents(), ...accessResponseComponents(access) },
-      parameters: PARAMETERS,
+      responses: {
+        ...errorResponseComponents(),
+        ...accessResponseComponents(access),
+        ...idempotencyResponseComponents(),
+      },
+      parameters: { ...PARAMETERS, ...IDEMPOTENCY_PARAMETERS },
       ...(access === 'tokens' ? { securitySchemes: SECURITY_SCHEMES } : {}),
     },
   };

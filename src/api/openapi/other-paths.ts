@@ -46,7 +46,10 @@ export function otherPaths(kinds: readonly string[]): Record<string, object> {
         summary: 'Cancel a queued or running operation (its resource goes to ERROR)',
         responses: {
           '200': {
-            ...json('the cancelled operation', componentRef('Operation')),
+            ...json(
+              'the cancelled operation; one already cancelled is answered as it is',
+              componentRef('Operation'),
+            ),
             links: OPERATION_LINKS,
           },
           ...errorResponses([400, 404, 409, 413, 415, 500, 503]),

@@ -147,6 +147,24 @@ export function resourcePaths({
           ...errorResponses([400, 404, 500, 503]),
         },
       },
+      put: {
+        operationId: 'applyResource',
+        tags,
+        summary: 'Create or update a resource to exactly this body (apply)',
+        description:
+          'The POST /resources body; its kind, project (or parent) and name must be those of the URN. Missing: created (202, as POST). Present: updated to exactly this spec, each part left out back to its default (202, as PATCH), or, when spec and labels already are what the body asks, 200 with the resource and nothing written (no operation, no revision). `import` and `expires_at` only count when the resource is created. If-Match on a missing resource is a 412.',
+        parameters: [param('dryRun'), param('ifMatch')],
+        requestBody: { required: true, content: { 'application/json': { schema: createBody } } },
+        responses: {
+          '202': accepted('accepted: PENDING with action create (or import), or update')['202'],
+          '200': json(
+            'nothing to change: the resource as stored (no operation); or, with dry_run, what a create or update would do',
+            { oneOf: [componentRef('Resource'), componentRef('DryRun')] },
+            { ETag: HEADERS.etag },
+          ),
+          ...errorResponses([400, 404, 409, 412, 413, 415, 500, 503]),
+        },
+      },
       patch: {
         operationId: 'updateResource',
         tags,

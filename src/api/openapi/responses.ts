@@ -9,7 +9,7 @@ export const ERROR_RESPONSES = {
   404: ['NotFound', 'not_found: no such resource, operation, kind or route'],
   409: [
     'Conflict',
-    'already_exists (the URN is taken, or another resource holds the backend object the spec names: details.claim, and details.holder when it is in your project) or invalid_state (not allowed from the current status; details.allowed)',
+    'already_exists (the URN is taken, or another resource holds the backend object the spec names: details.claim, and details.holder when it is in your project) or invalid_state (not allowed from the current status; details.allowed); or idempotency_key_in_use (a request with the same Idempotency-Key is still being answered: retry it)',
   ],
   410: ['Expired', 'expired: the resume point is no longer retained; list again, then watch'],
   412: [

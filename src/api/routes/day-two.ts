@@ -2,7 +2,9 @@ import type { Response, Router } from 'express';
 
 import type { CascadeAccepted } from '../../core/requests/cascade.js';
 import type { Accepted, ResourceCommands } from '../../core/requests/resource-commands.js';
+import { noteAudit } from '../auth/audit.js';
 import { authorizeResource, NEEDS } from '../auth/authorize.js';
+import { settleKey } from '../idempotency.js';
 import { API_PREFIX } from '../prefix.js';
 import { queryOf } from '../request-parsing.js';
 import { dryRunAnswer } from './dry-run-answer.js';
@@ -18,6 +20,7 @@ export function pauseRoutes(router: Router, commands: Pick<ResourceCommands, 'pa
       queryOf(req, []);
       const caller = authorizeResource(res, req.params.urn, NEEDS.change, `${verb} resources`);
       const answer = await commands[verb](req.params.urn, caller.name);
+      if (answer.operation) noteAudit(res, { operationId: answer.operation.id });
       res.setHeader('ETag', `"${answer.resource.version}"`);
       res.status(200).json(answer);
     });
@@ -32,6 +35,7 @@ export function sendCascade(res: Response, accepted: CascadeAccepted<Accepted>):
   const { root } = accepted;
   res.setHeader('ETag', `"${root.resource.version}"`);
   if (root.dryRun) {
+    settleKey(res);
     res.status(200).json({
       ...dryRunAnswer(root),
       cascade: accepted.cascade.map(dryRunAnswer),

@@ -7,7 +7,7 @@ import type { Accepted, ResourceCommands } from '../../core/requests/resource-co
 import { noteAudit } from '../auth/audit.js';
 import { authorizeCreate, authorizeResource, NEEDS, requireRole } from '../auth/authorize.js';
 import { callerOf } from '../auth/caller.js';
-import { API_PREFIX } from '../prefix.js';
+import { settleKey } from '../idempotency.js';
 import {
   parseCreateBody,
   parseDryRun,
@@ -23,8 +23,10 @@ import {
 } from '../request-parsing.js';
 import type { BodyValidator } from '../schemas.js';
 import { sendPage } from '../send-page.js';
+import { acceptedAnswer } from './accepted-answer.js';
 import { pauseRoutes, sendCascade } from './day-two.js';
 import { dryRunAnswer } from './dry-run-answer.js';
+import { mayChange, optionsRoute } from './resource-options.js';
 
 export function resourceRoutes(
   commands: ResourceCommands,
@@ -68,13 +70,15 @@ export function resourceRoutes(
       parsePageSize(q.page_size),
       q.page_token,
       callerOf(res).scope,
+      mayChange(callerOf(res)),
     );
     sendPage(res, 'resources', page);
   });
 
   router.get('/resources/:urn', async (req, res) => {
     queryOf(req, []);
-    const resource = await queries.getResource(req.params.urn, callerOf(res).scope);
+    const caller = callerOf(res);
+    const resource = await queries.getResource(req.params.urn, caller.scope, mayChange(caller));
     res.setHeader('ETag', `"${resource.version}"`);
     res.json(resource);
   });
@@ -103,6 +107,7 @@ export function resourceRoutes(
   });
 
   pauseRoutes(router, commands);
+  optionsRoute(router, queries);
 
   router.post('/resources/:urn/execute', async (req, res) => {
     const { dry_run } = queryOf(req, ['dry_run']);
@@ -164,16 +169,14 @@ export function resourceRoutes(
 }
 
 /** 202 with the operation's Location; a dry run answers 200 and stores nothing. */
-function sendAccepted(res: Response, accepted: Accepted): void {
-  res.setHeader('ETag', `"${accepted.resource.version}"`);
+export function sendAccepted(res: Response, accepted: Accepted): void {
+  if (accepted.dryRun || accepted.idempotencyRecorded) settleKey(res);
   if (accepted.dryRun) {
+    res.setHeader('ETag', `"${accepted.resource.version}"`);
     res.status(200).json(dryRunAnswer(accepted));
     return;
   }
-  res.setHeader('Location', `${API_PREFIX}/operations/${accepted.operation.id}`);
-  res.status(202).json({
-    resource: accepted.resource,
-    operation: accepted.operation,
-    ...(accepted.schedules && { schedules: accepted.schedules }),
-  });
+  const { status, headers, body } = acceptedAnswer(accepted);
+  for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+  res.status(status).json(body);
 }

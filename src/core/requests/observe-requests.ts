@@ -1,9 +1,14 @@
 import { InvalidRequestError, InvalidStateError } from '../errors.js';
 import { DEFAULT_POLICY, type Resource, type ResourcePolicy } from '../model.js';
 import type { RegisteredModule } from '../modules/registry.js';
+import { parseDeadline } from './deadlines.js';
 
-/** A request's `policy` with the defaults filled in (the API has refused unknown keys and values). */
+/**
+ * A request's `policy` with the defaults filled in (the API has refused unknown keys and values); a
+ * deadline the schema let through but that is no length (`PT0S`, `P`) or too long is a 400 here.
+ */
 export function policyOf(given: Partial<ResourcePolicy> | undefined): ResourcePolicy {
+  if (given?.deadline !== undefined) parseDeadline(given.deadline);
   return { ...DEFAULT_POLICY, ...given };
 }
 

@@ -19,13 +19,18 @@ export interface OperationCommandDeps {
  * due (a worker holding its lease learns at the next heartbeat that the operation is gone).
  */
 export function createOperationCommands({ store, clock, queries }: OperationCommandDeps) {
-  /** Queued or running → cancelled; the resource goes to ERROR ("cancelled"). */
+  /**
+   * Queued or running → cancelled; the resource goes to ERROR ("cancelled"). A cancel of an
+   * operation that is already cancelled (repeated, raced, or superseded) has what it asked for:
+   * the operation as it is, nothing written.
+   */
   async function cancelOperation(
     id: string,
     actor: string,
     scope: ProjectScope = ALL_PROJECTS,
   ): Promise<Operation> {
     const operation = await queries.getOperation(id, scope);
+    if (operation.status === 'cancelled') return operation;
     if (FINAL_OPERATION_STATUSES.includes(operation.status)) {
       throw new InvalidStateError(`operation ${id} is already ${operation.status}`, {
         id,
@@ -54,11 +59,14 @@ export function createOperationCommands({ store, clock, queries }: OperationComm
         }),
       ],
     });
-    if (outcome === 'conflict')
+    if (outcome === 'conflict') {
+      const now = await queries.getOperation(id, scope);
+      if (now.status === 'cancelled') return now; // another cancel (or a newer request) got there first
       throw new InvalidStateError(
         `operation ${id} finished or changed while it was being cancelled`,
         { id },
       );
+    }
     return queries.getOperation(id);
   }
 

@@ -9,6 +9,7 @@ import {
 import type { Registry } from '../modules/registry.js';
 import { parseUrn } from '../names.js';
 import type { AcceptWrites, ResourcePages, ResourceReads } from '../ports.js';
+import { forCaller } from './allowed-actions.js';
 import {
   boundedPage,
   DEFAULT_MAX_PAGE_BYTES,
@@ -47,11 +48,21 @@ export function createQueries({
   registry,
   maxPageBytes = DEFAULT_MAX_PAGE_BYTES,
 }: QueryDeps) {
-  async function getResource(urn: string, scope: ProjectScope = ALL_PROJECTS): Promise<Resource> {
+  /** With `mayChange` (whether the caller may change resources of the URN's project), it carries `allowed_actions`. */
+  async function getResource(
+    urn: string,
+    scope: ProjectScope = ALL_PROJECTS,
+    mayChange?: boolean,
+  ): Promise<Resource> {
     assertResourceInScope(scope, urn);
     const resource = await store.findResource(urn);
     if (!resource) throw resourceNotFound(urn, false);
-    return resourceView(resource, registry);
+    return viewFor(resource, mayChange);
+  }
+
+  function viewFor(resource: Resource, mayChange: boolean | undefined): Resource {
+    const view = resourceView(resource, registry);
+    return mayChange === undefined ? view : forCaller(view, registry, mayChange);
   }
 
   /** Pages are bounded by count and by bytes: the sizes are read first, then only the rows that fit are loaded. */
@@ -60,6 +71,7 @@ export function createQueries({
     pageSize: number,
     pageToken?: string,
     scope: ProjectScope = ALL_PROJECTS,
+    mayChange?: boolean,
   ): Promise<EncodedPage<Resource>> {
     // A kind no module has is a typo (400 naming the kinds), as a bad status is, not an empty list.
     if (filter.kind !== undefined) registry.get(filter.kind);
@@ -69,7 +81,7 @@ export function createQueries({
     const count = rowsToLoad(sizes, pageSize, maxPageBytes);
     const rows = await store.listResources(scoped, count, after);
     return boundedPage(
-      rows.map((row) => resourceView(row, registry)),
+      rows.map((row) => viewFor(row, mayChange)),
       sizes.length > count,
       maxPageBytes,
       (last) => encodePageToken('resources', last.urn),

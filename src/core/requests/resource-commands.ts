@@ -11,15 +11,23 @@ import { diffJson } from '../json.js';
 import { type EventInput, type Operation, type Resource, type ResourcePolicy } from '../model.js';
 import type { RegisteredModule, Registry } from '../modules/registry.js';
 import { formatUrn, parseUrn } from '../names.js';
-import type { AcceptedChange, AcceptWrites, ResourceReads, ScheduleRun } from '../ports.js';
+import type {
+  AcceptedChange,
+  AcceptWrites,
+  IdempotencyWrite,
+  ResourceReads,
+  ScheduleRun,
+} from '../ports.js';
 import type { Schedule } from '../schedules/schedule.js';
 import { expirySchedule } from '../schedules/schedule-commands.js';
 import type { OpenedSecrets } from '../secrets/sealing-store.js';
 import { refuseMovedSecrets } from '../secrets/secret-bindings.js';
 import { type CascadeAccepted, cascadeRemove } from './cascade.js';
 import { claimHeldError, claimKeyOf } from './claims.js';
+import { withDeadline } from './deadlines.js';
 import { resolveDependencies } from './dependencies.js';
 import { eventFor, newOperation, newResource, pendingFor, revisionOf } from './documents.js';
+import { IdempotencyKeyInUseError } from './idempotency-keys.js';
 import { asImport, policyOf, refuseObserveModeAction, requireObserve } from './observe-requests.js';
 import { createPauseCommands } from './pause-commands.js';
 import {
@@ -69,6 +77,12 @@ export interface RequestOptions {
    * the operation's own transaction, so a scheduler that dies or loses its lease cannot fire twice.
    */
   firing?: (operationId: string) => ScheduleRun;
+  /**
+   * An Idempotency-Key request (idempotency-keys.ts): its answer, built from what this request
+   * accepted, is stored in the operation's own transaction, so a crash between the commit and the
+   * answer cannot make a retry run it twice.
+   */
+  idempotency?: (accepted: Accepted) => IdempotencyWrite;
 }
 
 /** What an accepted request answers: redacted views. `operation` is unsaved on a dry run. */
@@ -82,6 +96,8 @@ export interface Accepted {
   firingRecorded?: boolean;
   /** Schedules made with the request (a create's `expires_at`); unsaved on a dry run. */
   schedules?: Schedule[];
+  /** `options.idempotency`'s answer was committed with the operation. */
+  idempotencyRecorded?: boolean;
 }
 
 export interface CommandDeps {
@@ -94,6 +110,8 @@ export interface CommandDeps {
   clock: () => Date;
   /** STEWARD_QUOTA_* and STEWARD_REVISION_RETENTION. @default NO_QUOTAS */
   quotas?: Quotas;
+  /** STEWARD_OPERATION_DEADLINE_MS: an operation's deadline when its policy sets none. @default none */
+  operationDeadlineMs?: number;
 }
 
 /** A compare-and-set that loses to a concurrent write is retried this often before giving up. */
@@ -108,6 +126,7 @@ export function createResourceCommands({
   registry,
   clock,
   quotas = NO_QUOTAS,
+  operationDeadlineMs,
 }: CommandDeps) {
   /** The dependencies as plan sees them: the store opened their secret outputs (one that does not open is left out). */
   const resolveForPlan = (
@@ -135,9 +154,9 @@ export function createResourceCommands({
             options.actor,
             clock(),
           );
+    const policy = policyOf(request.policy);
     if (await store.findResource(urn))
       throw new AlreadyExistsError(`resource ${urn} already exists`, { urn });
-    const policy = policyOf(request.policy);
     const importing = request.import === true || policy.mode === 'observe';
     if (importing) requireObserve(module, 'import');
     const configs = validatedConfigs(module, request.configs ?? {});
@@ -320,7 +339,13 @@ export function createResourceCommands({
       (target, dryRun, cascadeWith) =>
         remove(
           target,
-          { ...options, dryRun, ifMatch: target === urn ? options.ifMatch : undefined },
+          // Each delete of the tree is its own commit: the key is recorded once, with the whole answer.
+          {
+            ...options,
+            dryRun,
+            ifMatch: target === urn ? options.ifMatch : undefined,
+            idempotency: undefined,
+          },
           { ...removal, cascadeWith },
         ),
       Boolean(options.dryRun),
@@ -460,7 +485,11 @@ export function createResourceCommands({
    * `change.resource` holds the secrets opened; the sealing store seals them, and puts back each
    * value of `change.current` that did not open unless the request replaced it.
    */
-  async function commit(change: AcceptedChange, options: RequestOptions): Promise<Accepted> {
+  async function commit(accepted: AcceptedChange, options: RequestOptions): Promise<Accepted> {
+    // Every accepted operation (a retry too) gets a fresh deadline, counted from its acceptance.
+    const acceptedMs = Date.parse(accepted.operation.created_at);
+    const resource = withDeadline(accepted.resource, acceptedMs, operationDeadlineMs);
+    const change = { ...accepted, resource };
     const result: Accepted = {
       resource: resourceView(change.resource, registry),
       operation: operationView(change.operation, registry),
@@ -481,12 +510,19 @@ export function createResourceCommands({
     }
     const keepRevisions = change.revision ? quotas.keepRevisions : undefined;
     const scheduleRun = options.firing?.(change.operation.id);
-    const outcome = await store.commitAccepted({ ...change, keepRevisions, scheduleRun });
+    const idempotency = options.idempotency?.(result);
+    const outcome = await store.commitAccepted({
+      ...change,
+      keepRevisions,
+      scheduleRun,
+      idempotency,
+    });
     if (outcome === 'lease_lost')
       throw new StewardError(
         'unavailable',
         `the schedule's claim was taken over before ${change.resource.urn}'s operation was written`,
       );
+    if (outcome === 'idempotency_key_taken') throw new IdempotencyKeyInUseError();
     if (typeof outcome === 'object') {
       if ('claimHeldBy' in outcome)
         throw claimHeldError(change.resource, change.claimKey!, outcome.claimHeldBy);
@@ -501,6 +537,7 @@ export function createResourceCommands({
       throw new ConflictSignal();
     }
     if (scheduleRun) result.firingRecorded = true;
+    if (idempotency) result.idempotencyRecorded = true;
     return result;
   }
 
@@ -579,7 +616,7 @@ export function expectedOf(resource: Resource) {
   };
 }
 
-function checkIfMatch(current: Resource, ifMatch: RequestOptions['ifMatch']): void {
+export function checkIfMatch(current: Resource, ifMatch: RequestOptions['ifMatch']): void {
   if (ifMatch === undefined || ifMatch === '*' || ifMatch === current.version) return;
   throw new PreconditionFailedError(
     `resource ${current.urn} is at version ${current.version}, not ${ifMatch}`,

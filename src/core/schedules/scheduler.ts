@@ -1,4 +1,5 @@
 import { describeError, StewardError } from '../errors.js';
+import { createDueLoop } from '../events/due-loop.js';
 import type { CoreLogger } from '../logging.js';
 import type { EventInput, Resource } from '../model.js';
 import type { ResourceReads, ScheduleQueue, ScheduleRun } from '../ports.js';
@@ -20,9 +21,6 @@ export interface SchedulerOptions {
   /** Firings in flight at once in this scheduler. @default 8 */
   concurrency?: number;
 }
-
-/** How soon to look again when due rows were there but another scheduler claimed them first. */
-const BUSY_RETRY_MS = 50;
 
 export interface SchedulerDeps {
   store: ResourceReads & ScheduleQueue;
@@ -83,44 +81,18 @@ export function createScheduler({
         while (next < byResource.length) for (const claim of byResource[next++]!) await fire(claim);
       };
       await Promise.all(Array.from({ length: Math.min(concurrency, byResource.length) }, firer));
-      if (claimed.length < batchSize || stopping) return total;
+      if (claimed.length < batchSize || loop.stopping) return total;
     }
   }
 
-  let stopping = false;
-  let loop: Promise<void> | undefined;
-  let wake: (() => void) | undefined;
-  let timer: NodeJS.Timeout | undefined;
-
-  /**
-   * Looks at the due index (one read, no write transaction while nothing is due); claims and fires
-   * when something is due, else sleeps until the next due time, at most the poll interval (a
-   * schedule made meanwhile in another process, a lease that lapses).
-   */
-  async function run(): Promise<void> {
-    while (!stopping) {
-      let waitMs = options.pollIntervalMs;
-      try {
-        const nowMs = clock().getTime();
-        const dueMs = await store.findNextScheduleDue(nowMs);
-        if (dueMs !== undefined && dueMs <= nowMs) {
-          // Claimed nothing: another scheduler holds the due rows' locks; look again shortly.
-          waitMs = (await runOnce()) > 0 ? 0 : Math.min(options.pollIntervalMs, BUSY_RETRY_MS);
-        } else if (dueMs !== undefined) {
-          waitMs = Math.min(options.pollIntervalMs, dueMs - nowMs);
-        }
-      } catch (err) {
-        log.warn('scheduler failed; will try again', { error: describeError(err) });
-      }
-      if (stopping) return;
-      if (waitMs === 0) continue;
-      await new Promise<void>((resolve) => {
-        wake = resolve;
-        timer = setTimeout(resolve, waitMs);
-        timer.unref();
-      });
-    }
-  }
+  const loop = createDueLoop({
+    nextDue: (nowMs) => store.findNextScheduleDue(nowMs),
+    runOnce: () => runOnce(),
+    clock,
+    pollIntervalMs: options.pollIntervalMs,
+    failure: 'scheduler failed; will try again',
+    log,
+  });
 
   async function fire({ schedule, leaseToken }: ClaimedSchedule): Promise<void> {
     const resource = await store.findResource(schedule.urn);
@@ -225,19 +197,9 @@ export function createScheduler({
   return {
     runOnce,
     /** Fires due schedules until `stop`: at each one's time, looking again at least every poll interval. */
-    start(): void {
-      if (loop) return;
-      stopping = false;
-      loop = run();
-    },
+    start: loop.start,
     /** Ends the loop after the firings in progress, so the store can close after it. */
-    async stop(): Promise<void> {
-      stopping = true;
-      clearTimeout(timer);
-      wake?.();
-      await loop;
-      loop = undefined;
-    },
+    stop: loop.stop,
   };
 }
 

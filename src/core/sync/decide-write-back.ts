@@ -13,6 +13,7 @@ import { configBytes } from '../requests/quotas.js';
 import { SYNC_TRANSITIONS } from '../requests/transitions.js';
 import { clearedDrift, computeDrift, driftEvents, failedDrift, isDrifted } from './drift.js';
 import { observes } from './observe-module.js';
+import { deadlineOf, dueByDeadline } from './operation-deadline.js';
 
 export interface OutcomeOptions {
   maxAttempts: number;
@@ -69,6 +70,8 @@ export type SyncObservation =
  * drift re-sync sets `drift.error` (its rows above otherwise unchanged); a sync that converged
  * (completed, or a re-sync that worked) clears a drift or error it had. Each drift write carries
  * the events of its change (drift.ts `driftEvents`).
+ *
+ * A row left PENDING is due again no later than its operation's deadline (operation-deadline.ts).
  */
 export function decideWriteBack(
   resource: Resource,
@@ -78,14 +81,16 @@ export function decideWriteBack(
   nowMs: number,
   random: () => number = Math.random,
 ): SyncWriteBack {
-  if (observation.type === 'observed')
-    return decideObserved(resource, lease, observation.result, options, nowMs, random);
-  return withDriftCheck(
-    resource,
-    decideSyncWriteBack(resource, lease, observation, options, nowMs, random),
-    observation,
-    nowMs,
-  );
+  const writeBack =
+    observation.type === 'observed'
+      ? decideObserved(resource, lease, observation.result, options, nowMs, random)
+      : withDriftCheck(
+          resource,
+          decideSyncWriteBack(resource, lease, observation, options, nowMs, random),
+          observation,
+          nowMs,
+        );
+  return dueByDeadline(writeBack, deadlineOf(resource, lease));
 }
 
 function decideSyncWriteBack(

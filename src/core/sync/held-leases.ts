@@ -1,6 +1,7 @@
 import { describeError } from '../errors.js';
 import type { CoreLogger } from '../logging.js';
 import type { LeaseRef, SyncQueue } from '../ports.js';
+import { DeadlineExceededError, pastDeadline } from './operation-deadline.js';
 
 /** One lease a worker holds, from its claim until its write-back (or release) is done. */
 export interface HeldLease {
@@ -9,6 +10,8 @@ export interface HeldLease {
   controller: AbortController;
   /** When the lease ends unless renewed; moved on by each renewal. */
   leaseEndsMs: number;
+  /** The operation's deadline (epoch ms; operation-deadline.ts): the heartbeat aborts the call past it. */
+  deadlineMs: number | null;
 }
 
 /**
@@ -32,11 +35,16 @@ export function createHeldLeases({
 
   return {
     /** Holds `lease` while `run` works on it; resolves (never rejects) when `run` settles and the lease is let go. */
-    hold(lease: LeaseRef, run: (entry: HeldLease) => Promise<void>): Promise<void> {
+    hold(
+      lease: LeaseRef,
+      run: (entry: HeldLease) => Promise<void>,
+      deadlineMs: number | null = null,
+    ): Promise<void> {
       const entry = {
         lease,
         controller: new AbortController(),
         leaseEndsMs: clock().getTime() + leaseMs,
+        deadlineMs,
         done: Promise.resolve(),
       };
       held.set(lease.urn, entry);
@@ -50,10 +58,13 @@ export function createHeldLeases({
 
     size: () => held.size,
 
-    /** The heartbeat: renews every lease held; a lost one aborts its call. */
+    /** The heartbeat: aborts the calls past their operation's deadline, renews every lease held; a lost one aborts its call. */
     async renew(): Promise<void> {
       const entries = [...held.values()];
       if (entries.length === 0) return;
+      for (const entry of entries)
+        if (pastDeadline(entry.deadlineMs, clock().getTime()) && !entry.controller.signal.aborted)
+          entry.controller.abort(new DeadlineExceededError());
       try {
         const nowMs = clock().getTime();
         const lost = new Set(

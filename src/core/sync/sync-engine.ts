@@ -22,6 +22,7 @@ import {
 } from './decide-write-back.js';
 import { handleOutcome, type SyncEnd } from './handle-outcome.js';
 import { createHeldLeases, type HeldLease } from './held-leases.js';
+import { DeadlineExceededError, deadlineOf, pastDeadline } from './operation-deadline.js';
 import { runModule } from './run-module.js';
 import { NO_SYNC_OBSERVER, type SyncObserver } from './sync-observer.js';
 import { createWriteBackBatcher } from './write-back-batcher.js';
@@ -217,7 +218,13 @@ export function createSyncEngine({
       operationId: work.resource.state.operation_id,
       claimedStatus,
     };
-    return held.hold(lease, (entry) => runOne(work.resource, entry, priority)).finally(signal);
+    return held
+      .hold(
+        lease,
+        (entry) => runOne(work.resource, entry, priority),
+        deadlineOf(work.resource, lease),
+      )
+      .finally(signal);
   }
 
   /** `entry` is read, not copied: the heartbeat moves its lease end on. */
@@ -236,7 +243,9 @@ export function createSyncEngine({
           const startedMs = clock().getTime();
           // This process was frozen between claim and call: the claim may belong to another worker by now.
           if (startedMs >= entry.leaseEndsMs) return undefined;
-          const observation = await run(resource, controller, syncLog);
+          const observation = pastDeadline(entry.deadlineMs, startedMs)
+            ? { type: 'failure' as const, error: new DeadlineExceededError() }
+            : await run(resource, controller, syncLog);
           claimWindow.record(clock().getTime() - startedMs);
           return { startedMs, observation };
         },

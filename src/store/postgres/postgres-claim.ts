@@ -5,6 +5,7 @@ import { rowToResource } from '../rows.js';
 import type { ResourcesTable } from '../schema.js';
 import type { NamedQuery } from './named-query.js';
 import { EVENT_ORDER_LOCK } from './postgres-events.js';
+import { LOGGED_COLUMNS, OUTBOX_FROM_LOGGED } from './postgres-webhook-outbox.js';
 
 /**
  * The two PostgreSQL claims, each one named statement (postgres-sync-writes.ts gives the rules on
@@ -32,8 +33,8 @@ const START_AND_LOG = `
     select 'operation.started', s.urn, c.kind, c.project, s.id, jsonb_build_object('action', s.action)::text, $4::text
     from started s join claimed c on c.urn = s.urn cross join event_lock
     order by s.urn
-    returning id
-  )`;
+    ${LOGGED_COLUMNS}
+  ), ${OUTBOX_FROM_LOGGED}`;
 
 /** Claims up to $5 of the oldest due rows (FOR UPDATE SKIP LOCKED) for $2, leased until $3. */
 const CLAIM = `

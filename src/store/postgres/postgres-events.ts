@@ -3,6 +3,7 @@ import { type Kysely, sql } from 'kysely';
 import type { EventInput } from '../../core/model.js';
 import { eventRows } from '../events.js';
 import type { Database } from '../schema.js';
+import { enqueueWebhookDeliveries } from '../webhook-outbox.js';
 
 /** The transaction-scoped PostgreSQL advisory lock that puts event ids in commit order (any constant no one else uses). */
 export const EVENT_ORDER_LOCK = 5_383_711_902_476_101;
@@ -27,11 +28,15 @@ export async function appendEventsPostgres(
   const rows = eventRows(events, createdAt);
   // One statement takes the lock and inserts, so the lock is held for the insert and the commit
   // only, not for a round trip of its own: the rows are joined to the lock, so no id is drawn before it.
-  await sql`
+  const inserted = await sql<{ id: string }>`
     insert into events (type, urn, kind, project, operation_id, data, created_at)
     select e.type, e.urn, e.kind, e.project, e.operation_id, e.data, e.created_at
     from jsonb_to_recordset(${JSON.stringify(rows.map((row, ord) => ({ ...row, ord })))}::jsonb) as e(ord int, type text, urn text, kind text, project text, operation_id text, data text, created_at text)
     cross join (select pg_advisory_xact_lock(${EVENT_ORDER_LOCK}::bigint)) as event_lock
     order by e.ord
+    returning id
   `.execute(trx);
+  // Ids are drawn in e.ord order (the insert follows the select's order), so sorting them restores it.
+  const ids = inserted.rows.map((row) => Number(row.id)).sort((a, b) => a - b);
+  await enqueueWebhookDeliveries(trx, events, ids, createdAt);
 }

@@ -2,6 +2,7 @@ import type { SyncWriteBack } from '../../core/ports.js';
 import { driftColumn } from '../write-back.js';
 import type { NamedQuery } from './named-query.js';
 import { EVENT_ORDER_LOCK } from './postgres-events.js';
+import { LOGGED_COLUMNS, OUTBOX_FROM_LOGGED } from './postgres-webhook-outbox.js';
 import { WORK_CHANNEL } from './work-channel.js';
 
 /**
@@ -81,8 +82,8 @@ const WRITE_BACK = `
     select e.type, e.urn, e.kind, e.project, e.operation_id, e.data, $5::text
     from ev e cross join event_lock
     order by e.ord
-    returning id
-  ), notified as (
+    ${LOGGED_COLUMNS}
+  ), ${OUTBOX_FROM_LOGGED}, notified as (
     -- Released leases and woken dependents are work for any process.
     select pg_notify($7::text, '') where exists (select 1 from released) or exists (select 1 from woken)
   )

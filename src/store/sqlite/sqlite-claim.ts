@@ -22,11 +22,13 @@ import type { Database } from '../schema.js';
  * (postgres/postgres-claim.ts).
  */
 export async function claimDueSqlite(
-  driver: Pick<StoreDriver, 'writeTransaction' | 'appendEvents'>,
+  driver: Pick<StoreDriver, 'db' | 'writeTransaction' | 'appendEvents'>,
   request: ClaimRequest,
 ): Promise<ClaimBatch> {
   const { owner, limit, nowMs, leaseMs, shares } = request;
   const until = nowMs + leaseMs;
+  // A look without the write lock first: an idle engine (most polls) takes no lock and writes nothing.
+  if ((await dueRows(driver.db, nowMs, 1)).length === 0) return { work: [], alone: false };
   return driver.writeTransaction(async (trx) => {
     const head = await dueRows(trx, nowMs, limit);
     let due = head;

@@ -11,13 +11,15 @@ import {
 import { dirname } from 'node:path';
 
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, sql, SqliteDialect } from 'kysely';
+import { Kysely, SqliteDialect } from 'kysely';
 
 import { UnavailableError } from '../../core/errors.js';
 import type { StoreDriver } from '../driver.js';
 import { eventRows } from '../events.js';
 import type { Database } from '../schema.js';
+import { enqueueWebhookDeliveries } from '../webhook-outbox.js';
 import { writeBackRowByRow } from '../write-back.js';
+import { createGroupCommit } from './group-commit.js';
 import { startCheckpointer } from './sqlite-checkpointer.js';
 import { claimDueSqlite } from './sqlite-claim.js';
 import { SQLITE_SCHEMA } from './sqlite-schema.js';
@@ -81,27 +83,23 @@ export function openSqlite({ file, busyTimeoutMs }: SqliteOptions): StoreDriver 
   const driver: StoreDriver = {
     db,
     schema: SQLITE_SCHEMA,
-    writeTransaction(fn) {
-      // kysely's SQLite driver serialises everything through one connection; BEGIN IMMEDIATE
-      // takes the write lock up front so another process can only make us wait, never deadlock.
-      return db.connection().execute(async (conn) => {
-        await sql`begin immediate`.execute(conn);
-        try {
-          const result = await fn(conn);
-          await sql`commit`.execute(conn);
-          return result;
-        } catch (err) {
-          if (sqlite.inTransaction) await sql`rollback`.execute(conn);
-          throw err;
-        }
-      });
-    },
+    // kysely's SQLite driver serialises everything through one connection; BEGIN IMMEDIATE takes
+    // the write lock up front so another process can only make us wait, never deadlock. Those
+    // that queue up meanwhile commit together (group-commit.ts).
+    writeTransaction: createGroupCommit(db, () => sqlite.inTransaction).writeTransaction,
     // One process per file is the common case; several processes on one file fall back to polling.
     notifyWork: () => Promise.resolve(),
     listenForWork: () => Promise.resolve(() => Promise.resolve()),
     async appendEvents(trx, events, createdAt) {
-      if (events.length > 0)
-        await trx.insertInto('events').values(eventRows(events, createdAt)).execute();
+      if (events.length === 0) return;
+      const ids = await trx
+        .insertInto('events')
+        .values(eventRows(events, createdAt))
+        .returning('id')
+        .execute();
+      // RETURNING's order is not promised; ids are drawn in insert order.
+      const inOrder = ids.map((row) => Number(row.id)).sort((a, b) => a - b);
+      await enqueueWebhookDeliveries(trx, events, inOrder, createdAt);
     },
     lockForUpdate: (query) => query,
     lockSkippingLocked: (query) => query,

@@ -144,6 +144,11 @@ describeOneDialect('sqlite', 'SQLITE_BUSY past STEWARD_DB_BUSY_TIMEOUT_MS', () =
     const s = ctx.steward;
     const blocker = new BetterSqlite3(ctx.db);
     try {
+      // A row due in a moment, so that the worker tries to claim under the lock: an engine with
+      // nothing due only looks, and takes no lock.
+      blocker
+        .prepare('update resources set next_sync_at = ? where urn = ?')
+        .run(Date.now() + 1500, urnOf('a'));
       const before = await ctx.faults.snapshot();
       blocker.exec('begin immediate');
       const mark = outputMark(s);

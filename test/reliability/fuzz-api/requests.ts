@@ -69,6 +69,17 @@ function validBodies(endpoint: Endpoint): unknown[] {
       { policy: { mode: 'observe' } },
       { policy: { mode: 'manage', on_delete: 'orphan' } },
     ],
+    // Apply (issue 16): a seed as it was made (200, nothing written), changed (an update), and flat.
+    'PUT /resources/{urn}': (['existing', 'waiting', 'broken', 'held'] as const).flatMap((name) => [
+      {
+        kind: 'fake',
+        project: 'p',
+        name,
+        labels: { team: 'a', tier: name },
+        spec: { configs: { value: 1 } },
+      },
+      { kind: 'fake', parent: 'p', name, configs: { value: 2, steps: 1 } },
+    ]),
     'POST /resources/{urn}/execute': [{ action: 'bump', params: { by: 1 } }, { action: 'poke' }],
     'POST /resources/{urn}/actions/{action}': [{ by: 1 }, {}],
     'POST /resources/{urn}/schedules': VALID_SCHEDULE_BODIES,
@@ -240,10 +251,30 @@ function queryValue(name: string, world: FuzzWorld): fc.Arbitrary<string> {
       'NaN',
     ),
   );
+  // The audit log's bounds (GET /audit): RFC 3339 times, and near misses.
+  const time = fc.constantFrom(
+    '2026-01-01T00:00:00Z',
+    '2099-12-31T23:59:59.999+01:00',
+    '2026-01-01',
+    '2026-13-45T99:00:00Z',
+    'yesterday',
+    '',
+  );
   const byName: Record<string, fc.Arbitrary<string>> = {
     page_size: number,
     tail: number,
-    since: number,
+    since: fc.oneof(number, time),
+    until: time,
+    action: fc.constantFrom(
+      'POST',
+      'PATCH',
+      'resource.create',
+      'operation.cancel',
+      'poke',
+      'post',
+      '',
+    ),
+    actor: fc.oneof(fc.constantFrom('anonymous', 'unknown', ''), nameLike),
     page_token: pageTokenOf(world.urns),
     labels: fc
       .array(

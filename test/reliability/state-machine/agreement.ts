@@ -1,6 +1,6 @@
 import { expectError } from '../../helpers/fake-steward.js';
 import { call } from '../../helpers/harness.js';
-import type { Model, ModelOperation, ModelResource } from './design.js';
+import { ALLOWED_FROM, type Model, type ModelOperation, type ModelResource } from './design.js';
 import { cronOf, type ModelSchedule } from './schedules.js';
 import type { ModelSteward } from './steward.js';
 
@@ -36,11 +36,20 @@ export async function expectAgreement(
       });
     const resource = m.resources.get(urn);
     if (!resource) return expectError(res, 404, 'not_found');
-    expect({ urn, http: res.status, etag: res.headers.get('etag'), ...factsOf(res.body) }).toEqual({
+    // A read carries the caller's allowed_actions (an answer to a write does not).
+    const { allowed_actions } = res.body;
+    expect({
+      urn,
+      http: res.status,
+      etag: res.headers.get('etag'),
+      ...factsOf(res.body),
+      allowed_actions,
+    }).toEqual({
       urn,
       http: 200,
       etag: `"${resource.version}"`,
       ...expectedFacts(resource),
+      allowed_actions: expectedAllowed(resource),
     });
   });
   // Every operation ever accepted, newest first, and nothing else.
@@ -111,6 +120,21 @@ export function factsOf(body: any) {
       error: state.drift.error,
     },
   };
+}
+
+/** The order `allowed_actions` lists the requests in (docs/api.md#allowed-actions); the module's actions follow. */
+const LISTED = ['update', 'delete', 'orphan', 'retry', 'cancel', 'refresh', 'pause', 'resume'];
+
+/** What the anonymous caller (an admin) may ask now: the model's table, one of pause and resume, then `bump`. */
+function expectedAllowed(r: ModelResource): string[] {
+  const from = ALLOWED_FROM[r.status];
+  const requests = LISTED.filter(
+    (request) =>
+      from.includes(request) &&
+      !(request === 'pause' && r.paused) &&
+      !(request === 'resume' && !r.paused),
+  );
+  return from.includes('action') ? [...requests, 'bump'] : requests;
 }
 
 export function expectedFacts(r: ModelResource): ReturnType<typeof factsOf> {

@@ -99,38 +99,70 @@ export const create = (c: {
     },
   );
 
-export const patch = (c: {
+/** What PATCH and PUT are given: configs and labels, an If-Match, a dry run or not. */
+interface SpecWrite {
   name: string;
   configs?: Partial<Configs>;
   labels?: Record<string, string>;
   ifMatch: IfMatch;
   dryRun: boolean;
-}) =>
+}
+
+/** A PATCH or a PUT of `c`: the model's answer and the request's method and body come from `request`. */
+const specWrite = (
+  verb: 'patch' | 'apply',
+  c: SpecWrite,
+  request: (
+    m: Model,
+    urn: string,
+    version: number | undefined,
+  ) => { answer: design.Answer; method: string; body: unknown },
+) =>
   command(
-    `patch ${c.name} ${JSON.stringify({ configs: c.configs, labels: c.labels })} if-match:${c.ifMatch}${c.dryRun ? ' dry-run' : ''}`,
+    `${verb} ${c.name} ${JSON.stringify({ configs: c.configs, labels: c.labels })} if-match:${c.ifMatch}${c.dryRun ? ' dry-run' : ''}`,
     async (m, r) => {
       const urn = urnOf(c.name);
       const version = ifMatchOf(m, urn, c.ifMatch);
-      const row = `patch${c.dryRun ? ' (dry run)' : ''} ${sourceOf(m, urn, c.ifMatch)}`;
-      const answer = design.update(m, urn, { configs: c.configs, labels: c.labels }, version);
-      const body = {
-        ...(c.configs ? { configs: c.configs } : {}),
-        ...(c.labels ? { labels: c.labels } : {}),
-      };
-      expectAnswer(
-        m,
-        row,
-        answer,
-        await call(
-          'PATCH',
-          `${r.api}/resources/${urn}${c.dryRun ? '?dry_run=true' : ''}`,
-          body,
-          headersOf(version),
-        ),
-        c.dryRun,
+      const row = `${verb}${c.dryRun ? ' (dry run)' : ''} ${sourceOf(m, urn, c.ifMatch)}`;
+      const { answer, method, body } = request(m, urn, version);
+      const res = await call(
+        method,
+        `${r.api}/resources/${urn}${c.dryRun ? '?dry_run=true' : ''}`,
+        body,
+        headersOf(version),
       );
+      // An apply with nothing to change answers the resource, dry run or not.
+      expectAnswer(m, row, answer, res, c.dryRun && !(answer.ok && answer.unchanged));
     },
   );
+
+export const patch = (c: SpecWrite) =>
+  specWrite('patch', c, (m, urn, version) => ({
+    answer: design.update(m, urn, { configs: c.configs, labels: c.labels }, version),
+    method: 'PATCH',
+    body: {
+      ...(c.configs ? { configs: c.configs } : {}),
+      ...(c.labels ? { labels: c.labels } : {}),
+    },
+  }));
+
+/** PUT (§13): the whole resource; `c` names `a` as its parent as its create does. */
+export const apply = (c: SpecWrite & { configs: Partial<Configs> }) =>
+  specWrite('apply', c, (m, urn, version) => {
+    const parentName = PARENTS[c.name];
+    const parent = parentName === undefined ? undefined : urnOf(parentName);
+    return {
+      answer: design.apply(m, urn, c.configs, c.labels, parent, version),
+      method: 'PUT',
+      body: {
+        kind: 'fake',
+        project: 'p',
+        name: c.name,
+        labels: c.labels,
+        spec: { configs: c.configs, ...(parent && { dependencies: { parent } }) },
+      },
+    };
+  });
 
 export const bump = (c: {
   name: string;
@@ -444,6 +476,15 @@ const requests = [
       ),
     })
     .map(cancel),
+  fc
+    .record({
+      name,
+      configs,
+      labels,
+      ifMatch: fc.constantFrom<IfMatch>('none', 'none', 'current', 'stale'),
+      dryRun: fc.constantFrom(false, false, false, true),
+    })
+    .map(apply),
 ];
 
 /** Each run starts by creating every resource (a random create each), so few requests meet an empty store. */
@@ -460,6 +501,7 @@ export const COMMANDS: Array<fc.Arbitrary<Command>> = weighted([
   [requests[6]!, 2],
   [requests[7]!, 1],
   [requests[8]!, 2],
+  [requests[9]!, 2],
   [fc.record({ name, outcomes: fc.array(outcome, { minLength: 1, maxLength: 3 }) }).map(script), 2],
   [
     fc
@@ -538,6 +580,12 @@ function expectAnswer(
       expect([...res.body.error.details.allowed].sort()).toEqual([...answer.allowed].sort());
     // §11: a removal refused for its dependents names them.
     if (answer.dependents) expect(res.body.error.details.dependents).toEqual(answer.dependents);
+    return;
+  }
+  if (answer.unchanged) {
+    // An apply with nothing to change (§13): the resource as stored, no operation.
+    expect(res.status).toBe(200);
+    expect(factsOf(res.body)).toEqual(expectedFacts(m.resources.get(res.body.urn)!));
     return;
   }
   if (answer.flag) {

@@ -168,6 +168,8 @@ export type Answer =
       sameOperation?: string;
       /** Pause and resume: `changed` answers `{resource, operation}`, `unchanged` `{resource}` and writes nothing. */
       flag?: 'changed' | 'unchanged';
+      /** An apply with nothing to change: 200 with the resource itself, nothing written. */
+      unchanged?: true;
       /** A cascading delete: the dependents' answers, in deletion order (leaves first), accepted before this one. */
       cascade?: Array<{ urn: string; answer: Answer }>;
     }
@@ -289,6 +291,32 @@ export function update(
       configs.steps,
     ),
   );
+}
+
+/**
+ * apply (PUT, §13): missing → the create (any If-Match → 412, there is nothing to match); the same
+ * configs (defaults filled in) and labels → 200 with the resource and nothing written, from any
+ * status; else the update to exactly these (labels left out → none), refused as a PATCH is.
+ */
+export function apply(
+  model: Model,
+  urn: string,
+  configs: Partial<Configs>,
+  labels: Record<string, string> = {},
+  parent: string | undefined,
+  ifMatch?: number,
+): Answer {
+  if (!model.resources.has(urn)) {
+    if (ifMatch !== undefined) return PRECONDITION_FAILED;
+    return create(model, urn, configs, labels, { parent });
+  }
+  const found = existing(model, urn, ifMatch);
+  if ('denied' in found) return found.denied;
+  const { resource } = found;
+  const spec = withDefaults(configs);
+  if (sameJson(spec, resource.configs) && sameJson(labels, resource.labels))
+    return { ok: true, status: 200, accept: () => undefined, unchanged: true };
+  return update(model, urn, { configs: spec, labels }, ifMatch);
 }
 
 /** A module action (the fake's `bump`: value += by, one sync call): allowed like update. */

@@ -1,0 +1,30 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+
+/** log-stamper.mjs beside this file: in the sources (tests run them) and in dist/, where tsc copies it. */
+export const STAMPER_PATH = fileURLToPath(new URL('./log-stamper.mjs', import.meta.url));
+
+/**
+ * Starts the stamper for `logPath` (log-stamper.mjs): detached, with an empty environment (nothing
+ * of a program's env reaches the node that runs it), not kept alive by Steward's event loop. Its
+ * `stdin` is the pipe a program's output goes to: hand it to the program's spawn, then close it
+ * here, so the stamper sees the end of the output when the program's side closes.
+ */
+export async function startLogStamper(
+  logPath: string,
+): Promise<ChildProcess & { stdin: NonNullable<ChildProcess['stdin']> }> {
+  const stamper = spawn(process.execPath, [STAMPER_PATH, logPath], {
+    detached: true,
+    env: {},
+    stdio: ['pipe', 'ignore', 'ignore'],
+  });
+  if (stamper.pid === undefined) {
+    const [err] = (await once(stamper, 'error')) as [Error];
+    throw new Error(`could not start the log stamper: ${err.message}`);
+  }
+  stamper.on('error', () => undefined);
+  stamper.stdin!.on('error', () => undefined);
+  stamper.unref();
+  return stamper as ChildProcess & { stdin: NonNullable<ChildProcess['stdin']> };
+}
