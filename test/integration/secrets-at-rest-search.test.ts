@@ -191,6 +191,19 @@ describeEachDialect(
           for (const target of [V, C, FAILED, EXTRA, DOOMED])
             expect((await record('get', 'GET', `/resources/${target}`)).status).toBe(200);
         },
+        [`PUT ${p}/resources/{urn}`]: async () => {
+          const urn = 'orn:steward:vault:p:applied';
+          const body = {
+            kind: 'vault',
+            project: 'p',
+            name: 'applied',
+            spec: { configs: { password: PASSWORD } },
+          };
+          const made = await record('apply', 'PUT', `/resources/${urn}`, body);
+          expect(made.status).toBe(202);
+          await settled(urn, 'COMPLETED', made.body.operation.id);
+          expect((await record('apply', 'PUT', `/resources/${urn}`, body)).status).toBe(200);
+        },
         [`PATCH ${p}/resources/{urn}`]: async () => {
           const same = await record('patch', 'PATCH', `/resources/${V}`, {
             configs: { value: 1, password: PASSWORD, nested: { label: 'n', pin: PIN } },
@@ -335,6 +348,9 @@ describeEachDialect(
             .deliveries;
           const path = `/webhooks/${hook.id}/deliveries/${delivery.id}/redeliver`;
           expect((await record('redeliver', 'POST', path)).status).toBe(201);
+        },
+        [`GET ${p}/audit`]: async () => {
+          expect((await record('audit', 'GET', '/audit?page_size=500')).status).toBe(200);
         },
         [`GET ${p}/operations`]: async () => {
           await record('operations', 'GET', '/operations?page_size=500');
