@@ -21,7 +21,8 @@ import { auditErrors } from './auth/audit.js';
 import { jsonBody } from './body.js';
 import { errorHandler, notFoundHandler } from './http-errors.js';
 import { idempotencyKeys } from './idempotency.js';
-import { openApiRoute } from './openapi/route.js';
+import { methodNotAllowed } from './method-not-allowed.js';
+import { openApiDocument, openApiRoute } from './openapi/route.js';
 import { API_PREFIX } from './prefix.js';
 import { type HttpObserver, requestMetrics } from './request-metrics.js';
 import { applyRoutes } from './routes/apply.js';
@@ -102,9 +103,11 @@ export function createApp({
   app.use(securityHeaders);
   app.use(requestLog(logger));
   app.use(requestMetrics(metrics.http));
+  const document = openApiDocument(registry, schemas, access.mode);
+  app.use(methodNotAllowed(() => servedPaths(document().paths, serveApi)));
   // Probes and the API's own description stay public; /metrics and the API need a token (when tokens are configured).
   app.use(healthRoutes(readiness));
-  if (serveApi) app.get('/openapi.json', openApiRoute(registry, schemas));
+  if (serveApi) app.get('/openapi.json', openApiRoute(document));
   app.use('/metrics', access.metricsGuard);
   app.use(metricsRoutes(metrics.endpoint));
   if (serveApi) {
@@ -131,6 +134,16 @@ export function createApp({
   app.use(auditErrors);
   app.use(errorHandler(logger));
   return app;
+}
+
+/** The documented paths this process serves: a worker-only one serves the probes and /metrics alone. */
+function servedPaths(paths: Record<string, object>, serveApi: boolean): Record<string, object> {
+  if (serveApi) return paths;
+  return Object.fromEntries(
+    Object.entries(paths).filter(
+      ([path]) => !path.startsWith(API_PREFIX) && path !== '/openapi.json',
+    ),
+  );
 }
 
 /** A request id on every answer, and one log line per request (mutations at info, reads at debug). */

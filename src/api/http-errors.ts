@@ -20,6 +20,7 @@ export const HTTP_STATUS: Readonly<Record<ErrorCode, number>> = Object.freeze({
   expired: 410,
   internal: 500,
   unavailable: 503,
+  method_not_allowed: 405,
   // As Stripe and the IETF Idempotency-Key draft answer: a key reused for another request, a key still in flight.
   idempotency_key_reused: 422,
   idempotency_key_in_use: 409,

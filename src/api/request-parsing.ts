@@ -2,6 +2,7 @@ import type { Request } from 'express';
 
 import { InvalidRequestError } from '../core/errors.js';
 import type { ResourcePolicy, ResourceStatus } from '../core/model.js';
+import { KIND_PATTERN, NAME_PATTERN, parseUrn } from '../core/names.js';
 import { FIXED_LIMITS, LIMIT_SETTINGS } from '../core/requests/limits.js';
 import type {
   CreateRequest,
@@ -148,6 +149,33 @@ export function parseStatus(raw: string | undefined): ResourceStatus | undefined
 }
 
 /**
+ * The filters of the lists (project, kind, urn): given, each must be a value that could match,
+ * else 400 as a bad `status` is, so a typo (`project=Alpha`, `kind=`) never lists nothing silently.
+ * A valid project with no resources still lists nothing (200). Whether a kind is loaded is core's check.
+ */
+export function parseNameFilter(name: string, raw: string | undefined): string | undefined {
+  if (raw === undefined || NAME_PATTERN.test(raw)) return raw;
+  throw new InvalidRequestError(`${name} must be a name matching ${NAME_PATTERN.source}`, {
+    [name]: NAME_PATTERN.source,
+  });
+}
+
+export function parseKindFilter(raw: string | undefined): string | undefined {
+  if (raw === undefined || KIND_PATTERN.test(raw)) return raw;
+  throw new InvalidRequestError(`kind must be a kind matching ${KIND_PATTERN.source}`, {
+    kind: KIND_PATTERN.source,
+  });
+}
+
+export function parseUrnFilter(raw: string | undefined): string | undefined {
+  return raw === undefined ? undefined : parseUrn(raw).urn;
+}
+
+/** `labels=k=v,k2=v2`: the pattern the OpenAPI document gives the parameter. */
+export const LABEL_FILTER_PATTERN =
+  '^[A-Za-z0-9][A-Za-z0-9._/-]*=[^,]*(,[A-Za-z0-9][A-Za-z0-9._/-]*=[^,]*)*$';
+
+/**
  * `labels=k=v,k2=v2`: at most `maxPairs` pairs (STEWARD_MAX_LABELS: no resource has more labels, so a longer filter
  * could match nothing, and each pair is a condition in the query).
  */
@@ -169,7 +197,7 @@ export function parseLabelFilter(
   const labels: Record<string, string> = Object.create(null) as Record<string, string>;
   for (const pair of pairs) {
     const at = pair.indexOf('=');
-    if (at <= 0)
+    if (at <= 0 || !LABEL_KEY.test(pair.slice(0, at)))
       throw new InvalidRequestError(
         `labels must be k=v pairs separated by commas; "${pair}" is not`,
       );
@@ -178,18 +206,20 @@ export function parseLabelFilter(
   return labels;
 }
 
+const LABEL_KEY = /^[A-Za-z0-9][A-Za-z0-9._/-]*$/;
+
 /** `If-Match: "3"` (or W/"3", 3, *). Anything else names no version the API ever gave out: 400, not a silent 412. */
 export function parseIfMatch(header: string | undefined): RequestOptions['ifMatch'] {
   if (header === undefined) return undefined;
   const value = header.trim();
   if (value === '*') return '*';
-  const match = /^(?:W\/)?"?(\d{1,15})"?$/.exec(value);
+  const match = /^(?:W\/)?(?:"(\d{1,15})"|(\d{1,15}))$/.exec(value);
   if (!match)
     throw new InvalidRequestError(
       'If-Match must be a version as the ETag gives it ("3", W/"3" or 3), or *',
       { header: 'If-Match' },
     );
-  return Number(match[1]);
+  return Number(match[1] ?? match[2]);
 }
 
 /** The actor is the authenticated caller's token name (`anonymous` in open mode), never a header the caller sets. */

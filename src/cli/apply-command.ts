@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 
-import type { Operation, Resource } from '../core/model.js';
+import type { Operation, Resource } from './api-documents.js';
 import { CliError, EXIT } from './cli-error.js';
 import { type CliContext, contextOf } from './context.js';
 import { segment } from './http-client.js';

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 
-import type { Resource } from '../core/model.js';
 import type { SpecChange } from '../core/requests/spec-changes.js';
+import type { Resource } from './api-documents.js';
 import { EXIT } from './cli-error.js';
 import { type CliContext, contextOf } from './context.js';
 import { segment } from './http-client.js';

@@ -1,4 +1,4 @@
-import type { EventRecord } from '../core/model.js';
+import type { EventRecord } from './api-documents.js';
 import { CliError, EXIT } from './cli-error.js';
 import { type ApiClient, ApiError } from './http-client.js';
 import { readLines } from './lines.js';

@@ -1,6 +1,10 @@
 import { randomUUID } from 'node:crypto';
 
+import type { components } from './api-types.js';
 import { CliError, EXIT } from './cli-error.js';
+
+/** The error body every non-2xx answer carries, as the OpenAPI document has it (api-types.ts is generated from it). */
+type ErrorBody = components['schemas']['Error'];
 
 /** Where the client commands send their requests when neither --url nor STEWARD_URL says. */
 export const DEFAULT_URL = 'http://127.0.0.1:8080';
@@ -140,9 +144,10 @@ async function isKeyInUse(res: Response): Promise<boolean> {
 async function toApiError(res: Response): Promise<ApiError> {
   const text = await res.text().catch(() => '');
   try {
-    const { error } = JSON.parse(text) as {
-      error?: { code?: unknown; message?: unknown; details?: unknown };
-    };
+    // Parsed as the document says, checked as anything else: a proxy in between may answer otherwise.
+    const { error } = JSON.parse(text) as Partial<
+      Record<keyof ErrorBody, Partial<ErrorBody['error']>>
+    >;
     if (error && typeof error.message === 'string')
       return new ApiError(
         res.status,

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 
-import type { LogChunk } from '../sdk/index.js';
+import type { LogChunk } from './api-documents.js';
 import { CliError, EXIT } from './cli-error.js';
 import { contextOf } from './context.js';
 import { segment } from './http-client.js';

@@ -1,4 +1,4 @@
-import type { Resource } from '../core/model.js';
+import type { Resource } from './api-documents.js';
 import { CliError, EXIT } from './cli-error.js';
 import type { CliContext } from './context.js';
 import { ApiError, segment } from './http-client.js';

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 
-import type { Operation } from '../core/model.js';
+import type { Operation } from './api-documents.js';
 import { contextOf } from './context.js';
 import { segment } from './http-client.js';
 import { age, fields, table } from './output.js';

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 
-import type { Operation, Resource, Revision } from '../core/model.js';
 import { dryRunQuery, ifMatchHeader, mutatingOptions, reportAccepted } from './accepted.js';
+import type { Operation, Resource, Revision } from './api-documents.js';
 import { CliError, EXIT } from './cli-error.js';
 import { contextOf } from './context.js';
 import { segment } from './http-client.js';

@@ -1,5 +1,5 @@
-import type { Resource, Revision } from '../core/model.js';
-import type { SpecChange } from '../core/requests/spec-changes.js';
+import type { Resource, Revision } from './api-documents.js';
+import type { SpecChange } from './api-documents.js';
 import { age, block, fields, labelsText, table } from './output.js';
 import type { Accepted } from './wait.js';
 

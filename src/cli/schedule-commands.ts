@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 
-import type { Schedule } from '../core/schedules/schedule.js';
+import type { Schedule } from './api-documents.js';
 import { CliError, EXIT } from './cli-error.js';
 import { contextOf } from './context.js';
 import { segment } from './http-client.js';

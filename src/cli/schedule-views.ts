@@ -1,4 +1,4 @@
-import type { Schedule } from '../core/schedules/schedule.js';
+import type { Schedule } from './api-documents.js';
 import { fields, table } from './output.js';
 
 /** How `schedule list` shows schedules to people. */

@@ -1,5 +1,5 @@
-import type { Operation, Resource } from '../core/model.js';
-import type { SpecChange } from '../core/requests/spec-changes.js';
+import type { Operation, Resource } from './api-documents.js';
+import type { SpecChange } from './api-documents.js';
 import { CliError, EXIT } from './cli-error.js';
 import type { CliContext } from './context.js';
 import { ApiError, segment } from './http-client.js';

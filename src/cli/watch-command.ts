@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 
-import type { EventRecord } from '../core/model.js';
+import type { EventRecord } from './api-documents.js';
 import { CliError, EXIT } from './cli-error.js';
 import { contextOf } from './context.js';
 import { watchEvents } from './event-stream.js';

@@ -17,6 +17,7 @@ export type ErrorCode =
   | 'expired'
   | 'internal'
   | 'unavailable'
+  | 'method_not_allowed'
   /** An Idempotency-Key used before with another method, path or body (docs/api.md "Idempotency keys"). */
   | 'idempotency_key_reused'
   /** An Idempotency-Key whose first request is still being answered. */

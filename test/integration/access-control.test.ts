@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { generateToken, hashToken, writeTokensFile } from '../../src/api/auth/tokens-file.js';
 import { defineModule, type LogChunk, TerminalError } from '../../src/sdk/index.js';
 import { describeEachDialect } from '../helpers/dialects.js';
+import { documentedRoutes } from '../helpers/documented-routes.js';
 import { type Harness, startSteward, waitFor } from '../helpers/harness.js';
 import { type SseEvent, watch } from '../helpers/sse.js';
 
@@ -633,11 +634,7 @@ describeEachDialect('access control: tokens, roles and projects', () => {
 
   it('answers every documented endpoint × every caller × own and other project as expected, hiding what is not granted', async () => {
     const doc = (await send('none', 'GET', `${h.url}/openapi.json`)).body;
-    const documented = Object.entries<Record<string, unknown>>(doc.paths).flatMap(([path, item]) =>
-      Object.keys(item)
-        .filter((k) => ['get', 'post', 'patch', 'delete', 'put'].includes(k))
-        .map((m) => `${m.toUpperCase()} ${path}`),
-    );
+    const documented = documentedRoutes(doc, ['get', 'post', 'patch', 'delete', 'put']);
     // Every documented endpoint has a row here, and nothing here is undocumented.
     expect(documented.filter((e) => !ENDPOINTS[e])).toEqual([]);
     expect(Object.keys(ENDPOINTS).filter((e) => !documented.includes(e))).toEqual([]);

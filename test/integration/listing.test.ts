@@ -91,11 +91,20 @@ describeEachDialect('listing resources', () => {
     ['status=PENDING', ['beta']],
     ['status=COMPLETED&kind=fake', ['alpha', 'eta', 'gamma']],
     ['status=COMPLETED&labels=team=b&project=q', ['delta']],
-    ['kind=nope', []],
+    ['project=nobody', []],
   ])('filter %s', async (query, names) => {
     const expected = sorted.filter((urn) => names.includes(urn.split(':').pop()!));
     expect(await urnsOf(query)).toEqual(expected);
   });
+
+  // A typo is a 400, as status=bogus is, never a silently empty page; a valid project with nothing is 200 [] (above).
+  it.each(['kind=nope', 'project=Alpha', 'project=', 'kind=', 'labels=', 'labels=a b=1'])(
+    'filter %s → 400',
+    async (query) => {
+      const res = await call('GET', `${s.api}/resources?${query}`);
+      expect([res.status, res.body.error.code]).toEqual([400, 'invalid_request']);
+    },
+  );
 
   it('each listed resource is the same document as GET returns', async () => {
     const page = await list('status=ERROR');

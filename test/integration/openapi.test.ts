@@ -6,6 +6,7 @@ import addFormatsModule from 'ajv-formats';
 
 import { defineModule } from '../../src/sdk/index.js';
 import { describeEachDialect } from '../helpers/dialects.js';
+import { documentedRoutes } from '../helpers/documented-routes.js';
 import { call, type Harness, startSteward, waitForStatus } from '../helpers/harness.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
@@ -68,14 +69,6 @@ function servedRoutes(stack: Layer[], prefix = ''): string[] {
 }
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
-
-function documentedRoutes(doc: { paths: Record<string, Record<string, unknown>> }): string[] {
-  return Object.entries(doc.paths).flatMap(([path, item]) =>
-    Object.keys(item)
-      .filter((key) => METHODS.includes(key))
-      .map((method) => `${method.toUpperCase()} ${path}`),
-  );
-}
 
 describeEachDialect('GET /openapi.json', () => {
   let h: Harness;

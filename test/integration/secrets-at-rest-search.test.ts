@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 import { describeEachDialect } from '../helpers/dialects.js';
+import { documentedRoutes } from '../helpers/documented-routes.js';
 import { call, type Harness, startSteward, waitFor } from '../helpers/harness.js';
 import { everyCell, openRawDatabase } from '../helpers/raw-database.js';
 import { type SseEvent, watch } from '../helpers/sse.js';
@@ -140,12 +141,7 @@ describeEachDialect(
 
     it('calls every documented endpoint, and no answer holds a secret or a sealed value', async () => {
       const doc = (await record('openapi', 'GET', `${h.url}/openapi.json`)).body;
-      const documented = Object.entries<Record<string, unknown>>(doc.paths).flatMap(
-        ([path, item]) =>
-          Object.keys(item)
-            .filter((k) => ['get', 'post', 'patch', 'delete', 'put'].includes(k))
-            .map((m) => `${m.toUpperCase()} ${path}`),
-      );
+      const documented = documentedRoutes(doc, ['get', 'post', 'patch', 'delete', 'put']);
       const p = '/api/v1beta1';
       const operations = async () =>
         (await call('GET', `${h.api}/operations?page_size=500`)).body.operations as Array<{
@@ -194,6 +190,19 @@ describeEachDialect(
         [`GET ${p}/resources/{urn}`]: async () => {
           for (const target of [V, C, FAILED, EXTRA, DOOMED])
             expect((await record('get', 'GET', `/resources/${target}`)).status).toBe(200);
+        },
+        [`PUT ${p}/resources/{urn}`]: async () => {
+          const urn = 'orn:steward:vault:p:applied';
+          const body = {
+            kind: 'vault',
+            project: 'p',
+            name: 'applied',
+            spec: { configs: { password: PASSWORD } },
+          };
+          const made = await record('apply', 'PUT', `/resources/${urn}`, body);
+          expect(made.status).toBe(202);
+          await settled(urn, 'COMPLETED', made.body.operation.id);
+          expect((await record('apply', 'PUT', `/resources/${urn}`, body)).status).toBe(200);
         },
         [`PATCH ${p}/resources/{urn}`]: async () => {
           const same = await record('patch', 'PATCH', `/resources/${V}`, {
@@ -339,6 +348,9 @@ describeEachDialect(
             .deliveries;
           const path = `/webhooks/${hook.id}/deliveries/${delivery.id}/redeliver`;
           expect((await record('redeliver', 'POST', path)).status).toBe(201);
+        },
+        [`GET ${p}/audit`]: async () => {
+          expect((await record('audit', 'GET', '/audit?page_size=500')).status).toBe(200);
         },
         [`GET ${p}/operations`]: async () => {
           await record('operations', 'GET', '/operations?page_size=500');

@@ -81,51 +81,72 @@ function dependenciesSchema(
 }
 
 /**
- * Either form of the create body for one kind. They overlap (`{kind, project, name}`
- * is both), so they are `anyOf`; the server reads a body with `spec`, or without
- * `configs`, `parent` and `dependencies`, as nested.
+ * The create body of one kind, flat: the nested form (`spec`) and the flat one (configs,
+ * dependencies and policy at the top, `parent` for `project`) as one object, so a client
+ * generator or a fuzzer meets no `anyOf`/`oneOf`/`not`. What the flat schema cannot say
+ * (one of project and parent, spec not beside the flat parts, configs a kind requires)
+ * Steward still checks, answering 400 (schemas/create-resource*.json stay as strict).
  */
 function createSchema(kind: string, definition: RegisteredModule['definition']): Schema {
-  const needsConfigs =
-    Array.isArray((definition.configSchema as { required?: unknown }).required) &&
-    (definition.configSchema as { required: unknown[] }).required.length > 0;
-  const needsDependencies = Object.values(definition.dependencies ?? {}).some((d) => !d.optional);
-  const identity = {
-    kind: { const: kind },
-    project: componentRef('Name'),
-    name: componentRef('Name'),
-    labels: componentRef('Labels'),
-  };
-  const parts = {
-    configs: componentRef(`configs.${kind}`),
-    dependencies: componentRef(`dependencies.${kind}`),
-  };
-  const partsRequired = [
-    ...(needsConfigs ? ['configs'] : []),
-    ...(needsDependencies ? ['dependencies'] : []),
-  ];
-  const nested: Schema = {
-    title: `${kind} (nested form)`,
+  const configs = componentRef(`configs.${kind}`);
+  const dependencies = componentRef(`dependencies.${kind}`);
+  const policy = componentRef('Policy');
+  return {
+    title: `create.${kind}`,
+    description: `${definition.description} Nested (\`project\` and \`spec\`) or flat (\`parent\` or \`project\`, and configs, dependencies and policy at the top level); Steward answers 400 to a body with both or neither of project and parent, or with \`spec\` beside a flat part.`,
     type: 'object',
     additionalProperties: false,
-    required: ['kind', 'project', 'name', ...(partsRequired.length ? ['spec'] : [])],
+    required: ['kind', 'name'],
     properties: {
-      ...identity,
+      kind: { type: 'string', enum: [kind] },
+      project: componentRef('Name'),
+      parent: {
+        ...componentRef('Name'),
+        description: 'the project (the flat form of the seed documents)',
+      },
+      name: componentRef('Name'),
+      labels: componentRef('Labels'),
       spec: {
         type: 'object',
         additionalProperties: false,
-        properties: parts,
-        ...(partsRequired.length ? { required: partsRequired } : {}),
+        properties: { configs, dependencies, policy },
       },
+      configs,
+      dependencies,
+      policy,
+      import: componentRef('Import'),
+      expires_at: componentRef('ExpiresAt'),
     },
   };
-  const flat: Schema = {
-    title: `${kind} (flat form: parent is the project)`,
-    type: 'object',
-    additionalProperties: false,
-    required: ['kind', 'name', ...partsRequired],
-    properties: { ...identity, parent: componentRef('Name'), ...parts },
-    oneOf: [{ required: ['project'] }, { required: ['parent'] }],
+}
+
+/** `state.output` of a resource: its kind's `output.<kind>`, which Steward does not enforce on a module, hence the plain object beside them. */
+export function resourceOutputSchema(modules: readonly RegisteredModule[]): Schema {
+  const outputs = modules
+    .filter(({ definition }) => definition.outputSchema !== undefined)
+    .map(({ definition }) => componentRef(`output.${definition.kind}`));
+  return {
+    description:
+      "What the last sync returned: the kind's `output.<kind>` (writeOnly outputs left out), or `{}` before the first one.",
+    anyOf: [...outputs, { type: 'object' }],
   };
-  return { description: definition.description, anyOf: [nested, flat] };
+}
+
+/** Each action name that has params in some kind → those kinds' params schemas. */
+export function paramsByAction(
+  modules: readonly RegisteredModule[],
+): Map<string, { kinds: string[]; schema: Schema }> {
+  const byAction = new Map<string, string[]>();
+  for (const { definition } of modules)
+    for (const [action, { paramsSchema }] of Object.entries(definition.actions))
+      if (paramsSchema !== undefined)
+        byAction.set(action, [...(byAction.get(action) ?? []), definition.kind]);
+  return new Map(
+    [...byAction]
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([action, kinds]) => {
+        const refs = kinds.map((kind) => componentRef(`params.${kind}.${action}`));
+        return [action, { kinds, schema: refs.length === 1 ? refs[0]! : { anyOf: refs } }];
+      }),
+  );
 }

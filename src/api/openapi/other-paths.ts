@@ -1,4 +1,5 @@
 import { API_PREFIX } from '../prefix.js';
+import { OPERATION_LINKS } from './examples.js';
 import { errorResponses, json, pageOf, param, query } from './responses.js';
 import { componentRef } from './schema-refs.js';
 
@@ -32,7 +33,7 @@ export function otherPaths(kinds: readonly string[]): Record<string, object> {
         tags: ['operations'],
         summary: 'Read an operation',
         responses: {
-          '200': json('the operation', componentRef('Operation')),
+          '200': { ...json('the operation', componentRef('Operation')), links: OPERATION_LINKS },
           ...errorResponses([400, 404, 500, 503]),
         },
       },
@@ -44,10 +45,13 @@ export function otherPaths(kinds: readonly string[]): Record<string, object> {
         tags: ['operations'],
         summary: 'Cancel a queued or running operation (its resource goes to ERROR)',
         responses: {
-          '200': json(
-            'the cancelled operation; one already cancelled is answered as it is',
-            componentRef('Operation'),
-          ),
+          '200': {
+            ...json(
+              'the cancelled operation; one already cancelled is answered as it is',
+              componentRef('Operation'),
+            ),
+            links: OPERATION_LINKS,
+          },
           ...errorResponses([400, 404, 409, 413, 415, 500, 503]),
         },
       },
@@ -90,7 +94,11 @@ export function otherPaths(kinds: readonly string[]): Record<string, object> {
           'Opens with a bare `id:` frame (the resume point), then one frame per event (`id`, `event` = its type, `data` = the Event as JSON) and a `: heartbeat` comment every STEWARD_EVENTS_HEARTBEAT_MS. A failure after the headers is a last frame `event: error` with the error body as data.',
         parameters: [
           query('project', componentRef('Name')),
-          query('kind', componentRef('Kind')),
+          query(
+            'kind',
+            componentRef('Kind'),
+            'a kind as the pattern has it; one no longer loaded still filters the history',
+          ),
           query('urn', componentRef('Urn')),
           query(
             'since',
@@ -129,7 +137,7 @@ export function otherPaths(kinds: readonly string[]): Record<string, object> {
             required: ['status'],
             properties: { status: { const: 'ok' } },
           }),
-          ...errorResponses([500]),
+          ...errorResponses([400, 500]),
         },
       },
     },
@@ -147,7 +155,7 @@ export function otherPaths(kinds: readonly string[]): Record<string, object> {
               checks: { type: 'object', additionalProperties: { type: 'string' } },
             },
           }),
-          ...errorResponses([500, 503]),
+          ...errorResponses([400, 500, 503]),
         },
       },
     },
@@ -163,7 +171,7 @@ export function otherPaths(kinds: readonly string[]): Record<string, object> {
             description: 'the metrics',
             content: { 'text/plain': { schema: { type: 'string' } } },
           },
-          ...errorResponses([500]),
+          ...errorResponses([400, 500]),
         },
       },
     },
@@ -174,7 +182,7 @@ export function otherPaths(kinds: readonly string[]): Record<string, object> {
         summary: 'This document (OpenAPI 3.1), with the schemas of every loaded module',
         responses: {
           '200': json('the OpenAPI document', { type: 'object' }),
-          ...errorResponses([500]),
+          ...errorResponses([400, 500]),
         },
       },
     },

@@ -1,5 +1,7 @@
 import { API_PREFIX } from '../prefix.js';
+import { LABEL_FILTER_PATTERN } from '../request-parsing.js';
 import { DELETE_PARAMETERS, DELETE_RESPONSES, PAUSED_FILTER } from './day-two-paths.js';
+import { ACCEPTED_LINKS, CREATE_EXAMPLE, RESOURCE_EXAMPLE } from './examples.js';
 import { errorResponses, HEADERS, json, pageOf, param, query } from './responses.js';
 import { componentRef, type Schema } from './schema-refs.js';
 
@@ -7,21 +9,70 @@ import { componentRef, type Schema } from './schema-refs.js';
 export interface ModuleParts {
   createBody: Schema;
   actionParams: object;
+  /** Each action with params → its kinds and body schema: a concrete path of its own. */
+  paramsByAction: ReadonlyMap<string, { kinds: string[]; schema: Schema }>;
   kinds: string[];
 }
 
 const accepted = (description: string) => ({
-  '202': json(description, componentRef('Accepted'), {
-    Location: HEADERS.location,
-    ETag: HEADERS.etag,
-  }),
+  '202': {
+    ...json(description, componentRef('Accepted'), {
+      Location: HEADERS.location,
+      ETag: HEADERS.etag,
+    }),
+    links: ACCEPTED_LINKS,
+  },
   '200': json('a dry run: nothing was stored', componentRef('DryRun'), { ETag: HEADERS.etag }),
 });
+
+/** POST /resources/{urn}/actions/{action}, and each action with params at its own concrete path. */
+function runAction(operationId: string, summary: string, body: Schema, description?: string) {
+  return {
+    operationId,
+    tags: ['resources'],
+    summary,
+    ...(description ? { description } : {}),
+    parameters: [param('dryRun'), param('ifMatch')],
+    requestBody: { required: false, content: { 'application/json': { schema: body } } },
+    responses: {
+      ...accepted('accepted: PENDING with the action'),
+      ...errorResponses([400, 404, 409, 412, 413, 415, 500, 503]),
+    },
+  };
+}
+
+/**
+ * `/resources/{urn}/actions/<action>` for each action that has params, its body that action's
+ * `params.<kind>.<action>` (anyOf when several kinds have it): a client generator gets a typed
+ * call per action. A concrete path matches before the templated one (OpenAPI 3.1, Paths Object);
+ * Steward serves both with the one route.
+ */
+function actionPaths(p: string, byAction: ModuleParts['paramsByAction']): Record<string, object> {
+  return Object.fromEntries(
+    [...byAction].map(([action, { kinds, schema }]) => [
+      `${p}/{urn}/actions/${action}`,
+      {
+        parameters: [param('urn')],
+        post: runAction(
+          `run${pascal(action)}Action`,
+          `Run the ${action} action (${kinds.join(', ')})`,
+          schema,
+          `The params of \`${action}\` as the body: ${kinds.map((k) => `\`params.${k}.${action}\``).join(' or ')}, checked against the resource kind's.`,
+        ),
+      },
+    ]),
+  );
+}
+
+function pascal(snake: string): string {
+  return snake.replace(/(^|_)([a-z0-9])/g, (_, _sep: string, c: string) => c.toUpperCase());
+}
 
 /** /resources and everything under /resources/{urn} (resources.ts and logs.ts in routes/). */
 export function resourcePaths({
   createBody,
   actionParams,
+  paramsByAction,
   kinds,
 }: ModuleParts): Record<string, object> {
   const p = `${API_PREFIX}/resources`;
@@ -35,7 +86,15 @@ export function resourcePaths({
         description:
           'The body is nested or flat (the seed form, `parent` is the project). It is one of the registered kinds; see `create.<kind>`.',
         parameters: [param('dryRun')],
-        requestBody: { required: true, content: { 'application/json': { schema: createBody } } },
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': {
+              schema: createBody,
+              examples: { nested: { value: CREATE_EXAMPLE } },
+            },
+          },
+        },
         responses: {
           ...accepted('accepted: PENDING with action create'),
           ...errorResponses([400, 409, 413, 415, 500, 503]),
@@ -46,14 +105,18 @@ export function resourcePaths({
         tags,
         summary: 'List resources, ordered by URN',
         parameters: [
-          query('project', componentRef('Name')),
-          query('kind', { type: 'string', enum: kinds }),
+          query(
+            'project',
+            componentRef('Name'),
+            'only this project: a name that is not a valid project name is a 400, a valid one with nothing in it an empty page',
+          ),
+          query('kind', { type: 'string', enum: kinds }, 'only this kind: one not loaded is a 400'),
           query('status', { type: 'string', enum: ['PENDING', 'COMPLETED', 'ERROR'] }),
           PAUSED_FILTER,
           query(
             'labels',
-            { type: 'string' },
-            'k=v,k2=v2: every pair must match; at most STEWARD_MAX_LABELS pairs (default 64), more is a 400',
+            { type: 'string', pattern: LABEL_FILTER_PATTERN },
+            'k=v,k2=v2: every pair must match (a key as labels have them, a value without a comma); at most STEWARD_MAX_LABELS pairs (default 64), more is a 400',
           ),
           param('pageSize'),
           param('pageToken'),
@@ -71,7 +134,16 @@ export function resourcePaths({
         tags,
         summary: 'Read a resource (no side effects)',
         responses: {
-          '200': json('the resource', componentRef('Resource'), { ETag: HEADERS.etag }),
+          '200': {
+            description: 'the resource',
+            headers: { ETag: HEADERS.etag },
+            content: {
+              'application/json': {
+                schema: componentRef('Resource'),
+                examples: { completed: { value: RESOURCE_EXAMPLE } },
+              },
+            },
+          },
           ...errorResponses([400, 404, 500, 503]),
         },
       },
@@ -147,22 +219,14 @@ export function resourcePaths({
           schema: { type: 'string', pattern: '^[a-z][a-z0-9_]{1,62}$' },
         },
       ],
-      post: {
-        operationId: 'runAction',
-        tags,
-        summary: 'Run an action (params as the body; no body is {})',
-        'x-steward-action-params': actionParams,
-        parameters: [param('dryRun'), param('ifMatch')],
-        requestBody: {
-          required: false,
-          content: { 'application/json': { schema: componentRef('ActionParams') } },
-        },
-        responses: {
-          ...accepted('accepted: PENDING with the action'),
-          ...errorResponses([400, 404, 409, 412, 413, 415, 500, 503]),
-        },
-      },
+      post: runAction(
+        'runAction',
+        'Run an action (params as the body; no body is {})',
+        componentRef('ActionParams'),
+        "Any action of the resource's kind; each action with params also has a path of its own, /actions/<action>, whose body is typed.",
+      ),
     },
+    ...actionPaths(p, paramsByAction),
     [`${p}/{urn}/retry`]: {
       parameters: [param('urn')],
       post: {

@@ -4,7 +4,7 @@ import { componentRef, type Schema } from './schema-refs.js';
 export const ERROR_RESPONSES = {
   400: [
     'BadRequest',
-    'invalid_request: a bad body, query, URN, kind, action, configs, params or dependencies, or plan refused the request',
+    "invalid_request: a bad body, query, header (If-Match), URN, kind, action, configs, params or dependencies, or plan refused the request; or a request node's HTTP parser refuses (a head over 16 KiB, broken framing)",
   ],
   404: ['NotFound', 'not_found: no such resource, operation, kind or route'],
   409: [

@@ -47,7 +47,7 @@ export function schedulePaths(): Record<string, object> {
         tags,
         summary: 'Schedules of the projects the caller may see, oldest first',
         parameters: [
-          query('project', { type: 'string' }, "only this project's schedules"),
+          query('project', componentRef('Name'), "only this project's schedules"),
           query('urn', componentRef('Urn'), "only this resource's schedules"),
           param('pageSize'),
           param('pageToken'),

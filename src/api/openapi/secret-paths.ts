@@ -39,7 +39,6 @@ export function secretPaths(): Record<string, object> {
               },
             },
           }),
-          '403': { $ref: '#/components/responses/PermissionDenied' },
           ...errorResponses([400, 404, 500, 503]),
         },
       },

@@ -3,8 +3,19 @@ import { errorResponses, HEADERS, json, pageOf, param } from './responses.js';
 import { componentRef } from './schema-refs.js';
 
 const tags = ['webhooks'];
-const webhookId = { name: 'id', in: 'path', required: true, schema: { type: 'string' } };
-const deliveryId = { name: 'delivery_id', in: 'path', required: true, schema: { type: 'string' } };
+// Prefixed as the ids are made (core/ids.ts, store/webhook-outbox.ts): an empty or foreign id is no webhook's.
+const webhookId = {
+  name: 'id',
+  in: 'path',
+  required: true,
+  schema: { type: 'string', pattern: '^wh_' },
+};
+const deliveryId = {
+  name: 'delivery_id',
+  in: 'path',
+  required: true,
+  schema: { type: 'string', pattern: '^dlv_' },
+};
 const NEEDS_ADMIN =
   "Needs an admin token: of the webhook's project, or of every project for a webhook without one; a webhook outside the token's projects answers 404 as a missing one does.";
 

@@ -9,7 +9,7 @@ import type { EventRecord } from '../../core/model.js';
 import { projectsOf } from '../../core/requests/scope.js';
 import { callerOf } from '../auth/caller.js';
 import { errorBody } from '../http-errors.js';
-import { queryOf } from '../request-parsing.js';
+import { parseKindFilter, parseNameFilter, parseUrnFilter, queryOf } from '../request-parsing.js';
 
 /**
  * GET /events: server-sent events from the durable events table. The stream opens
@@ -35,7 +35,12 @@ export function eventRoutes(feed: EventFeed, heartbeatMs: number, logger: CoreLo
     // The caller's projects are part of the filter: the store never reads another project's events for this watch.
     const projects = projectsOf(callerOf(res).scope);
     const watch = await feed.open(
-      { project: q.project, kind: q.kind, urn: q.urn, projects },
+      {
+        project: parseNameFilter('project', q.project),
+        kind: parseKindFilter(q.kind),
+        urn: parseUrnFilter(q.urn),
+        projects,
+      },
       since,
       controller.signal,
     );

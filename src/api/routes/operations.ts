@@ -7,7 +7,7 @@ import type { Queries } from '../../core/requests/queries.js';
 import { noteAudit } from '../auth/audit.js';
 import { NEEDS, requireRole } from '../auth/authorize.js';
 import { callerOf } from '../auth/caller.js';
-import { parsePageSize, queryOf } from '../request-parsing.js';
+import { parsePageSize, parseUrnFilter, queryOf } from '../request-parsing.js';
 import { sendPage } from '../send-page.js';
 
 const STATUSES: readonly OperationStatus[] = [
@@ -27,7 +27,7 @@ export function operationRoutes(queries: Queries, commands: OperationCommands): 
       throw new InvalidRequestError(`status must be one of ${STATUSES.join(', ')}`);
     }
     const page = await queries.listOperations(
-      { urn: q.urn, status: q.status as OperationStatus | undefined },
+      { urn: parseUrnFilter(q.urn), status: q.status as OperationStatus | undefined },
       parsePageSize(q.page_size),
       q.page_token,
       callerOf(res).scope,

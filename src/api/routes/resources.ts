@@ -12,7 +12,9 @@ import {
   parseCreateBody,
   parseDryRun,
   parseFlag,
+  parseKindFilter,
   parseLabelFilter,
+  parseNameFilter,
   parsePageSize,
   parseStatus,
   parseUpdateBody,
@@ -59,8 +61,8 @@ export function resourceRoutes(
     ]);
     const page = await queries.listResources(
       {
-        project: q.project,
-        kind: q.kind,
+        project: parseNameFilter('project', q.project),
+        kind: parseKindFilter(q.kind),
         status: parseStatus(q.status),
         paused: parseFlag('paused', q.paused),
         labels: parseLabelFilter(q.labels, limits.labels),

@@ -5,7 +5,7 @@ import { noteAudit } from '../auth/audit.js';
 import { authorizeResource, NEEDS, requireRole } from '../auth/authorize.js';
 import { callerOf } from '../auth/caller.js';
 import { API_PREFIX } from '../prefix.js';
-import { parsePageSize, queryOf } from '../request-parsing.js';
+import { parseNameFilter, parsePageSize, parseUrnFilter, queryOf } from '../request-parsing.js';
 import type { BodyValidator } from '../schemas.js';
 import { sendPage } from '../send-page.js';
 
@@ -41,7 +41,7 @@ export function scheduleRoutes(schedules: ScheduleCommands, schemas: BodyValidat
   router.get('/schedules', async (req, res) => {
     const q = queryOf(req, ['project', 'urn', 'page_size', 'page_token']);
     const page = await schedules.list(
-      { project: q.project, urn: q.urn },
+      { project: parseNameFilter('project', q.project), urn: parseUrnFilter(q.urn) },
       parsePageSize(q.page_size),
       q.page_token,
       callerOf(res).scope,

@@ -73,6 +73,8 @@ export function createQueries({
     scope: ProjectScope = ALL_PROJECTS,
     mayChange?: boolean,
   ): Promise<EncodedPage<Resource>> {
+    // A kind no module has is a typo (400 naming the kinds), as a bad status is, not an empty list.
+    if (filter.kind !== undefined) registry.get(filter.kind);
     const after = decodePageToken<string>('resources', pageToken, 'string');
     const scoped = { ...filter, projects: projectsOf(scope) };
     const sizes = await store.listResourceSizes(scoped, pageSize + 1, after);
