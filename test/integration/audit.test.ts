@@ -187,6 +187,26 @@ describeEachDialect('the audit log', () => {
     expect((await call('GET', `${h.api}/audit`)).status).toBe(401);
   });
 
+  it("files a probe of another project under no project: that project's admins never read the prober's token name", async () => {
+    const before = (await readAll('s-admin')).map((e) => e.request_id);
+    expect((await create('root', 's', 'probed', 'made-probed')).status).toBe(202);
+    const hidden = await as(
+      'editor-a',
+      'GET',
+      `/resources/${urnOf('s', 'probed')}`,
+      undefined,
+      'probe-get',
+    );
+    expect(hidden.status).toBe(404);
+    expect((await create('editor-a', 's', 'intruder', 'probe-create')).status).toBe(403);
+    expect((await readAll('s-admin')).map((e) => e.request_id)).toEqual(['made-probed', ...before]);
+    const probes = (await readAll('root')).filter((e) => e.request_id.startsWith('probe-'));
+    expect(probes.map((e) => [e.request_id, e.actor, e.project, e.outcome])).toEqual([
+      ['probe-create', 'editor-a', null, 'refused'],
+      ['probe-get', 'editor-a', null, 'refused'],
+    ]);
+  });
+
   it('pages newest first, and filters by actor, action, project and time', async () => {
     for (let i = 0; i < 5; i += 1) {
       nowMs = START + i * 60_000;

@@ -3,7 +3,7 @@ import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'exp
 import { outcomeOf, PATH_MAX, type UntimedAuditEntry } from '../../core/audit/audit-entry.js';
 import { StewardError } from '../../core/errors.js';
 import type { CoreLogger } from '../../core/logging.js';
-import { OutOfScopeError } from '../../core/requests/scope.js';
+import { inScope, OutOfScopeError } from '../../core/requests/scope.js';
 import { API_PREFIX } from '../prefix.js';
 import { findCaller } from './caller.js';
 
@@ -120,9 +120,13 @@ function entryOf(req: Request, res: Response): UntimedAuditEntry {
   const urn = note.urn ?? target.urn;
   const location = /\/operations\/([\w-]{1,100})$/.exec(String(res.getHeader('Location') ?? ''));
   const status = res.statusCode;
+  const caller = findCaller(res);
+  const project = note.project ?? projectOf(urn) ?? null;
   return {
-    actor: findCaller(res)?.name ?? 'unknown',
-    project: note.project ?? projectOf(urn) ?? null,
+    actor: caller?.name ?? 'unknown',
+    // A request about a project outside the caller's (a hidden 404, a create refused there) is filed under no
+    // project: that project's admins would otherwise read the name of another project's token.
+    project: project !== null && caller && !inScope(caller.scope, project) ? null : project,
     method: req.method,
     path: (req.originalUrl.split('?')[0] ?? '').slice(0, PATH_MAX),
     action: target.action,
