@@ -10,7 +10,6 @@ import { describeEachDialect } from '../helpers/dialects.js';
 import { call, type Harness, startSteward, waitFor } from '../helpers/harness.js';
 import { everyCell, openRawDatabase, type RawDatabase } from '../helpers/raw-database.js';
 import { testDatabase } from '../helpers/test-database.js';
-import { type Receiver, startReceiver } from '../helpers/webhook-receiver.js';
 import {
   digest,
   keyIdFor,
@@ -19,6 +18,7 @@ import {
   secretsIn,
   tokenFor,
 } from '../helpers/vault.js';
+import { type Receiver, startReceiver } from '../helpers/webhook-receiver.js';
 
 /**
  * Secrets at rest with STEWARD_SECRET_KEY: nothing in the database holds a secret in
