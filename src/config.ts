@@ -190,6 +190,8 @@ export interface Config {
   webhookRetryBaseMs: number;
   /** STEWARD_WEBHOOK_GIVE_UP_MS: a delivery still failing this long after its event gives up, and its webhook is disabled. @default 86400000 */
   webhookGiveUpMs: number;
+  /** STEWARD_WEBHOOK_DELIVERY_RETENTION_DAYS: days a finished (delivered or given up) delivery is kept; the worker process prunes older ones. 0 keeps all. @default 7 */
+  webhookDeliveryRetentionDays: number;
 }
 
 /** Each setting: its variable, its parser and its default. */
@@ -257,6 +259,7 @@ const SETTINGS: { [K in keyof Config]: [variable: string, parse: Parser, fallbac
   webhookTimeoutMs: ['STEWARD_WEBHOOK_TIMEOUT_MS', integer(10, 3_600_000), 10_000],
   webhookRetryBaseMs: ['STEWARD_WEBHOOK_RETRY_BASE_MS', integer(1, 3_600_000), 10_000],
   webhookGiveUpMs: ['STEWARD_WEBHOOK_GIVE_UP_MS', integer(1), 86_400_000],
+  webhookDeliveryRetentionDays: ['STEWARD_WEBHOOK_DELIVERY_RETENTION_DAYS', integer(0, 36_500), 7],
 };
 
 /** Settings whose values an error message must not repeat. */

@@ -33,6 +33,7 @@ import { sealingStore } from './core/secrets/sealing-store.js';
 import { createSecretBox } from './core/secrets/secret-box.js';
 import { createSecretReads } from './core/secrets/secret-reads.js';
 import { createSyncEngine } from './core/sync/sync-engine.js';
+import { createDeliveryPruner } from './core/webhooks/delivery-pruner.js';
 import { createWebhooks } from './core/webhooks/webhooks.js';
 import { engineOptionsFrom } from './engine-options.js';
 import { createLogger } from './logger.js';
@@ -52,6 +53,8 @@ const HISTORY_PRUNE_INTERVAL_MS = 3_600_000;
 const IDEMPOTENCY_PRUNE_INTERVAL_MS = 3_600_000;
 /** How often the worker process prunes audit entries past STEWARD_AUDIT_RETENTION_DAYS. */
 const AUDIT_PRUNE_INTERVAL_MS = 3_600_000;
+/** How often the worker process prunes finished webhook deliveries past STEWARD_WEBHOOK_DELIVERY_RETENTION_DAYS. */
+const DELIVERY_PRUNE_INTERVAL_MS = 3_600_000;
 
 export interface StewardOverrides {
   logger?: CoreLogger;
@@ -140,6 +143,13 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
     clock,
     logger,
     options: { retentionDays: config.auditRetentionDays, intervalMs: AUDIT_PRUNE_INTERVAL_MS },
+  });
+  const deliveryPruner = createDeliveryPruner({
+    store,
+    clock,
+    logger,
+    retentionDays: config.webhookDeliveryRetentionDays,
+    intervalMs: DELIVERY_PRUNE_INTERVAL_MS,
   });
   const metrics = createMetrics({
     logger,
@@ -246,6 +256,7 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
     idempotencyPruner,
     auditRecorder,
     auditPruner,
+    deliveryPruner,
     metrics,
     app,
     /** The HTTP server, once started. */
@@ -272,6 +283,7 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
         historyPruner.start();
         idempotencyPruner.start();
         auditPruner.start();
+        deliveryPruner.start();
       }
       const address = server.address();
       const port = typeof address === 'object' && address ? address.port : config.port;
@@ -300,6 +312,7 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
       await historyPruner.stop();
       await idempotencyPruner.stop();
       await auditPruner.stop();
+      await deliveryPruner.stop();
       await scheduler.stop();
       await webhooks.loop.stop();
       await engine.stop();

@@ -61,6 +61,15 @@ export function registerSecretsCommands(program: Command): void {
             EXIT.failure,
           );
         }
+        const hooks = report.webhooks;
+        if (hooks.changed.length || hooks.unreadable.length) {
+          throw new CliError(
+            hooks.changed.length
+              ? `${hooks.changed.length} webhook(s) kept changing during the rotation; run it again`
+              : `${hooks.unreadable.length} webhook secret(s) are sealed with a key that is not configured; keep that key in STEWARD_SECRET_KEYS_PREVIOUS and run again, or delete and create those webhooks again`,
+            EXIT.failure,
+          );
+        }
       },
     );
 
@@ -94,5 +103,12 @@ function rotationText(report: RotationReport, forget: boolean): string {
     );
   if (report.changed.length)
     lines.push(`  changed during the rotation (run it again): ${report.changed.join(', ')}`);
+  const hooks = report.webhooks;
+  lines.push(
+    `webhook secrets: ${hooks.webhooks} webhooks read, ${hooks.resealed} re-sealed from older keys, ${hooks.sealed} plaintext sealed, ${hooks.current} already sealed with this key`,
+    ...hooks.unreadable.map((u) => `    ${u.id}: ${u.key_id ? `key ${u.key_id}` : 'malformed'}`),
+  );
+  if (hooks.changed.length)
+    lines.push(`  changed during the rotation (run it again): ${hooks.changed.join(', ')}`);
   return lines.join('\n');
 }

@@ -28,17 +28,15 @@ export async function rotateWithConfiguration(options: RotationOptions): Promise
     ...(await builtinModules(config)),
     ...(await loadModulesFromPaths(config.modulePaths)),
   ]);
-  const secrets = createResourceSecrets(
-    createSecretBox(config.secretKey, config.secretKeysPrevious),
-    (kind) => registry.find(kind)?.definition,
-  );
+  const box = createSecretBox(config.secretKey, config.secretKeysPrevious);
+  const secrets = createResourceSecrets(box, (kind) => registry.find(kind)?.definition);
   const store = await createStore({
     db: config.db,
     busyTimeoutMs: config.dbBusyTimeoutMs,
     poolSize: config.dbPoolSize,
   });
   try {
-    return await rotateSecrets({ store, registry, secrets }, options);
+    return await rotateSecrets({ store, registry, secrets, box }, options);
   } finally {
     await store.close();
   }

@@ -411,6 +411,14 @@ export function migrations(dialect: SchemaDialect): Record<string, Migration> {
           .execute();
       },
     },
+    // Finished deliveries past STEWARD_WEBHOOK_DELIVERY_RETENTION_DAYS, oldest first, with no scan.
+    '0013_webhook_delivery_retention': {
+      async up(db: Kysely<unknown>) {
+        await sql`create index webhook_deliveries_finished on webhook_deliveries (finished_at) where finished_at is not null`.execute(
+          db,
+        );
+      },
+    },
   };
 }
 

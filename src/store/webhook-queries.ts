@@ -11,6 +11,9 @@ import type { StoreDriver } from './driver.js';
 import type { Database } from './schema.js';
 import { rowToDelivery, rowToWebhook, webhookToRow } from './webhook-rows.js';
 
+/** Finished deliveries deleted per transaction by the retention pruner. */
+const PRUNE_BATCH = 500;
+
 /**
  * Webhooks (docs/webhooks.md): the API's book of them, and the delivery loop's queue. A claim is
  * a compare-and-set on the lease columns under `for update skip locked` (the schedule claim's
@@ -90,6 +93,42 @@ export function createWebhookQueries(driver: StoreDriver) {
         const result = await trx.deleteFrom('webhooks').where('id', '=', id).executeTakeFirst();
         return Number(result.numDeletedRows) === 1;
       });
+    },
+
+    async replaceWebhookSecret(id: string, before: string, after: string): Promise<boolean> {
+      const result = await db
+        .updateTable('webhooks')
+        .set({ secret: after })
+        .where('id', '=', id)
+        .where('secret', '=', before)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) === 1;
+    },
+
+    async pruneFinishedDeliveries(beforeIso: string): Promise<number> {
+      let deleted = 0;
+      for (;;) {
+        // Batches of the oldest finished ones, on the partial index webhook_deliveries_finished.
+        const count = await driver.writeTransaction(async (trx) => {
+          const ids = (
+            await trx
+              .selectFrom('webhook_deliveries')
+              .select('id')
+              .where('finished_at', 'is not', null)
+              .where('finished_at', '<', beforeIso)
+              .where('state', '!=', 'pending')
+              .orderBy('finished_at')
+              .limit(PRUNE_BATCH)
+              .execute()
+          ).map((row) => row.id);
+          if (ids.length === 0) return 0;
+          await trx.deleteFrom('webhook_attempts').where('delivery_id', 'in', ids).execute();
+          await trx.deleteFrom('webhook_deliveries').where('id', 'in', ids).execute();
+          return ids.length;
+        });
+        deleted += count;
+        if (count < PRUNE_BATCH) return deleted;
+      }
     },
 
     async listDeliveries(

@@ -18,6 +18,7 @@ import {
   secretsIn,
   tokenFor,
 } from '../helpers/vault.js';
+import { type Receiver, startReceiver } from '../helpers/webhook-receiver.js';
 
 /**
  * Secrets at rest with STEWARD_SECRET_KEY: nothing in the database holds a secret in
@@ -454,6 +455,10 @@ describeEachDialect('from plaintext to a key, rotation, and a lost key', () => {
     untouched: 'never-written-again-2c',
     fresh: 'sealed-with-k1-3d',
   };
+  /** A webhook's signing secret, sealed with K1 when it is made: rotation seals it anew too. */
+  const HOOK_SECRET = 'webhook-signing-secret-4e';
+  let receiver: Receiver;
+  let hookId: string;
   let dir: string;
   let db: string;
   let h: Harness | undefined;
@@ -464,7 +469,7 @@ describeEachDialect('from plaintext to a key, rotation, and a lost key', () => {
     h = await startSteward({
       dir,
       captureLogs: true,
-      config: { db, modulePaths: [SECRET_MODULES], ...config },
+      config: { db, modulePaths: [SECRET_MODULES], webhookAllow: ['127.0.0.1/32'], ...config },
     });
     return client(h);
   };
@@ -515,9 +520,11 @@ describeEachDialect('from plaintext to a key, rotation, and a lost key', () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'steward-rotate-'));
     db = await testDatabase(dir);
+    receiver = await startReceiver(HOOK_SECRET);
   });
   afterAll(async () => {
     await h?.close();
+    await receiver?.close();
     await raw?.close();
     rmSync(dir, { recursive: true, force: true });
   });
@@ -544,6 +551,13 @@ describeEachDialect('from plaintext to a key, rotation, and a lost key', () => {
   it('with a key reads the plaintext written before it, and seals a value at its next write', async () => {
     const c = await start({ secretKey: K1 });
     expect(h!.logs.some((line) => line.includes('secrets are stored unencrypted'))).toBe(false);
+    const hook = await c.api('POST', '/webhooks', {
+      url: receiver.url,
+      events: ['operation.succeeded'],
+      secret: HOOK_SECRET,
+    });
+    expect(hook.status).toBe(201);
+    hookId = hook.body.id;
     expect((await c.create('p', 'fresh', { password: PASSWORDS.fresh })).status).toBe(202);
     await c.settled(vaultUrn('p', 'fresh'), 'COMPLETED');
     expect((await c.api('POST', `/resources/${vaultUrn('p', 'old')}/actions/touch`)).status).toBe(
@@ -579,6 +593,7 @@ describeEachDialect('from plaintext to a key, rotation, and a lost key', () => {
       forgotten: 0,
       changed: [],
       kinds_not_loaded: [],
+      webhooks: { webhooks: 1, resealed: 1, sealed: 0, current: 0, unreadable: [], changed: [] },
     });
     const again = await rotate(
       { STEWARD_SECRET_KEY: K2, STEWARD_SECRET_KEYS_PREVIOUS: K1 },
@@ -592,16 +607,29 @@ describeEachDialect('from plaintext to a key, rotation, and a lost key', () => {
       resealed: 0,
       sealed: 0,
       current: 6,
+      webhooks: { webhooks: 1, resealed: 0, sealed: 0, current: 1 },
     });
     expect(await keyIdsInDatabase()).toEqual([keyIdFor(K2)]);
     await allWork(c);
 
-    // K1 dropped: everything still opens.
+    // K1 dropped: everything still opens, and deliveries are still signed with the webhook's secret.
+    const seen = receiver.received.length;
     await allWork(await start({ secretKey: K2 }));
+    const since = await waitFor(
+      () => (receiver.received.length >= seen + 3 ? receiver.received.slice(seen) : undefined),
+      'the deliveries of the syncs after the old key was dropped',
+    );
+    expect(since.map((r) => [r.event.type, r.signed])).toEqual(
+      since.map(() => ['operation.succeeded', true]),
+    );
     const text = await rotate({ STEWARD_SECRET_KEY: K2 });
     expect(text.code).toBe(0);
     const cells = (await everyCell(raw)).join('\n');
-    expect(secretsIn(cells, { ...PASSWORDS, token: tokenFor(PASSWORDS.untouched) })).toEqual([]);
+    expect(
+      secretsIn(cells, { ...PASSWORDS, token: tokenFor(PASSWORDS.untouched), hook: HOOK_SECRET }),
+    ).toEqual([]);
+    // The key lost in the next test would leave this secret unreadable: a webhook is made anew then.
+    expect((await client(h!).api('DELETE', `/webhooks/${hookId}`)).status).toBe(204);
   });
 
   it("rewrites a resource's values only while they are still the ones rotation read (a sync may write an output meanwhile)", async () => {

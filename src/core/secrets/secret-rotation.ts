@@ -1,7 +1,10 @@
 import type { Resource } from '../model.js';
 import type { Registry } from '../modules/registry.js';
 import type { ResourcePages, ResourceReads, SecretRewrites, ValuesRewrite } from '../ports.js';
+import type { WebhookBook } from '../webhooks/webhook.js';
 import type { Resealed, ResourceSecrets } from './sealed-resources.js';
+import type { SecretBox } from './secret-box.js';
+import { rotateWebhookSecrets, type WebhookRotationReport } from './webhook-secret-rotation.js';
 
 export interface RotationOptions {
   /** Resources read and rewritten per transaction. */
@@ -31,6 +34,8 @@ export interface RotationReport {
   changed: string[];
   /** Kinds with stored resources but no loaded module: their plaintext secrets cannot be found. */
   kinds_not_loaded: string[];
+  /** The webhooks' signing secrets, sealed in the same run after the resources. */
+  webhooks: WebhookRotationReport;
 }
 
 /** A resource that changed between read and rewrite is read and tried again this often. */
@@ -48,13 +53,17 @@ export async function rotateSecrets(
     store,
     registry,
     secrets,
+    box,
   }: {
     /** The undecorated store: rotation reads and writes the values as they are stored. */
     store: Pick<ResourceReads, 'findResource'> &
       Pick<ResourcePages, 'listResources'> &
-      SecretRewrites;
+      SecretRewrites &
+      Pick<WebhookBook, 'listWebhooks' | 'findWebhook' | 'replaceWebhookSecret'>;
     registry: Registry;
     secrets: ResourceSecrets;
+    /** The box `secrets` seals with: webhook secrets are sealed with it too. */
+    box: SecretBox;
   },
   options: RotationOptions,
 ): Promise<RotationReport> {
@@ -71,6 +80,7 @@ export async function rotateSecrets(
     forgotten: 0,
     changed: [],
     kinds_not_loaded: [],
+    webhooks: { webhooks: 0, resealed: 0, sealed: 0, current: 0, unreadable: [], changed: [] },
   };
   const notLoaded = new Set<string>();
 
@@ -124,6 +134,7 @@ export async function rotateSecrets(
     if (page.length < options.batchSize) break;
   }
   report.kinds_not_loaded = [...notLoaded].sort();
+  report.webhooks = await rotateWebhookSecrets({ store, box }, options.batchSize);
   return report;
 
   async function retry(urn: string): Promise<void> {

@@ -15,6 +15,11 @@ export interface Webhook {
   created_at: string;
 }
 
+/** What a webhook's sealed secret is sealed for, so it opens only as that webhook's secret. */
+export function webhookSecretPlace(webhookId: string): string {
+  return `webhook:${webhookId}`;
+}
+
 /** A webhook with the secret deliveries are signed with (sealed at rest when there is a key). */
 export interface StoredWebhook extends Webhook {
   secret: string;
@@ -91,6 +96,13 @@ export interface WebhookBook {
   findDelivery(id: string): Promise<WebhookDelivery | undefined>;
   /** A new pending delivery of the same event to the same webhook, due at once. */
   copyDelivery(id: string, newId: string, nowIso: string, nowMs: number): Promise<WebhookDelivery>;
+  /** Sets a webhook's stored secret if it is still `before` (secret rotation's compare-and-set). */
+  replaceWebhookSecret(id: string, before: string, after: string): Promise<boolean>;
+  /**
+   * Deletes finished deliveries (delivered or given up) that finished before `beforeIso`, and
+   * their attempts; never a pending one. Returns how many deliveries were deleted.
+   */
+  pruneFinishedDeliveries(beforeIso: string): Promise<number>;
 }
 
 /** The delivery loop's queue (delivery-loop.ts): due deliveries claimed under a fenced lease. */

@@ -5,7 +5,7 @@ import { isSealed, type SecretBox } from '../secrets/secret-box.js';
 import { createDeliveryLoop, type DeliveryLoopOptions } from './delivery-loop.js';
 import { createSender, type SendDelivery } from './send-delivery.js';
 import { createTargetGuard } from './target-guard.js';
-import type { WebhookBook, WebhookQueue } from './webhook.js';
+import { type WebhookBook, type WebhookQueue, webhookSecretPlace as place } from './webhook.js';
 import { createWebhookCommands } from './webhook-commands.js';
 
 /** Every event type, for checking a webhook's `events` (the type below fails to compile when one is missing). */
@@ -66,7 +66,6 @@ export function createWebhooks({
   random,
 }: WebhooksDeps) {
   const guard = createTargetGuard(allow);
-  const place = (webhookId: string) => `webhook:${webhookId}`;
   const commands = createWebhookCommands({
     store,
     guard,
