@@ -2,6 +2,8 @@ import fc from 'fast-check';
 
 import { describeEachDialect } from '../../helpers/dialects.js';
 import { soak } from '../../helpers/soak.js';
+import { expectAudited } from './automation.js';
+import { AUTOMATION_COMMANDS, automationCounts } from './automation-commands.js';
 import * as cmd from './commands.js';
 import {
   type Command,
@@ -47,17 +49,14 @@ async function runCommands(commands: Iterable<Command>): Promise<void> {
     scheduleGraceMs: SCHEDULE_GRACE_MS,
     pollIntervalMs: SCHEDULER_POLL_MS,
   });
+  const model = design.createModel(startMs, LEASE_MS, MAX_ATTEMPTS, DEPENDENCY_POLL_MS, {
+    graceMs: SCHEDULE_GRACE_MS,
+    pollMs: SCHEDULER_POLL_MS,
+  });
   try {
-    await fc.asyncModelRun(
-      () => ({
-        model: design.createModel(startMs, LEASE_MS, MAX_ATTEMPTS, DEPENDENCY_POLL_MS, {
-          graceMs: SCHEDULE_GRACE_MS,
-          pollMs: SCHEDULER_POLL_MS,
-        }),
-        real,
-      }),
-      commands,
-    );
+    await fc.asyncModelRun(() => ({ model, real }), commands);
+    // Every write of the run, in the audit log once (docs/api.md "Audit").
+    await expectAudited(model, real);
   } finally {
     await real.close();
   }
@@ -71,7 +70,7 @@ describeEachDialect('the state machine of docs/design.md §4', () => {
       await fc.assert(
         fc.asyncProperty(
           cmd.PRELUDE,
-          fc.commands([...cmd.COMMANDS, ...SCHEDULE_COMMANDS], {
+          fc.commands([...cmd.COMMANDS, ...SCHEDULE_COMMANDS, ...AUTOMATION_COMMANDS], {
             maxCommands: MAX_COMMANDS,
             size: 'max',
           }),
@@ -86,7 +85,7 @@ describeEachDialect('the state machine of docs/design.md §4', () => {
       console.log(
         `state machine: ${counts.runs} runs, ${counts.commands} commands (${counts.requests} requests, ${counts.denied} of them denied; ` +
           `${counts.syncs} sync calls; ${counts.interrupted} rounds interrupted; same-round wakes ${JSON.stringify(counts.sameRoundWakes)}; ` +
-          `schedules ${JSON.stringify(scheduleCounts)})\n${rows.join('\n')}`,
+          `schedules ${JSON.stringify(scheduleCounts)}; automation ${JSON.stringify(automationCounts)})\n${rows.join('\n')}`,
       );
     },
     soak(300_000, 3 * 3_600_000),
