@@ -2,6 +2,7 @@ import fc from 'fast-check';
 
 import { expectError } from '../../helpers/fake-steward.js';
 import { expectAudited, replayable, send } from './automation.js';
+import { deliverDue, webhookOfRun } from './automation-webhooks.js';
 import { type Command, command } from './commands.js';
 
 /**
@@ -11,7 +12,7 @@ import { type Command, command } from './commands.js';
  */
 
 /** What the runs did, for the report. */
-export const automationCounts = { replayed: 0, reused: 0, audits: 0 };
+export const automationCounts = { replayed: 0, reused: 0, audits: 0, deliveries: 0 };
 
 /**
  * Sends the `which`-th stored keyed write again with its key (docs/api.md "Idempotency keys"):
@@ -58,9 +59,26 @@ export const audit = () =>
     await expectAudited(m, r);
   });
 
+/**
+ * One pass of the webhook delivery loop, the receiver answering 500 or 2xx (docs/webhooks.md): a
+ * failed delivery waits and is tried again; the end of the run checks that all arrived, in order.
+ */
+export const deliver = (c: { failing: boolean }) =>
+  command(
+    `webhook deliveries sent${c.failing ? ', the receiver failing' : ''}`,
+    async (m, r) => {
+      const webhook = webhookOfRun(m)!;
+      webhook.receiver.failing = c.failing;
+      automationCounts.deliveries += 1;
+      await deliverDue(r);
+    },
+    (m) => webhookOfRun(m) !== undefined,
+  );
+
 export const AUTOMATION_COMMANDS: Array<fc.Arbitrary<Command>> = [
   fc.record({ which: fc.nat(), same: fc.constant(true) }).map(resend),
   fc.record({ which: fc.nat(), same: fc.constant(true) }).map(resend),
   fc.record({ which: fc.nat(), same: fc.constant(false) }).map(resend),
   fc.constant(null).map(audit),
+  fc.record({ failing: fc.boolean() }).map(deliver),
 ];

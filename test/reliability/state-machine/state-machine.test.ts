@@ -4,6 +4,7 @@ import { describeEachDialect } from '../../helpers/dialects.js';
 import { soak } from '../../helpers/soak.js';
 import { expectAudited } from './automation.js';
 import { AUTOMATION_COMMANDS, automationCounts } from './automation-commands.js';
+import { expectDelivered, makeWebhook, startReceiver } from './automation-webhooks.js';
 import * as cmd from './commands.js';
 import {
   type Command,
@@ -53,12 +54,17 @@ async function runCommands(commands: Iterable<Command>): Promise<void> {
     graceMs: SCHEDULE_GRACE_MS,
     pollMs: SCHEDULER_POLL_MS,
   });
+  const receiver = await startReceiver();
   try {
+    await makeWebhook(model, real, receiver);
     await fc.asyncModelRun(() => ({ model, real }), commands);
     // Every write of the run, in the audit log once (docs/api.md "Audit").
     await expectAudited(model, real);
+    // Every event since the webhook was made, delivered (docs/webhooks.md).
+    await expectDelivered(model, real);
   } finally {
     await real.close();
+    await receiver.close();
   }
   counts.runs += 1;
 }
