@@ -25,7 +25,9 @@ import { startModelSteward } from './steward.js';
  * rounds (also with requests arriving mid-sync), scripted sync outcomes, the passing
  * of time, restarts, and Stewards stopped, killed or frozen mid-sync on one database; and the
  * schedules of §10 (schedules.ts, schedule-commands.ts): made, listed, read, deleted, and fired by
- * scheduler steps on the moved clock.
+ * scheduler steps on the moved clock; and the automation API of §13 (automation*.ts): every write
+ * keyed and sent again, every write found once in GET /audit, OPTIONS against the allowed actions,
+ * and a webhook whose receiver must get every event, signed, each resource's in order.
  * After every command the real Steward, read over HTTP, must agree with the model
  * (design.ts and worker.ts beside this file): each resource's status, action,
  * version, attempts and error, each operation's status and attempts, each revision,
