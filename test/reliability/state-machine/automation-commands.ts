@@ -21,14 +21,17 @@ export const automationCounts = { replayed: 0, reused: 0, audits: 0, deliveries:
  */
 export const resend = (c: { which: number; same: boolean }) =>
   command(
-    `send write #${c.which} again with its key${c.same ? '' : ' and another body'}`,
+    `send write #${c.which} again with its key${c.same ? '' : ' and another body or query'}`,
     async (m, r) => {
       const writes = replayable(m);
       const first = writes[c.which % writes.length]!;
       // The answer's URL is the incarnation's of the time; the key is the caller's, on any incarnation.
       const url = new URL(first.url);
       url.host = new URL(r.api).host;
-      const body = c.same ? first.body : { ...(first.body as object), another: true };
+      // Another request: another body, or for a write without one (whose body Steward does not read), another query.
+      const bodiless = first.body === undefined;
+      if (!c.same && bodiless) url.searchParams.set('dry_run', 'false');
+      const body = c.same || bodiless ? first.body : { ...(first.body as object), another: true };
       const res = await send(m, first.key, first.method, url.href, body, first.headers);
       if (!c.same) {
         automationCounts.reused += 1;

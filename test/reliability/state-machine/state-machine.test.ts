@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { describeEachDialect } from '../../helpers/dialects.js';
 import { soak } from '../../helpers/soak.js';
 import { expectAudited } from './automation.js';
+import * as auto from './automation-commands.js';
 import { AUTOMATION_COMMANDS, automationCounts } from './automation-commands.js';
 import { expectDelivered, makeWebhook, startReceiver } from './automation-webhooks.js';
 import * as cmd from './commands.js';
@@ -135,6 +136,27 @@ describeEachDialect('the state machine of docs/design.md §4', () => {
       cmd.step(),
       cmd.step(),
     ]);
+  });
+
+  // Issue 16 along a known path: writes sent again with their keys (#0 is the run's webhook), with the same request
+  // (replayed) and another (422: a DELETE, which has no body, gets another query), a delivery round while the
+  // receiver fails, and the audit log.
+  it('automation: keyed writes sent again replay or are refused, every write is audited, deliveries catch up', async () => {
+    const before = { ...automationCounts };
+    await expectAgreementAlong([
+      cmd.create({ name: 'a', configs: {} }),
+      cmd.remove({ name: 'a', ifMatch: 'none', via: 'DELETE' }),
+      auto.resend({ which: 2, same: true }),
+      auto.resend({ which: 2, same: false }),
+      auto.resend({ which: 1, same: false }),
+      auto.deliver({ failing: true }),
+      cmd.step(),
+      auto.deliver({ failing: true }),
+      auto.resend({ which: 0, same: true }),
+      auto.audit(),
+    ]);
+    expect(automationCounts.replayed - before.replayed).toBe(2);
+    expect(automationCounts.reused - before.reused).toBe(2);
   });
 
   // §10 along known paths, so each run meets every outcome whatever the random runs drew.
