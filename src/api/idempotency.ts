@@ -105,12 +105,13 @@ function canonical(value: unknown): unknown {
 function replay(res: Response, record: IdempotencyRecord): void {
   for (const [name, value] of Object.entries(record.headers)) res.setHeader(name, value);
   res.setHeader('Idempotent-Replayed', 'true');
-  res.status(record.status).json(record.body);
+  if (record.status === 204) res.status(204).end();
+  else res.status(record.status).json(record.body);
 }
 
 /**
- * A 2xx JSON answer no accept transaction stored (pause, cancel, schedules, a cascade, a route
- * added later) is stored first, then sent. Error answers are not stored: they wrote nothing, so
+ * A 2xx JSON answer, or a 204, no accept transaction stored (pause, cancel, schedules, a cascade,
+ * a route added later) is stored first, then sent. Error answers are not stored: they wrote nothing, so
  * the same key runs again. Should the store fail, the answer is sent anyway: the write is done.
  */
 function saveBeforeSending(res: Response, keyed: KeyedRequest): void {
@@ -124,6 +125,17 @@ function saveBeforeSending(res: Response, keyed: KeyedRequest): void {
       .then(() => send(body));
     return res;
   };
+  // A 204 (a schedule or a webhook deleted) has no body to send through `json`: stored as it ends.
+  const end = res.end.bind(res) as (...args: unknown[]) => Response;
+  res.end = ((...args: unknown[]) => {
+    if (keyed.recorded || res.statusCode !== 204) return end(...args);
+    keyed.recorded = true;
+    void keyed.turn
+      .save(answerOf(res, null))
+      .catch(() => undefined)
+      .then(() => end(...args));
+    return res;
+  }) as Response['end'];
 }
 
 function answerOf(res: Response, body: unknown): StoredAnswer {

@@ -230,6 +230,30 @@ describeEachDialect('idempotency keys', () => {
     expect([second.status, second.headers.get('idempotent-replayed')]).toEqual([409, null]);
   });
 
+  // Found by the state machine test: a 204 (DELETE of a schedule or a webhook) has no JSON body, and was not
+  // stored, so a retry with its key ran again and answered 404 where it should replay the 204.
+  it('replays a 204 without a body (a schedule deleted)', async () => {
+    h = await start();
+    const urn = (await call('POST', `${h.api}/resources`, body('a'))).body.resource.urn as string;
+    const at = new Date(nowMs + 3_600_000).toISOString();
+    const made = await call('POST', `${h.api}/resources/${urn}/schedules`, {
+      request: { action: 'poke' },
+      at,
+    });
+    const remove = () =>
+      call('DELETE', `${h.api}/schedules/${made.body.id}`, undefined, keyed('x'));
+    const first = await remove();
+    const again = await remove();
+    expect([first.status, first.headers.get('idempotent-replayed')]).toEqual([204, null]);
+    expect([again.status, again.headers.get('idempotent-replayed'), again.body]).toEqual([
+      204,
+      'true',
+      undefined,
+    ]);
+    const other = await call('DELETE', `${h.api}/schedules/sch_other`, undefined, keyed('x'));
+    expect([other.status, other.body.error.code]).toEqual([422, 'idempotency_key_reused']);
+  });
+
   it('lets one request hold a key at a time, and one of two racing commits win', async () => {
     h = await start();
     const keys = createIdempotencyKeys({ store: h.steward.store, clock });

@@ -5,7 +5,7 @@ import { describeEachDialect } from '../../helpers/dialects.js';
 import { soak } from '../../helpers/soak.js';
 import { type DatabaseSnapshots, openSnapshots } from './db.js';
 import { type Endpoint, endpointsOf, type RawRequest, type RawResponse, sendRaw } from './http.js';
-import { requestFor } from './requests.js';
+import { requestFor, VALID_WEBHOOK_BODIES } from './requests.js';
 import { BAD_SCHEDULE_BODIES, VALID_SCHEDULE_BODIES } from './schedule-bodies.js';
 import { type FuzzSteward, SEEDS, startFuzzSteward } from './steward.js';
 
@@ -295,6 +295,23 @@ describeEachDialect('fuzzed API input', (dialect) => {
     for (const body of BAD_SCHEDULE_BODIES)
       refused.push([(await send(SEEDS.existing, body)).status, body]);
     expect(refused).toEqual(BAD_SCHEDULE_BODIES.map((body) => [400, body]));
+  });
+
+  it('makes a webhook from each valid body (the fuzzing starts from them)', async () => {
+    const made = [];
+    for (const body of VALID_WEBHOOK_BODIES)
+      made.push([
+        (
+          await exercise('webhook bodies', {
+            method: 'POST',
+            path: '/api/v1beta1/webhooks',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify(body),
+          })
+        ).status,
+        body,
+      ]);
+    expect(made).toEqual(VALID_WEBHOOK_BODIES.map((body) => [201, body]));
   });
 
   it('every seed is still there: the fuzzing met the states it was meant to', async () => {

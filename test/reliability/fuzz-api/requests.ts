@@ -37,6 +37,17 @@ export interface FuzzRequest extends RawRequest {
 }
 
 /** The valid bodies each endpoint starts from before it is mutated (by `METHOD template`, without the prefix). */
+/** Webhooks (issue 16): 127.0.0.1 is in the fuzz Steward's STEWARD_WEBHOOK_ALLOW (steward.ts); nothing is sent (no worker). */
+export const VALID_WEBHOOK_BODIES = [
+  { url: 'http://127.0.0.1:9/hook', events: ['*'], secret: 'a-secret-of-sixteen-chars' },
+  {
+    url: 'https://127.0.0.1/steward?x=1',
+    events: ['resource.status_changed', 'operation.succeeded'],
+    project: 'p',
+    secret: 'another-secret-0123456789',
+  },
+];
+
 function validBodies(endpoint: Endpoint): unknown[] {
   const key = `${endpoint.method} ${endpoint.template.replace(/^\/api\/v1beta1/, '')}`;
   const bodies: Record<string, unknown[]> = {
@@ -83,6 +94,7 @@ function validBodies(endpoint: Endpoint): unknown[] {
     'POST /resources/{urn}/execute': [{ action: 'bump', params: { by: 1 } }, { action: 'poke' }],
     'POST /resources/{urn}/actions/{action}': [{ by: 1 }, {}],
     'POST /resources/{urn}/schedules': VALID_SCHEDULE_BODIES,
+    'POST /webhooks': VALID_WEBHOOK_BODIES,
   };
   return bodies[key] ?? [{}];
 }

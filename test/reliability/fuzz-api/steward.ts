@@ -77,7 +77,8 @@ export async function startFuzzSteward(): Promise<FuzzSteward> {
     return { type: 'ok' };
   });
   const h = await startSteward({
-    config: { worker: false, backoffBaseMs: 0, backoffMaxMs: 0 },
+    // 127.0.0.1 allowed as a webhook target, so POST /webhooks gets past the address check (nothing is sent: no worker).
+    config: { worker: false, backoffBaseMs: 0, backoffMaxMs: 0, webhookAllow: ['127.0.0.1/32'] },
     overrides: {
       extraModules: [fake, { definition: chatty }].map((m) => ({
         definition: m.definition,

@@ -22,10 +22,11 @@ export async function expectAgreement(
     ...urns.flatMap((urn) => [
       call('GET', `${r.api}/resources/${urn}`),
       call('GET', `${r.api}/resources/${urn}/revisions?page_size=500`),
+      call('OPTIONS', `${r.api}/resources/${urn}`),
     ]),
   ]);
   urns.forEach((urn, i) => {
-    const [res, revisions] = [perUrn[2 * i]!, perUrn[2 * i + 1]!];
+    const [res, revisions, options] = [perUrn[3 * i]!, perUrn[3 * i + 1]!, perUrn[3 * i + 2]!];
     // History outlives the resource: a revision on create and whenever the version moved, newest first.
     const history = m.revisions.filter((revision) => revision.urn === urn).reverse();
     if (history.length === 0) expectError(revisions, 404, 'not_found');
@@ -35,7 +36,10 @@ export async function expectAgreement(
         revisions: history,
       });
     const resource = m.resources.get(urn);
-    if (!resource) return expectError(res, 404, 'not_found');
+    if (!resource) {
+      expectError(options, 404, 'not_found');
+      return expectError(res, 404, 'not_found');
+    }
     // A read carries the caller's allowed_actions (an answer to a write does not).
     const { allowed_actions } = res.body;
     expect({
@@ -44,12 +48,14 @@ export async function expectAgreement(
       etag: res.headers.get('etag'),
       ...factsOf(res.body),
       allowed_actions,
+      options: optionsFactsOf(options),
     }).toEqual({
       urn,
       http: 200,
       etag: `"${resource.version}"`,
       ...expectedFacts(resource),
       allowed_actions: expectedAllowed(resource),
+      options: expectedOptions(resource),
     });
   });
   // Every operation ever accepted, newest first, and nothing else.
@@ -135,6 +141,29 @@ function expectedAllowed(r: ModelResource): string[] {
       !(request === 'resume' && !r.paused),
   );
   return from.includes('action') ? [...requests, 'bump'] : requests;
+}
+
+/** What OPTIONS answers (docs/api.md): the methods the allowed actions open, the version, the same actions. */
+const optionsFactsOf = (res: any) => ({
+  http: res.status,
+  allow: res.headers.get('allow'),
+  etag: res.headers.get('etag'),
+  status: res.body?.status,
+  allowed_actions: res.body?.allowed_actions,
+});
+
+function expectedOptions(r: ModelResource): ReturnType<typeof optionsFactsOf> {
+  const allowed = expectedAllowed(r);
+  const methods = ['GET', 'HEAD', 'OPTIONS'];
+  if (allowed.includes('update')) methods.push('PUT', 'PATCH');
+  if (allowed.includes('delete') || allowed.includes('orphan')) methods.push('DELETE');
+  return {
+    http: 200,
+    allow: methods.join(', '),
+    etag: `"${r.version}"`,
+    status: r.status,
+    allowed_actions: allowed,
+  };
 }
 
 export function expectedFacts(r: ModelResource): ReturnType<typeof factsOf> {

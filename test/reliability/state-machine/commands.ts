@@ -10,6 +10,7 @@ import {
   factsOf,
   operationFactsOf,
 } from './agreement.js';
+import { expectAudited, write } from './automation.js';
 import type { Configs, Model, ObserveOutcome, Outcome } from './design.js';
 import * as design from './design.js';
 import type { ModelSteward, ModuleCall } from './steward.js';
@@ -94,7 +95,7 @@ export const create = (c: {
         m,
         row,
         design.create(m, urn, c.configs, c.labels, { importing: c.importing, parent }),
-        await call('POST', `${r.api}/resources`, body),
+        await write(m, 'POST', `${r.api}/resources`, body),
       );
     },
   );
@@ -125,7 +126,8 @@ const specWrite = (
       const version = ifMatchOf(m, urn, c.ifMatch);
       const row = `${verb}${c.dryRun ? ' (dry run)' : ''} ${sourceOf(m, urn, c.ifMatch)}`;
       const { answer, method, body } = request(m, urn, version);
-      const res = await call(
+      const res = await write(
+        m,
         method,
         `${r.api}/resources/${urn}${c.dryRun ? '?dry_run=true' : ''}`,
         body,
@@ -177,13 +179,15 @@ export const bump = (c: {
     const answer = design.bump(m, urn, c.by, version);
     const res =
       c.via === 'actions'
-        ? await call(
+        ? await write(
+            m,
             'POST',
             `${r.api}/resources/${urn}/actions/bump`,
             { by: c.by },
             headersOf(version),
           )
-        : await call(
+        : await write(
+            m,
             'POST',
             `${r.api}/resources/${urn}/execute`,
             { action: 'bump', params: { by: c.by } },
@@ -216,20 +220,23 @@ export const remove = (c: {
       const query = [c.orphan && 'orphan=true', c.cascade && 'cascade=true'].filter(Boolean);
       const res =
         c.via === 'DELETE'
-          ? await call(
+          ? await write(
+              m,
               'DELETE',
               `${r.api}/resources/${urn}${query.length ? `?${query.join('&')}` : ''}`,
               undefined,
               headersOf(version),
             )
           : c.via === 'actions'
-            ? await call(
+            ? await write(
+                m,
                 'POST',
                 `${r.api}/resources/${urn}/actions/delete`,
                 undefined,
                 headersOf(version),
               )
-            : await call(
+            : await write(
+                m,
                 'POST',
                 `${r.api}/resources/${urn}/execute`,
                 { action: 'delete' },
@@ -249,7 +256,7 @@ export const pause = (c: { name: string; paused: boolean }) =>
       m,
       row,
       design.setPaused(m, urn, c.paused),
-      await call('POST', `${r.api}/resources/${urn}/${c.paused ? 'pause' : 'resume'}`),
+      await write(m, 'POST', `${r.api}/resources/${urn}/${c.paused ? 'pause' : 'resume'}`),
     );
   });
 
@@ -258,7 +265,8 @@ export const refresh = (c: { name: string; ifMatch: IfMatch }) =>
   command(`refresh ${c.name} if-match:${c.ifMatch}`, async (m, r) => {
     const urn = urnOf(c.name);
     const version = ifMatchOf(m, urn, c.ifMatch);
-    const res = await call(
+    const res = await write(
+      m,
       'POST',
       `${r.api}/resources/${urn}/refresh`,
       undefined,
@@ -271,7 +279,8 @@ export const retry = (c: { name: string; ifMatch: IfMatch }) =>
   command(`retry ${c.name} if-match:${c.ifMatch}`, async (m, r) => {
     const urn = urnOf(c.name);
     const version = ifMatchOf(m, urn, c.ifMatch);
-    const res = await call(
+    const res = await write(
+      m,
       'POST',
       `${r.api}/resources/${urn}/retry`,
       undefined,
@@ -297,7 +306,7 @@ export const cancel = (c: { name: string; which: 'newest' | 'oldest' | 'unknown'
         m,
         row,
         design.cancel(m, id),
-        await call('POST', `${r.api}/operations/${id}/cancel`),
+        await write(m, 'POST', `${r.api}/operations/${id}/cancel`),
       );
     },
     (m) => pick(m) !== undefined,
@@ -368,12 +377,18 @@ export const tick = (ms: number) =>
     r.advance(ms);
   });
 
-export const restart = () => command('restart', async (_m, r) => r.restart());
+/** Each incarnation's audit entries are read before it ends (a killed one's unwritten batch would be lost). */
+export const restart = () =>
+  command('restart', async (m, r) => {
+    await expectAudited(m, r);
+    await r.restart();
+  });
 
 export const interrupt = (how: 'killed' | 'stopped' | 'frozen') =>
   command(
     `worker step, ${how} mid-sync, a new Steward`,
     async (m, r) => {
+      await expectAudited(m, r);
       const expected = worker.interruptedStep(m, how);
       const calls = await r.interrupt(how, expected.length);
       counts.interrupted += 1;

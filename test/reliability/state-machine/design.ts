@@ -452,6 +452,9 @@ export function retry(model: Model, urn: string, ifMatch?: number): Answer {
 export function cancel(model: Model, operationId: string): Answer {
   const operation = model.operations.find((op) => op.id === operationId);
   if (!operation) return NOT_FOUND;
+  // docs/decisions.md "A repeated cancel is 200": one already cancelled (again, or superseded) is answered as it is.
+  if (operation.status === 'cancelled')
+    return { ok: true, status: 200, accept: () => undefined, sameOperation: operationId };
   if (operation.status !== 'queued' && operation.status !== 'running') return INVALID_STATE;
   const resource = model.resources.get(operation.urn);
   if (resource?.operation !== operation)

@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { expectError, urnOf } from '../../helpers/fake-steward.js';
 import { call } from '../../helpers/harness.js';
 import { expectedSchedule, scheduleFactsOf } from './agreement.js';
+import { write } from './automation.js';
 import { type Command, command, configs, NAMES, weighted } from './commands.js';
 import type { Model } from './design.js';
 import type { ScheduleRequest, When } from './schedules.js';
@@ -38,7 +39,7 @@ export const createSchedule = (c: { name: string; request: ScheduleRequest; when
     async (m, r) => {
       const urn = urnOf(c.name);
       const answer = schedules.createSchedule(m, urn, c.request, c.when);
-      const res = await call('POST', `${r.api}/resources/${urn}/schedules`, bodyOf(m, c));
+      const res = await write(m, 'POST', `${r.api}/resources/${urn}/schedules`, bodyOf(m, c));
       if (!answer.ok) {
         scheduleCounts.refused += 1;
         return expectError(res, answer.status, answer.code);
@@ -105,7 +106,7 @@ export const deleteSchedule = (c: { which: number | 'unknown' }) =>
     `delete schedule #${c.which}`,
     async (m, r) => {
       const id = pick(m, c.which);
-      const res = await call('DELETE', `${r.api}/schedules/${id}`);
+      const res = await write(m, 'DELETE', `${r.api}/schedules/${id}`);
       if (schedules.deleteSchedule(m, id) === 404) return expectError(res, 404, 'not_found');
       expect(res.status).toBe(204);
     },

@@ -2,6 +2,10 @@ import fc from 'fast-check';
 
 import { describeEachDialect } from '../../helpers/dialects.js';
 import { soak } from '../../helpers/soak.js';
+import { expectAudited } from './automation.js';
+import * as auto from './automation-commands.js';
+import { AUTOMATION_COMMANDS, automationCounts } from './automation-commands.js';
+import { expectDelivered, makeWebhook, startReceiver } from './automation-webhooks.js';
 import * as cmd from './commands.js';
 import {
   type Command,
@@ -22,7 +26,9 @@ import { startModelSteward } from './steward.js';
  * rounds (also with requests arriving mid-sync), scripted sync outcomes, the passing
  * of time, restarts, and Stewards stopped, killed or frozen mid-sync on one database; and the
  * schedules of §10 (schedules.ts, schedule-commands.ts): made, listed, read, deleted, and fired by
- * scheduler steps on the moved clock.
+ * scheduler steps on the moved clock; and the automation API of §13 (automation*.ts): every write
+ * keyed and sent again, every write found once in GET /audit, OPTIONS against the allowed actions,
+ * and a webhook whose receiver must get every event, signed, each resource's in order.
  * After every command the real Steward, read over HTTP, must agree with the model
  * (design.ts and worker.ts beside this file): each resource's status, action,
  * version, attempts and error, each operation's status and attempts, each revision,
@@ -47,19 +53,21 @@ async function runCommands(commands: Iterable<Command>): Promise<void> {
     scheduleGraceMs: SCHEDULE_GRACE_MS,
     pollIntervalMs: SCHEDULER_POLL_MS,
   });
+  const model = design.createModel(startMs, LEASE_MS, MAX_ATTEMPTS, DEPENDENCY_POLL_MS, {
+    graceMs: SCHEDULE_GRACE_MS,
+    pollMs: SCHEDULER_POLL_MS,
+  });
+  const receiver = await startReceiver();
   try {
-    await fc.asyncModelRun(
-      () => ({
-        model: design.createModel(startMs, LEASE_MS, MAX_ATTEMPTS, DEPENDENCY_POLL_MS, {
-          graceMs: SCHEDULE_GRACE_MS,
-          pollMs: SCHEDULER_POLL_MS,
-        }),
-        real,
-      }),
-      commands,
-    );
+    await makeWebhook(model, real, receiver);
+    await fc.asyncModelRun(() => ({ model, real }), commands);
+    // Every write of the run, in the audit log once (docs/api.md "Audit").
+    await expectAudited(model, real);
+    // Every event since the webhook was made, delivered (docs/webhooks.md).
+    await expectDelivered(model, real);
   } finally {
     await real.close();
+    await receiver.close();
   }
   counts.runs += 1;
 }
@@ -71,7 +79,7 @@ describeEachDialect('the state machine of docs/design.md §4', () => {
       await fc.assert(
         fc.asyncProperty(
           cmd.PRELUDE,
-          fc.commands([...cmd.COMMANDS, ...SCHEDULE_COMMANDS], {
+          fc.commands([...cmd.COMMANDS, ...SCHEDULE_COMMANDS, ...AUTOMATION_COMMANDS], {
             maxCommands: MAX_COMMANDS,
             size: 'max',
           }),
@@ -86,7 +94,7 @@ describeEachDialect('the state machine of docs/design.md §4', () => {
       console.log(
         `state machine: ${counts.runs} runs, ${counts.commands} commands (${counts.requests} requests, ${counts.denied} of them denied; ` +
           `${counts.syncs} sync calls; ${counts.interrupted} rounds interrupted; same-round wakes ${JSON.stringify(counts.sameRoundWakes)}; ` +
-          `schedules ${JSON.stringify(scheduleCounts)})\n${rows.join('\n')}`,
+          `schedules ${JSON.stringify(scheduleCounts)}; automation ${JSON.stringify(automationCounts)})\n${rows.join('\n')}`,
       );
     },
     soak(300_000, 3 * 3_600_000),
@@ -128,6 +136,27 @@ describeEachDialect('the state machine of docs/design.md §4', () => {
       cmd.step(),
       cmd.step(),
     ]);
+  });
+
+  // Issue 16 along a known path: writes sent again with their keys (#0 is the run's webhook), with the same request
+  // (replayed) and another (422: a DELETE, which has no body, gets another query), a delivery round while the
+  // receiver fails, and the audit log.
+  it('automation: keyed writes sent again replay or are refused, every write is audited, deliveries catch up', async () => {
+    const before = { ...automationCounts };
+    await expectAgreementAlong([
+      cmd.create({ name: 'a', configs: {} }),
+      cmd.remove({ name: 'a', ifMatch: 'none', via: 'DELETE' }),
+      auto.resend({ which: 2, same: true }),
+      auto.resend({ which: 2, same: false }),
+      auto.resend({ which: 1, same: false }),
+      auto.deliver({ failing: true }),
+      cmd.step(),
+      auto.deliver({ failing: true }),
+      auto.resend({ which: 0, same: true }),
+      auto.audit(),
+    ]);
+    expect(automationCounts.replayed - before.replayed).toBe(2);
+    expect(automationCounts.reused - before.reused).toBe(2);
   });
 
   // §10 along known paths, so each run meets every outcome whatever the random runs drew.

@@ -60,10 +60,15 @@ export interface ModelSteward {
   thaw(): Promise<void>;
   /** One scheduler look on the current incarnation (docs/design.md §10), one firing at a time: how many schedules it claimed. */
   runScheduler(): Promise<number>;
+  /** One look of the current incarnation's webhook delivery loop (docs/webhooks.md): how many deliveries it sent. */
+  deliverWebhooks(): Promise<number>;
   /** A clean stop, then a new incarnation on the same database. */
   restart(): Promise<void>;
   close(): Promise<void>;
 }
+
+/** STEWARD_WEBHOOK_RETRY_BASE_MS: a failed delivery's first retry is due this soon (jittered, doubled each time). */
+export const WEBHOOK_RETRY_BASE_MS = 10;
 
 export interface ModelStewardOptions {
   startMs: number;
@@ -107,6 +112,9 @@ export async function startModelSteward(options: ModelStewardOptions): Promise<M
         scheduleGraceMs: options.scheduleGraceMs,
         pollIntervalMs: options.pollIntervalMs,
         shutdownGraceMs: 5,
+        // The test's webhook receiver listens on 127.0.0.1 (automation-webhooks.ts); a failed delivery is due again soon.
+        webhookAllow: ['127.0.0.1/32'],
+        webhookRetryBaseMs: WEBHOOK_RETRY_BASE_MS,
       },
       overrides: {
         clock: () => new Date(nowMs),
@@ -216,6 +224,9 @@ export async function startModelSteward(options: ModelStewardOptions): Promise<M
           concurrency: 1,
         },
       }).runOnce();
+    },
+    deliverWebhooks() {
+      return current.h.steward.webhookDelivery.runOnce();
     },
     async restart() {
       await current.h.close();
