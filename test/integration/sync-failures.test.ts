@@ -114,7 +114,8 @@ describeEachDialect('sync failures', () => {
 
   it('a sync that hangs does not hold up other resources of the same kind under the running worker', async () => {
     await s.close();
-    s = await startFakeSteward({ config: { worker: true, maxAttempts: 1, syncTimeoutMs: 1000 } });
+    // Long enough that the siblings converge first even on a loaded machine (1 s was not, once, on PostgreSQL).
+    s = await startFakeSteward({ config: { worker: true, maxAttempts: 1, syncTimeoutMs: 5000 } });
     const stuck = urnOf('stuck');
     s.always(stuck, { type: 'hang' });
     await s.create('stuck');
@@ -137,7 +138,7 @@ describeEachDialect('sync failures', () => {
       return body.state.status === 'ERROR' ? body : undefined;
     }, 'stuck to fail');
     expect(failed.state.sync.last_error).toBe(
-      'sync timed out after 1000 ms (gave up after 1 attempt)',
+      'sync timed out after 5000 ms (gave up after 1 attempt)',
     );
   });
 
