@@ -101,11 +101,15 @@ export function workerStep(model: Model): {
       observed(model, urn, resource, model.observeScripts.get(urn)?.shift() ?? 'exists', wakes);
     else written(model, urn, resource, model.scripts.get(urn)?.shift() ?? { type: 'ok' }, wakes);
   }
-  // A dependent that starts waiting in the round that completes its parent: SQLite wakes it at
-  // once, PostgreSQL's one-statement write-back does not (it waits the poll); the step reads which.
+  // A dependent that starts waiting in the round that completes its parent, or a removal that starts
+  // waiting in the round that removes its last dependent: SQLite wakes it at once, PostgreSQL's
+  // one-statement write-back does not (it waits the poll); the step reads which.
   const sameRoundWakes = moves
     .filter(
-      ({ move, resource }) => move === 'waiting' && wakes.completed.includes(resource.parent!),
+      ({ urn, move, resource }) =>
+        move === 'waiting' &&
+        (wakes.completed.includes(resource.parent!) ||
+          (wakes.freed.includes(urn) && removes(resource.action))),
     )
     .map(({ urn }) => urn);
   wake(model, wakes);
