@@ -1,8 +1,6 @@
-import { createPeriodicTask } from '../events/periodic-task.js';
+import { createAgePruner } from '../events/age-pruner.js';
 import type { CoreLogger } from '../logging.js';
 import type { AuditTrail } from '../ports.js';
-
-const DAY_MS = 86_400_000;
 
 export interface AuditPrunerOptions {
   /** Days an audit entry is kept (STEWARD_AUDIT_RETENTION_DAYS); 0 keeps all. @default 90 */
@@ -27,21 +25,14 @@ export function createAuditPruner({
   logger: CoreLogger;
   options: AuditPrunerOptions;
 }) {
-  const log = logger.child({ component: 'audit-pruner' });
-  const task = createPeriodicTask({
+  return createAgePruner({
     name: 'pruning the audit log',
-    intervalMs: options.intervalMs,
-    log,
-    async task(): Promise<number> {
-      if (options.retentionDays === 0) return 0;
-      const beforeMs = clock().getTime() - options.retentionDays * DAY_MS;
-      const count = await store.pruneAudit(beforeMs);
-      if (count > 0)
-        log.info('audit entries pruned', { count, retentionDays: options.retentionDays });
-      return count;
-    },
+    pruned: 'audit entries pruned',
+    ...options,
+    clock,
+    log: logger.child({ component: 'audit-pruner' }),
+    prune: (cutoffMs) => store.pruneAudit(cutoffMs),
   });
-  return { ...task, start: () => (options.retentionDays === 0 ? undefined : task.start()) };
 }
 
 export type AuditPruner = ReturnType<typeof createAuditPruner>;

@@ -1,8 +1,6 @@
-import { createPeriodicTask } from '../events/periodic-task.js';
+import { createAgePruner } from '../events/age-pruner.js';
 import type { CoreLogger } from '../logging.js';
 import type { WebhookBook } from './webhook.js';
-
-const DAY_MS = 86_400_000;
 
 /**
  * Keeps the webhook outbox bounded: finished deliveries (delivered or given up) and their attempts
@@ -23,18 +21,13 @@ export function createDeliveryPruner({
   retentionDays: number;
   intervalMs: number;
 }) {
-  const log = logger.child({ component: 'webhook-delivery-pruner' });
-  const task = createPeriodicTask({
+  return createAgePruner({
     name: 'pruning finished webhook deliveries',
+    pruned: 'finished webhook deliveries pruned',
+    retentionDays,
     intervalMs,
-    log,
-    async task(): Promise<number> {
-      if (retentionDays === 0) return 0;
-      const before = new Date(clock().getTime() - retentionDays * DAY_MS).toISOString();
-      const count = await store.pruneFinishedDeliveries(before);
-      if (count > 0) log.info('finished webhook deliveries pruned', { count, retentionDays });
-      return count;
-    },
+    clock,
+    log: logger.child({ component: 'webhook-delivery-pruner' }),
+    prune: (cutoffMs) => store.pruneFinishedDeliveries(new Date(cutoffMs).toISOString()),
   });
-  return { ...task, start: () => (retentionDays === 0 ? undefined : task.start()) };
 }
