@@ -1,0 +1,47 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import type { Config } from '../../src/config.js';
+import type { StewardOverrides } from '../../src/steward.js';
+import { ensureConsoleBuilt } from './console-build.js';
+import { type Harness, startSteward } from './harness.js';
+import { type Grants, writeTestTokens } from './test-tokens.js';
+
+export interface ConsoleSteward<G extends Grants> extends Harness {
+  /** http://127.0.0.1:{port}/ui/ */
+  console: string;
+  /** Each token's secret by name (what the sign-in page is given). */
+  tokens: Record<keyof G, string>;
+}
+
+/**
+ * A real Steward serving the built console at /ui over real HTTP on 127.0.0.1,
+ * on a temporary SQLite file, with a tokens file when `grants` are given (open
+ * otherwise). Builds dist/ui first when it is missing or older than ui/.
+ */
+export async function startConsoleSteward<G extends Grants = Record<never, never>>(
+  options: {
+    grants?: G;
+    config?: Partial<Config>;
+    overrides?: StewardOverrides;
+  } = {},
+): Promise<ConsoleSteward<G>> {
+  await ensureConsoleBuilt();
+  const dir = mkdtempSync(join(tmpdir(), 'steward-console-'));
+  const written = options.grants ? writeTestTokens(dir, options.grants) : undefined;
+  const harness = await startSteward({
+    dir,
+    config: { ...options.config, ...(written ? { tokensFile: written.tokensFile } : {}) },
+    ...(options.overrides ? { overrides: options.overrides } : {}),
+  });
+  return {
+    ...harness,
+    console: `${harness.url}/ui/`,
+    tokens: (written?.secrets ?? {}) as Record<keyof G, string>,
+    async close() {
+      await harness.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,94 @@
+import type { components } from '../../../src/cli/api-types.js';
+import { API_PREFIX, type ApiError, authHeaders, signInAgain } from './client.js';
+import { SseParser } from './sse-parser.js';
+
+/** A frame of GET /events: an append-only change record. */
+export type StewardEvent = components['schemas']['Event'];
+
+export type StreamState = 'connecting' | 'open' | 'retrying';
+
+export interface WatchOptions {
+  /** GET /events filters: project, kind, urn. */
+  filter?: Record<string, string>;
+  onEvent(event: StewardEvent): void;
+  onState?(state: StreamState, error?: ApiError): void;
+  /** Aborting it ends the watch for good. */
+  signal: AbortSignal;
+}
+
+const RETRY_MIN_MS = 500;
+const RETRY_MAX_MS = 15_000;
+
+/**
+ * Watches GET /events with fetch, not EventSource: EventSource cannot send the
+ * Authorization header, and the token never goes in a URL or a cookie. On a drop
+ * it reconnects with backoff, sending `Last-Event-ID` (which the API takes as a
+ * header), so no event is missed or repeated. A 401 goes to sign-in and stops.
+ */
+export async function watchEvents({ filter, onEvent, onState, signal }: WatchOptions) {
+  let lastEventId: string | undefined;
+  let delay = RETRY_MIN_MS;
+  while (!signal.aborted) {
+    onState?.('connecting');
+    let failure: ApiError | undefined;
+    try {
+      const response = await fetch(`${API_PREFIX}/events?${new URLSearchParams(filter)}`, {
+        headers: {
+          Accept: 'text/event-stream',
+          ...authHeaders(),
+          ...(lastEventId === undefined ? {} : { 'Last-Event-ID': lastEventId }),
+        },
+        signal,
+        cache: 'no-store',
+      });
+      if (response.status === 401) {
+        signInAgain();
+        return;
+      }
+      if (!response.ok || !response.body) {
+        failure = (await response.json().catch(() => undefined)) as ApiError | undefined;
+      } else {
+        onState?.('open');
+        delay = RETRY_MIN_MS;
+        const parser = new SseParser((frame) => {
+          if (frame.event === 'error') failure = JSON.parse(frame.data) as ApiError;
+          else onEvent(JSON.parse(frame.data) as StewardEvent);
+        });
+        parser.lastEventId = lastEventId;
+        const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+        try {
+          for (;;) {
+            const { value, done } = await reader.read();
+            if (done) break;
+            parser.push(value);
+            lastEventId = parser.lastEventId;
+          }
+        } finally {
+          lastEventId = parser.lastEventId;
+        }
+      }
+    } catch (err) {
+      if (signal.aborted) return;
+      failure = {
+        error: { code: 'unavailable', message: `the event stream dropped: ${String(err)}` },
+      };
+    }
+    onState?.('retrying', failure);
+    await sleep(delay, signal);
+    delay = Math.min(delay * 2, RETRY_MAX_MS);
+  }
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+      { once: true },
+    );
+  });
+}
