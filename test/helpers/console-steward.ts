@@ -2,6 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+import type { Page } from 'playwright-core';
+
 import type { Config } from '../../src/config.js';
 import type { StewardOverrides } from '../../src/steward.js';
 import { ensureConsoleBuilt } from './console-build.js';
@@ -44,4 +46,22 @@ export async function startConsoleSteward<G extends Grants = Record<never, never
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Opens `route` (`#/resources?project=a`) signed in with `token`: the sign-in page
+ * comes first (a new page has no token) and brings the user back to the route.
+ */
+export async function openSignedIn(
+  openPage: () => Promise<Page>,
+  s: { console: string },
+  token: string,
+  route = '#/resources',
+): Promise<Page> {
+  const page = await openPage();
+  await page.goto(`${s.console}${route}`);
+  await page.getByLabel('Token').fill(token);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign out' }).waitFor();
+  return page;
 }

@@ -12,6 +12,12 @@ export interface WatchOptions {
   filter?: Record<string, string>;
   onEvent(event: StewardEvent): void;
   onState?(state: StreamState, error?: ApiError): void;
+  /**
+   * The stream is open. `resumed` false: it starts at the newest event, and what
+   * happened before is not in it (the first open, or after a 410 expired): list
+   * again now, so nothing between the last list and this point is missed.
+   */
+  onOpen?(resumed: boolean): void;
   /** Aborting it ends the watch for good. */
   signal: AbortSignal;
 }
@@ -25,7 +31,7 @@ const RETRY_MAX_MS = 15_000;
  * it reconnects with backoff, sending `Last-Event-ID` (which the API takes as a
  * header), so no event is missed or repeated. A 401 goes to sign-in and stops.
  */
-export async function watchEvents({ filter, onEvent, onState, signal }: WatchOptions) {
+export async function watchEvents({ filter, onEvent, onState, onOpen, signal }: WatchOptions) {
   let lastEventId: string | undefined;
   let delay = RETRY_MIN_MS;
   while (!signal.aborted) {
@@ -45,10 +51,16 @@ export async function watchEvents({ filter, onEvent, onState, signal }: WatchOpt
         signInAgain();
         return;
       }
+      if (response.status === 410) {
+        // The events after our resume point were pruned: start again from the newest.
+        lastEventId = undefined;
+        delay = 0;
+      }
       if (!response.ok || !response.body) {
         failure = (await response.json().catch(() => undefined)) as ApiError | undefined;
       } else {
         onState?.('open');
+        onOpen?.(lastEventId !== undefined);
         delay = RETRY_MIN_MS;
         const parser = new SseParser((frame) => {
           if (frame.event === 'error') failure = JSON.parse(frame.data) as ApiError;
@@ -75,7 +87,7 @@ export async function watchEvents({ filter, onEvent, onState, signal }: WatchOpt
     }
     onState?.('retrying', failure);
     await sleep(delay, signal);
-    delay = Math.min(delay * 2, RETRY_MAX_MS);
+    delay = Math.min(Math.max(delay * 2, RETRY_MIN_MS), RETRY_MAX_MS);
   }
 }
 
