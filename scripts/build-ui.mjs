@@ -42,9 +42,19 @@ export async function buildConsole({ quiet = false } = {}) {
   const outputs = Object.entries(result.metafile.outputs);
   const entry = (name) =>
     basename(outputs.find(([, out]) => out.entryPoint === name)?.[0] ?? fail(name));
+  const main = entry('ui/src/main.tsx');
+  // The chunks main.js imports statically: preloaded with it, not found only once it is parsed.
+  const preloads = result.metafile.outputs[relative(ROOT, join(staging, main))].imports
+    .filter((imported) => imported.kind === 'import-statement')
+    .map(
+      (imported) =>
+        `<link rel="modulepreload" href="./${relative(staging, join(ROOT, imported.path))}" />`,
+    )
+    .join('\n    ');
   const html = readFileSync(join(ROOT, 'ui', 'index.html'), 'utf8')
-    .replace('{{main.js}}', entry('ui/src/main.tsx'))
-    .replace('{{styles.css}}', entry('ui/styles.css'));
+    .replace('{{main.js}}', main)
+    .replace('{{styles.css}}', entry('ui/styles.css'))
+    .replace('{{preloads}}', preloads);
   writeFileSync(join(staging, 'index.html'), html);
   for (const file of walk(staging)) if (COMPRESSIBLE.test(file)) precompress(file);
   swapIn(staging);

@@ -27,7 +27,6 @@ const NAV = [
 function App() {
   const route = useRoute();
   const session = useSession();
-  useEffect(() => void refreshSession(), []);
   useEffect(() => {
     if (route.path === '/') navigate('/resources', undefined, { replace: true });
   }, [route.path]);
@@ -112,4 +111,6 @@ function Page(props: PageProps) {
   return <NotFoundPage path={path} />;
 }
 
+// Asked before the first render, not in an effect after it: the first page waits on this answer.
+void refreshSession();
 render(<App />, document.getElementById('app')!);

@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 
 import { api, type ApiError, asApiError } from './client.js';
 import { type StewardEvent, type StreamState, watchEvents } from './event-stream.js';
@@ -43,13 +43,20 @@ export function useLiveResources(query: ResourceQuery): LiveResources {
   const [stream, setStream] = useState<StreamState>('connecting');
   const [created, setCreated] = useState(0);
   const [deleted, setDeleted] = useState<ReadonlySet<string>>(new Set());
-  const [generation, setGeneration] = useState(0);
   const listed = useRef(new Set<string>());
+  /** Lists the current query again; set by the effect below for the stream and the "Show them" button. */
+  const relist = useRef<() => void>(() => undefined);
   const key = JSON.stringify(query);
 
-  useEffect(() => {
+  // A layout effect: the request leaves right after the render, not after the next paint.
+  useLayoutEffect(() => {
     const controller = new AbortController();
-    void (async () => {
+    let issued = 0;
+    let applied = 0;
+    // A list again (the stream opened afresh) does not cancel the one in flight: whichever
+    // answers first shows, and an older answer never replaces a newer one.
+    const list = async () => {
+      const ticket = (issued += 1);
       try {
         const {
           data,
@@ -59,7 +66,8 @@ export function useLiveResources(query: ResourceQuery): LiveResources {
           params: { query: query as never },
           signal: controller.signal,
         });
-        if (controller.signal.aborted) return;
+        if (controller.signal.aborted || ticket < applied) return;
+        applied = ticket;
         if (!data) {
           setError(asApiError(failure, response));
           return;
@@ -73,9 +81,11 @@ export function useLiveResources(query: ResourceQuery): LiveResources {
       } catch (err) {
         if (!controller.signal.aborted) setError(asApiError(err));
       }
-    })();
+    };
+    relist.current = () => void list();
+    void list();
     return () => controller.abort();
-  }, [key, generation]);
+  }, [key]);
 
   useEffect(() => {
     const controller = new AbortController();
@@ -117,7 +127,7 @@ export function useLiveResources(query: ResourceQuery): LiveResources {
       onState: setStream,
       // A fresh stream (not resumed) starts at the newest event: list again so nothing in between is lost.
       onOpen: (resumed) => {
-        if (!resumed) setGeneration((n) => n + 1);
+        if (!resumed) relist.current();
       },
       signal: controller.signal,
     });
@@ -134,7 +144,7 @@ export function useLiveResources(query: ResourceQuery): LiveResources {
     stream,
     created,
     deleted,
-    reload: () => setGeneration((n) => n + 1),
+    reload: () => relist.current(),
   };
 }
 
