@@ -14,19 +14,23 @@ export class SseParser {
   private buffer = '';
   private event = '';
   private data: string[] = [];
+  private afterCr = false;
   /** The resume point: sent back as Last-Event-ID on reconnect. */
   lastEventId: string | undefined;
 
   constructor(private readonly onFrame: (frame: SseFrame) => void) {}
 
   push(chunk: string): void {
+    // A CR ended the last chunk: an LF opening this one is the second half of that CRLF.
+    if (this.afterCr && chunk.startsWith('\n')) chunk = chunk.slice(1);
+    this.afterCr = false;
     this.buffer += chunk;
     for (;;) {
       const match = /\r\n|\r|\n/.exec(this.buffer);
-      // A lone CR at the end may be the first half of a CRLF: wait for the next chunk.
-      if (!match || (match[0] === '\r' && match.index === this.buffer.length - 1)) return;
+      if (!match) return;
       const line = this.buffer.slice(0, match.index);
       this.buffer = this.buffer.slice(match.index + match[0].length);
+      if (match[0] === '\r' && this.buffer === '') this.afterCr = true;
       this.line(line);
     }
   }
