@@ -1,12 +1,12 @@
 import { checkAccessibility, consoleErrors, screenshot, useBrowser } from '../helpers/browser.js';
 import {
   type ConsoleSteward,
+  createFake,
   openSignedIn,
   startConsoleSteward,
 } from '../helpers/console-steward.js';
 import { describeOneDialect } from '../helpers/dialects.js';
 import { createFakeModule } from '../helpers/fake-module.js';
-import { call } from '../helpers/harness.js';
 
 /** The activity page: the newest operations and the live events, of the caller's projects only. */
 const GRANTS = {
@@ -18,13 +18,7 @@ describeOneDialect('sqlite', 'console: activity page', () => {
   const { openPage } = useBrowser();
   const fake = createFakeModule();
   let s: ConsoleSteward<typeof GRANTS>;
-  const create = (project: string, name: string) =>
-    call(
-      'POST',
-      `${s.api}/resources`,
-      { kind: 'fake', project, name, spec: { configs: {} } },
-      { authorization: `Bearer ${s.tokens.admin}` },
-    );
+  const create = (project: string, name: string) => createFake(s, s.tokens.admin, project, name);
 
   beforeAll(async () => {
     s = await startConsoleSteward({

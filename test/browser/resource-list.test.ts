@@ -2,13 +2,15 @@ import type { Page } from 'playwright-core';
 
 import { checkAccessibility, consoleErrors, screenshot, useBrowser } from '../helpers/browser.js';
 import {
+  callAs,
   type ConsoleSteward,
+  createFake,
   openSignedIn,
   startConsoleSteward,
 } from '../helpers/console-steward.js';
 import { describeOneDialect } from '../helpers/dialects.js';
 import { createFakeModule } from '../helpers/fake-module.js';
-import { call, waitFor } from '../helpers/harness.js';
+import { waitFor } from '../helpers/harness.js';
 
 /**
  * The resources page in a real Chromium against a real Steward: rows, cursor
@@ -20,7 +22,7 @@ const GRANTS = {
   'viewer-a': { role: 'viewer', projects: ['a'] },
   'editor-b': { role: 'editor', projects: ['b'] },
 } as const;
-const IN_A = 45;
+const IN_A = 25;
 
 describeOneDialect('sqlite', 'console: resources page', () => {
   const { openPage } = useBrowser();
@@ -29,14 +31,8 @@ describeOneDialect('sqlite', 'console: resources page', () => {
   let openGate: () => void = () => undefined;
   let gate = new Promise<void>((resolve) => (openGate = resolve));
   let s: ConsoleSteward<typeof GRANTS>;
-  const auth = () => ({ authorization: `Bearer ${s.tokens.admin}` });
   const create = (project: string, name: string, labels: Record<string, string> = {}) =>
-    call(
-      'POST',
-      `${s.api}/resources`,
-      { kind: 'fake', project, name, labels, spec: { configs: {} } },
-      auth(),
-    );
+    createFake(s, s.tokens.admin, project, name, labels);
 
   beforeAll(async () => {
     fake.script((c) =>
@@ -48,14 +44,17 @@ describeOneDialect('sqlite', 'console: resources page', () => {
       grants: GRANTS,
       overrides: { extraModules: [{ definition: fake.definition, origin: 'test' }] },
     });
-    for (let i = 0; i < IN_A; i += 1) {
-      const name = `r-${String(i).padStart(2, '0')}`;
-      expect((await create('a', name, { team: i % 3 === 0 ? 'ops' : 'web' })).status).toBe(202);
-    }
-    for (const name of ['b-1', 'b-2']) expect((await create('b', name)).status).toBe(202);
+    const answers = await Promise.all([
+      ...Array.from({ length: IN_A }, (_, i) =>
+        create('a', `r-${String(i).padStart(2, '0')}`, { team: i % 3 === 0 ? 'ops' : 'web' }),
+      ),
+      create('b', 'b-1'),
+      create('b', 'b-2'),
+    ]);
+    expect(answers.map((answer) => answer.status)).toEqual(answers.map(() => 202));
     await waitFor(
       async () =>
-        (await call('GET', `${s.api}/resources?project=a&status=PENDING`, undefined, auth())).body
+        (await callAs(s.tokens.admin)('GET', `${s.api}/resources?project=a&status=PENDING`)).body
           .resources.length === 0,
       'the resources of project a to be COMPLETED',
     );
@@ -73,18 +72,18 @@ describeOneDialect('sqlite', 'console: resources page', () => {
       openPage,
       s,
       s.tokens.admin,
-      '#/resources?project=a&page_size=20',
+      '#/resources?project=a&page_size=10',
     );
-    await waitFor(async () => (await rowNames(page)).length === 20, 'the first page');
+    await waitFor(async () => (await rowNames(page)).length === 10, 'the first page');
     expect((await rowNames(page))[0]).toBe('r-00');
     await checkAccessibility(page);
     await screenshot(page, 'resources');
 
     await page.getByRole('link', { name: 'Next page' }).click();
-    await waitFor(async () => (await rowNames(page))[0] === 'r-20', 'the second page');
+    await waitFor(async () => (await rowNames(page))[0] === 'r-10', 'the second page');
     await page.getByRole('link', { name: 'Next page' }).click();
-    await waitFor(async () => (await rowNames(page))[0] === 'r-40', 'the last page');
-    expect(await rowNames(page)).toHaveLength(IN_A - 40);
+    await waitFor(async () => (await rowNames(page))[0] === 'r-20', 'the last page');
+    expect(await rowNames(page)).toHaveLength(IN_A - 20);
     expect(await page.getByRole('link', { name: 'Next page' }).count()).toBe(0);
     await page.getByRole('link', { name: 'First page' }).click();
     await waitFor(async () => (await rowNames(page))[0] === 'r-00', 'the first page again');

@@ -7,7 +7,7 @@ import type { Page } from 'playwright-core';
 import type { Config } from '../../src/config.js';
 import type { StewardOverrides } from '../../src/steward.js';
 import { ensureConsoleBuilt } from './console-build.js';
-import { type Harness, startSteward } from './harness.js';
+import { call, type Harness, startSteward } from './harness.js';
 import { type Grants, writeTestTokens } from './test-tokens.js';
 
 export interface ConsoleSteward<G extends Grants> extends Harness {
@@ -64,4 +64,27 @@ export async function openSignedIn(
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('button', { name: 'Sign out' }).waitFor();
   return page;
+}
+
+/** `call` (harness.ts) with `token` as the bearer: what a test does through the API beside the page. */
+export function callAs(token: string) {
+  return <T = any>(method: string, url: string, body?: unknown) =>
+    call<T>(method, url, body, { authorization: `Bearer ${token}` });
+}
+
+/** A resource of the test's fake kind (test/helpers/fake-module.ts) made by `token`; the answer. */
+export function createFake(
+  s: { api: string },
+  token: string,
+  project: string,
+  name: string,
+  labels: Record<string, string> = {},
+) {
+  return callAs(token)('POST', `${s.api}/resources`, {
+    kind: 'fake',
+    project,
+    name,
+    labels,
+    spec: { configs: {} },
+  });
 }

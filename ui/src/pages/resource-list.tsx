@@ -8,7 +8,7 @@ import { href, navigate } from '../router.js';
 import { canChange } from '../session.js';
 import type { PageProps } from './page-props.js';
 
-const PAGE_SIZES = ['20', '50', '100', '200'];
+const PAGE_SIZES = ['10', '20', '50', '100', '200'];
 const DEFAULT_PAGE_SIZE = '50';
 
 /**
