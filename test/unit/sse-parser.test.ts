@@ -1,43 +1,56 @@
-import { type SseFrame, SseParser } from '../../ui/src/api/sse-parser.js';
+import { readLines } from '../../src/cli/lines.js';
+import { createSseParser, type SseMessage } from '../../src/cli/sse.js';
 
-/** The console's text/event-stream parser (ui/src/api/sse-parser.ts), fed as the network splits it. */
-function parse(chunks: string[]): { frames: SseFrame[]; lastEventId: string | undefined } {
-  const frames: SseFrame[] = [];
-  const parser = new SseParser((frame) => frames.push(frame));
-  for (const chunk of chunks) parser.push(chunk);
-  return { frames, lastEventId: parser.lastEventId };
+async function* chunks(...parts: string[]): AsyncGenerator<Uint8Array> {
+  for (const part of parts) yield new TextEncoder().encode(part);
 }
 
-const STREAM =
-  'id: 41\n\n: heartbeat\n\nid: 42\nevent: resource.created\ndata: {"id":42}\n\n' +
-  'event: error\ndata: {"error":\ndata: 1}\n\n';
+async function parse(
+  ...parts: string[]
+): Promise<{ messages: SseMessage[]; lastEventId: string; retryMs?: number }> {
+  const parser = createSseParser();
+  const messages: SseMessage[] = [];
+  for await (const line of readLines(chunks(...parts))) {
+    const message = parser.push(line);
+    if (message) messages.push(message);
+  }
+  return { messages, lastEventId: parser.lastEventId(), retryMs: parser.retryMs() };
+}
 
-describe('SseParser', () => {
-  it('reads frames, ids, comments and multi-line data as the API sends them', () => {
-    expect(parse([STREAM])).toEqual({
-      frames: [
-        { event: 'resource.created', data: '{"id":42}', id: '42' },
-        { event: 'error', data: '{"error":\n1}', id: '42' },
-      ],
-      lastEventId: '42',
-    });
-  });
-
-  it('gives the same frames however the stream is cut, CRLF and CR line ends included', () => {
-    const whole = parse([STREAM]);
-    for (let size = 1; size <= 7; size += 1) {
-      const chunks = STREAM.match(new RegExp(`[\\s\\S]{1,${size}}`, 'g'))!;
-      expect(parse(chunks)).toEqual(whole);
+describe('the CLI event-stream parser', () => {
+  it('splits lines on LF, CRLF and lone CR, also across chunks and inside multi-byte characters', async () => {
+    const lines: string[] = [];
+    const euro = new TextEncoder().encode('€');
+    async function* raw() {
+      yield new TextEncoder().encode('a\r');
+      yield new TextEncoder().encode('\nb\rc\n');
+      yield euro.slice(0, 1);
+      yield euro.slice(1);
+      yield new TextEncoder().encode('\nlast');
     }
-    const crlf = STREAM.replace(/\n/g, '\r\n');
-    expect(parse(crlf.split(''))).toEqual(whole);
-    expect(parse([STREAM.replace(/\n/g, '\r')])).toEqual(whole);
+    for await (const line of readLines(raw())) lines.push(line);
+    expect(lines).toEqual(['a', 'b', 'c', '€', 'last']);
   });
 
-  it('moves the resume point on an id-only frame, dispatches nothing for it, and names a frame without event "message"', () => {
-    expect(parse(['id: 7\n\n'])).toEqual({ frames: [], lastEventId: '7' });
-    expect(parse(['data:x\n\n']).frames).toEqual([{ event: 'message', data: 'x', id: undefined }]);
-    // Incomplete: nothing until the blank line.
-    expect(parse(['data: x\n']).frames).toEqual([]);
+  it('dispatches on blank lines, joins data lines, and skips comments', async () => {
+    const { messages, lastEventId, retryMs } = await parse(
+      '\uFEFF: heartbeat\n\nid: 3\nevent: resource.created\ndata: {"a":\ndata:1}\n\nretry: 250\ndata\n\n',
+    );
+    expect(messages).toEqual([
+      { type: 'resource.created', data: '{"a":\n1}', lastEventId: '3' },
+      { type: 'message', data: '', lastEventId: '3' },
+    ]);
+    expect(lastEventId).toBe('3');
+    expect(retryMs).toBe(250);
+  });
+
+  it('takes the id of a frame without data (the resume point) and ignores an id with NUL', async () => {
+    const { messages, lastEventId } = await parse('id: 41\n\n', 'id: 4\u00002\ndata: x\n\n');
+    expect(messages).toEqual([{ type: 'message', data: 'x', lastEventId: '41' }]);
+    expect(lastEventId).toBe('41');
+  });
+
+  it('does not dispatch a frame the stream ended in the middle of', async () => {
+    expect((await parse('id: 7\ndata: cut')).messages).toEqual([]);
   });
 });

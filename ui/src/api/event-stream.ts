@@ -1,6 +1,8 @@
 import type { components } from '../../../src/cli/api-types.js';
+// The CLI's own parser (`steward watch`): pure functions, shared rather than written twice.
+import { readLines } from '../../../src/cli/lines.js';
+import { createSseParser } from '../../../src/cli/sse.js';
 import { API_PREFIX, type ApiError, authHeaders, signInAgain } from './client.js';
-import { SseParser } from './sse-parser.js';
 
 /** A frame of GET /events: an append-only change record. */
 export type StewardEvent = components['schemas']['Event'];
@@ -62,21 +64,13 @@ export async function watchEvents({ filter, onEvent, onState, onOpen, signal }: 
         onState?.('open');
         onOpen?.(lastEventId !== undefined);
         delay = RETRY_MIN_MS;
-        const parser = new SseParser((frame) => {
-          if (frame.event === 'error') failure = JSON.parse(frame.data) as ApiError;
-          else onEvent(JSON.parse(frame.data) as StewardEvent);
-        });
-        parser.lastEventId = lastEventId;
-        const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
-        try {
-          for (;;) {
-            const { value, done } = await reader.read();
-            if (done) break;
-            parser.push(value);
-            lastEventId = parser.lastEventId;
-          }
-        } finally {
-          lastEventId = parser.lastEventId;
+        const parser = createSseParser(lastEventId ?? '');
+        for await (const line of readLines(chunksOf(response.body))) {
+          const message = parser.push(line);
+          lastEventId = parser.lastEventId() || undefined;
+          if (!message) continue;
+          if (message.type === 'error') failure = JSON.parse(message.data) as ApiError;
+          else onEvent(JSON.parse(message.data) as StewardEvent);
         }
       }
     } catch (err) {
@@ -88,6 +82,20 @@ export async function watchEvents({ filter, onEvent, onState, onOpen, signal }: 
     onState?.('retrying', failure);
     await sleep(delay, signal);
     delay = Math.min(Math.max(delay * 2, RETRY_MIN_MS), RETRY_MAX_MS);
+  }
+}
+
+/** A response body's chunks as an async iterable (what readLines takes). */
+async function* chunksOf(body: ReadableStream<Uint8Array>): AsyncGenerator<Uint8Array> {
+  const reader = body.getReader();
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      yield value;
+    }
+  } finally {
+    reader.releaseLock();
   }
 }
 
