@@ -29,9 +29,12 @@ export function diffLeaves(a: unknown, b: unknown): LeafChange[] {
   return changes;
 }
 
-/** Every leaf of a JSON value by pointer; an empty object is a leaf too, so `{}` → `{a: 1}` shows. */
+/**
+ * Every leaf of a JSON value by pointer. An empty object has none (so `{}` →
+ * `{a: 1}` reads as `/a` added, not as `{}` removed too).
+ */
 export function leaves(value: unknown, prefix = '', into = new Map<string, unknown>()) {
-  if (isObject(value) && Object.keys(value).length > 0) {
+  if (isObject(value)) {
     for (const [key, item] of Object.entries(value)) leaves(item, `${prefix}/${escape(key)}`, into);
   } else if (prefix !== '') {
     into.set(prefix, value);
