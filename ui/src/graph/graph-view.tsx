@@ -61,7 +61,6 @@ function Node({ node }: { node: PlacedNode }) {
     <a
       href={resourceHref(resource.urn)}
       class={`graph-node graph-node-${resource.state.status.toLowerCase()}`}
-      aria-label={`${resource.name} (${resource.kind}), ${status}`}
       data-urn={resource.urn}
     >
       <rect x={left} y={top} width={width} height={height} rx="6" />
