@@ -25,18 +25,21 @@ export async function followLogs({
   signal,
 }: FollowOptions): Promise<ApiError | undefined> {
   const query = new URLSearchParams({ follow: 'true', tail: String(tail) });
-  const response = await fetch(
-    `${API_PREFIX}/resources/${encodeURIComponent(urn)}/logs?${query}`,
-    { headers: { Accept: 'application/x-ndjson', ...authHeaders() }, signal, cache: 'no-store' },
-  );
+  const response = await fetch(`${API_PREFIX}/resources/${encodeURIComponent(urn)}/logs?${query}`, {
+    headers: { Accept: 'application/x-ndjson', ...authHeaders() },
+    signal,
+    cache: 'no-store',
+  });
   if (response.status === 401) {
     signInAgain();
     return undefined;
   }
   if (!response.ok || !response.body)
-    return ((await response.json().catch(() => undefined)) as ApiError | undefined) ?? {
-      error: { code: 'unavailable', message: `Steward answered ${response.status}` },
-    };
+    return (
+      ((await response.json().catch(() => undefined)) as ApiError | undefined) ?? {
+        error: { code: 'unavailable', message: `Steward answered ${response.status}` },
+      }
+    );
   const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
   let buffered = '';
   for (;;) {

@@ -43,7 +43,11 @@ export function useLiveResource(urn: string): LiveResource {
     const read = async () => {
       timer = undefined;
       try {
-        const { data, error: failure, response } = await api.GET('/api/v1beta1/resources/{urn}', {
+        const {
+          data,
+          error: failure,
+          response,
+        } = await api.GET('/api/v1beta1/resources/{urn}', {
           params: { path: { urn } },
           signal,
         });

@@ -49,7 +49,9 @@ function Edge({ edge }: { edge: PlacedEdge }) {
   const d = edge.points
     .map((point, i) => `${i === 0 ? 'M' : 'L'} ${point.x.toFixed(1)} ${point.y.toFixed(1)}`)
     .join(' ');
-  return <path d={d} class="graph-edge" marker-end="url(#arrow)" data-edge={`${edge.from} ${edge.to}`} />;
+  return (
+    <path d={d} class="graph-edge" marker-end="url(#arrow)" data-edge={`${edge.from} ${edge.to}`} />
+  );
 }
 
 function Node({ node }: { node: PlacedNode }) {

@@ -1,3 +1,4 @@
+import { PROJECT_LIMIT } from '../api/project-resources.js';
 import { ErrorBanner } from '../components/error-banner.js';
 import { LiveIndicator } from '../components/live-indicator.js';
 import { resourceHref } from '../format.js';
@@ -5,7 +6,6 @@ import { GraphView } from '../graph/graph-view.js';
 import { statusText } from '../graph/layout.js';
 import { ProjectPicker } from '../graph/project-picker.js';
 import { useProjectGraph } from '../graph/use-project-graph.js';
-import { PROJECT_LIMIT } from '../api/project-resources.js';
 import { navigate } from '../router.js';
 import type { PageProps } from './page-props.js';
 
@@ -37,7 +37,9 @@ export function GraphPage({ route, whoami }: PageProps) {
             <p class="notice">Only the first {PROJECT_LIMIT} resources of the project are drawn.</p>
           ) : null}
           {layout === undefined ? (
-            error ? null : <p class="loading">Loading…</p>
+            error ? null : (
+              <p class="loading">Loading…</p>
+            )
           ) : layout.nodes.length === 0 ? (
             <p>Project {project} has no resources.</p>
           ) : (
@@ -56,7 +58,11 @@ export function GraphPage({ route, whoami }: PageProps) {
   );
 }
 
-function EdgeList({ layout }: { layout: NonNullable<ReturnType<typeof useProjectGraph>['layout']> }) {
+function EdgeList({
+  layout,
+}: {
+  layout: NonNullable<ReturnType<typeof useProjectGraph>['layout']>;
+}) {
   const names = new Map(layout.nodes.map((node) => [node.resource.urn, node.resource]));
   return (
     <details class="edge-list">

@@ -1,4 +1,8 @@
-import { dependencyUrns, listProjectResources, PROJECT_LIMIT } from '../../api/project-resources.js';
+import {
+  dependencyUrns,
+  listProjectResources,
+  PROJECT_LIMIT,
+} from '../../api/project-resources.js';
 import type { Resource } from '../../api/resource-types.js';
 import { useLoaded } from '../../api/use-loaded.js';
 import { ErrorBanner } from '../../components/error-banner.js';
@@ -29,8 +33,7 @@ export function DependenciesSection({ resource }: { resource: Resource }) {
         <ul class="links" aria-labelledby="depends-on-title">
           {dependencies.map(([name, target]) => (
             <li key={name}>
-              {name}: <a href={resourceHref(target)}>{target}</a>{' '}
-              <Status of={status.get(target)} />
+              {name}: <a href={resourceHref(target)}>{target}</a> <Status of={status.get(target)} />
             </li>
           ))}
         </ul>
@@ -38,7 +41,9 @@ export function DependenciesSection({ resource }: { resource: Resource }) {
       <h3 id="dependents-title">Dependents</h3>
       <ErrorBanner error={error} title="The dependents could not be read" />
       {dependents === undefined ? (
-        error ? null : <p class="loading">Loading…</p>
+        error ? null : (
+          <p class="loading">Loading…</p>
+        )
       ) : dependents.length === 0 ? (
         <p>Nothing depends on it.</p>
       ) : (

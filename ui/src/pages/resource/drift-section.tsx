@@ -40,7 +40,9 @@ export function DriftSection({ resource }: { resource: Resource }) {
                 <th scope="row">
                   <code>{path}</code>
                 </th>
-                <td>{field.secret ? 'a secret (not shown)' : <code>{showValue(field.desired)}</code>}</td>
+                <td>
+                  {field.secret ? 'a secret (not shown)' : <code>{showValue(field.desired)}</code>}
+                </td>
                 <td>{field.secret ? 'differs' : <code>{showValue(field.actual)}</code>}</td>
               </tr>
             ))}

@@ -1,5 +1,5 @@
-import { diffLeaves, showValue } from '../../api/json-diff.js';
 import type { components } from '../../../../src/cli/api-types.js';
+import { diffLeaves, showValue } from '../../api/json-diff.js';
 
 export type Revision = components['schemas']['Revision'];
 

@@ -19,7 +19,9 @@ export function SchedulesSection({ urn, changes }: { urn: string; changes: numbe
       <h2 id="schedules-title">Schedules</h2>
       <ErrorBanner error={error} title="The schedules could not be read" />
       {schedules === undefined ? (
-        error ? null : <p class="loading">Loading…</p>
+        error ? null : (
+          <p class="loading">Loading…</p>
+        )
       ) : schedules.length === 0 ? (
         <p>No schedules.</p>
       ) : (

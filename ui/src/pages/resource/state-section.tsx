@@ -66,8 +66,8 @@ export function StateSection({ resource }: { resource: Resource }) {
         empty="No output yet."
       />
       <p class="hint">
-        Secret outputs are left out: an admin reads them with the API (GET …/secrets), never on
-        this page.
+        Secret outputs are left out: an admin reads them with the API (GET …/secrets), never on this
+        page.
       </p>
     </section>
   );
@@ -77,13 +77,7 @@ function Time({ label, iso, none }: { label: string; iso: string | null; none: s
   return (
     <div>
       <dt>{label}</dt>
-      <dd>
-        {iso ? (
-          <time dateTime={iso}>{when(iso)}</time>
-        ) : (
-          none
-        )}
-      </dd>
+      <dd>{iso ? <time dateTime={iso}>{when(iso)}</time> : none}</dd>
     </div>
   );
 }
