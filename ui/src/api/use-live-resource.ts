@@ -1,7 +1,8 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 
 import { api, type ApiError, asApiError } from './client.js';
-import { type StewardEvent, type StreamState, watchEvents } from './event-stream.js';
+import type { StewardEvent, StreamState } from './event-stream.js';
+import { readOnEvents } from './read-on-events.js';
 import type { Resource } from './resource-types.js';
 
 export interface LiveResource {
@@ -39,9 +40,7 @@ export function useLiveResource(urn: string): LiveResource {
     setDeleted(false);
     const controller = new AbortController();
     const { signal } = controller;
-    let timer: ReturnType<typeof setTimeout> | undefined;
     const read = async () => {
-      timer = undefined;
       try {
         const {
           data,
@@ -64,34 +63,25 @@ export function useLiveResource(urn: string): LiveResource {
         if (!signal.aborted) setError(asApiError(err));
       }
     };
-    const readSoon = () => {
-      timer ??= setTimeout(() => void read(), REFRESH_DELAY_MS);
-    };
-    readAgain.current = readSoon;
-    const onEvent = (event: StewardEvent) => {
-      if (event.urn !== urn) return;
+    const relevant = (event: StewardEvent) => {
+      if (event.urn !== urn) return false;
       if (event.type === 'resource.status_changed') {
         // Shown at once from the event itself; the full read follows.
         const change = event.data as { to?: Resource['state']['status']; action?: string };
         setResource((now) => (now && change.to ? withStatus(now, change.to, change.action) : now));
       }
       if (event.type === 'resource.deleted') setDeleted(true);
-      readSoon();
+      return true;
     };
-    void watchEvents({
+    readAgain.current = readOnEvents({
       filter: { urn },
-      onEvent,
+      relevant,
+      read,
+      delayMs: REFRESH_DELAY_MS,
       onState: setStream,
-      onOpen: (resumed) => {
-        if (!resumed) readSoon();
-      },
       signal,
     });
-    void read();
-    return () => {
-      controller.abort();
-      if (timer) clearTimeout(timer);
-    };
+    return () => controller.abort();
   }, [urn]);
 
   return {

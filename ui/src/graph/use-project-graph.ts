@@ -1,8 +1,9 @@
 import { useEffect, useState } from 'preact/hooks';
 
 import { type ApiError, asApiError } from '../api/client.js';
-import { type StreamState, watchEvents } from '../api/event-stream.js';
+import type { StreamState } from '../api/event-stream.js';
 import { listProjectResources } from '../api/project-resources.js';
+import { readOnEvents } from '../api/read-on-events.js';
 import { type GraphLayout, layoutGraph } from './layout.js';
 
 export interface ProjectGraph {
@@ -31,9 +32,7 @@ export function useProjectGraph(project: string): ProjectGraph {
     if (!project) return;
     const controller = new AbortController();
     const { signal } = controller;
-    let timer: ReturnType<typeof setTimeout> | undefined;
     const read = async () => {
-      timer = undefined;
       try {
         const { data, error: failure } = await listProjectResources(project, signal);
         if (signal.aborted) return;
@@ -50,26 +49,15 @@ export function useProjectGraph(project: string): ProjectGraph {
         if (!signal.aborted) setError(asApiError(err));
       }
     };
-    const readSoon = () => {
-      timer ??= setTimeout(() => void read(), RELAYOUT_DELAY_MS);
-    };
-    void watchEvents({
+    readOnEvents({
       filter: { project },
-      onEvent: (event) => {
-        if (event.type.startsWith('resource.')) readSoon();
-      },
+      relevant: (event) => event.type.startsWith('resource.'),
+      read,
+      delayMs: RELAYOUT_DELAY_MS,
       onState: setStream,
-      // A fresh stream starts at the newest event: read again so nothing before it is missed.
-      onOpen: (resumed) => {
-        if (!resumed) readSoon();
-      },
       signal,
     });
-    void read();
-    return () => {
-      controller.abort();
-      if (timer) clearTimeout(timer);
-    };
+    return () => controller.abort();
   }, [project]);
 
   return { layout, truncated, error, stream };
