@@ -75,7 +75,7 @@ export function ResourceDetailPage({ route, whoami }: PageProps) {
 function Summary({ resource }: { resource: Resource }) {
   const { state } = resource;
   return (
-    <p class="summary" aria-label="Status">
+    <p class="summary">
       <StatusBadge status={state.status} action={state.action} paused={state.paused} />
       {isDrifted(resource) ? <span class="badge badge-drift">drifted</span> : null}
       {state.sync.last_error ? <span class="last-error"> {state.sync.last_error}</span> : null}
