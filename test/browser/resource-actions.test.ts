@@ -132,6 +132,45 @@ describeOneDialect('sqlite', 'console: resource actions', () => {
     );
   });
 
+  it('makes a schedule (cron and time zone, the request a module action), and pauses and resumes', async () => {
+    const urn = await createWidget(s, 'timed');
+    const page = await openResource(urn);
+    await page.getByRole('button', { name: 'Schedule…' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Schedule a request for timed' });
+    expect(await dialog.getByLabel('Request', { exact: false }).inputValue()).toBe('resize');
+    await dialog.getByLabel('size').fill('4');
+    await dialog.getByLabel('Repeatedly, on a cron schedule').check();
+    const cron = dialog.getByRole('textbox', { name: 'Cron (required)' });
+    await cron.fill('every night');
+    await dialog.getByRole('button', { name: 'Create schedule' }).click();
+    expect(await fieldError(page, cron)).not.toBe('');
+    await cron.fill('0 2 * * *');
+    await dialog.getByLabel('Time zone').fill('Europe/Berlin');
+    await dialog.getByRole('button', { name: 'Create schedule' }).click();
+    await dialog.getByRole('status').getByText('Scheduled.').waitFor();
+    const { body } = await call(
+      'GET',
+      `${s.api}/resources/${urn}/schedules`,
+      undefined,
+      adminAuth(s),
+    );
+    expect(body.schedules).toHaveLength(1);
+    expect(body.schedules[0]).toMatchObject({
+      cron: '0 2 * * *',
+      timezone: 'Europe/Berlin',
+      request: { action: 'resize', params: { size: 4 } },
+    });
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+
+    await page.getByRole('button', { name: 'Pause' }).click();
+    await page.getByRole('button', { name: 'Resume' }).waitFor();
+    expect((await readWidget(s, urn)).resource.state.paused).toBe(true);
+    await page.getByRole('button', { name: 'Resume' }).click();
+    await page.getByRole('button', { name: 'Pause' }).waitFor();
+    expect((await readWidget(s, urn)).resource.state.paused).toBe(false);
+  });
+
   it('shows a viewer no write buttons, and a write it sends anyway is refused 403', async () => {
     const urn = await createWidget(s, 'watched');
     const page = await openResource(urn, s.tokens.viewer);

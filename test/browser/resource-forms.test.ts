@@ -135,6 +135,42 @@ describeOneDialect('sqlite', 'console: create form', () => {
     expect(JSON.stringify(resource)).not.toContain(secret);
   });
 
+  it('runs the seed scenario from the console alone: create, COMPLETED live, an action, delete', async () => {
+    const urn = 'orn:steward:widget:a:seed';
+    const page = await openCreate();
+    await page.getByLabel('Name', { exact: false }).fill('seed');
+    await configs(page).getByLabel('size').fill('2');
+    await page.getByRole('button', { name: 'Create', exact: true }).click();
+    await page.getByRole('heading', { name: 'seed' }).waitFor();
+
+    await page.getByRole('link', { name: 'Resources' }).click();
+    const row = page.locator(`tr[data-urn="${urn}"]`);
+    await row.getByText('COMPLETED').waitFor();
+    await row.getByRole('link', { name: 'seed' }).click();
+    await page.getByRole('button', { name: 'Run resize…' }).click();
+    const action = page.getByRole('dialog', { name: 'Run resize on seed' });
+    await action.getByLabel('size').fill('5');
+    await action.getByRole('button', { name: 'Run resize' }).click();
+    await action.waitFor({ state: 'detached' });
+
+    await page.getByRole('link', { name: 'Resources' }).click();
+    await row.getByText('COMPLETED').waitFor();
+    expect((await readWidget(s, urn)).resource.spec.configs.size).toBe(5);
+    await row.getByRole('link', { name: 'seed' }).click();
+    await page.getByRole('button', { name: 'Delete…' }).click();
+    const remove = page.getByRole('dialog', { name: 'Delete seed' });
+    await remove.getByRole('list', { name: 'Resources to delete' }).getByText(urn).waitFor();
+    await remove.getByRole('button', { name: 'Delete seed' }).click();
+    await page.getByRole('link', { name: 'Resources' }).click();
+    await waitFor(
+      async () =>
+        (await row.count()) === 0 || (await row.getAttribute('class'))?.includes('deleted'),
+      'the row gone',
+    );
+    await waitFor(async () => (await readWidget(s, urn)).status === 'GONE', 'the resource gone');
+    expect(consoleErrors(page)).toEqual([]);
+  });
+
   it('tells a viewer it may not create', async () => {
     const page = await openSignedIn(openPage, s, s.tokens.viewer, '#/create');
     await page.getByText('Your role may not create resources in any project.').waitFor();

@@ -1,4 +1,4 @@
-import { describedBy, FieldNotes,FieldShell, type FormContext, LabelText } from './field-shell.js';
+import { describedBy, FieldNotes, FieldShell, type FormContext, LabelText } from './field-shell.js';
 import { fieldKind, type JsonSchema } from './json-schema.js';
 
 export interface ScalarProps {

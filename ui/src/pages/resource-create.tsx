@@ -1,18 +1,16 @@
 import { useMemo, useState } from 'preact/hooks';
 
-import type { ApiError } from '../api/client.js';
 import type { Resource } from '../api/resource-types.js';
-import { write } from '../api/write.js';
-import { type DryRunAnswer,DryRunPreview } from '../components/dry-run-preview.js';
+import { DryRunPreview } from '../components/dry-run-preview.js';
 import { ErrorBanner } from '../components/error-banner.js';
 import { DependenciesFields } from '../forms/dependencies-fields.js';
 import { describedBy, FieldNotes, FieldShell, type FormContext } from '../forms/field-shell.js';
-import { focusFirstInvalid } from '../forms/focus-invalid.js';
 import { fieldPointers, initialValue } from '../forms/json-schema.js';
 import { LabelsField, parseLabels } from '../forms/labels-field.js';
 import { SchemaFields } from '../forms/schema-fields.js';
 import { placeErrors } from '../forms/server-errors.js';
 import { type ModuleDocument, schemaOf, useModules } from '../forms/use-modules.js';
+import { useWrite } from '../forms/use-write.js';
 import { navigate } from '../router.js';
 import { canChange, type Whoami } from '../session.js';
 import type { PageProps } from './page-props.js';
@@ -63,9 +61,7 @@ function CreateForm(props: {
   const [labels, setLabels] = useState('');
   const [dependencies, setDependencies] = useState<Record<string, string>>({});
   const [configs, setConfigs] = useState<unknown>(() => initialValue(schema));
-  const [error, setError] = useState<ApiError>();
-  const [preview, setPreview] = useState<DryRunAnswer>();
-  const [busy, setBusy] = useState(false);
+  const w = useWrite();
 
   const shown = useMemo(
     () =>
@@ -80,18 +76,17 @@ function CreateForm(props: {
       ]),
     [module, schema, configs],
   );
-  const placed = placeErrors(error, shown);
+  const placed = placeErrors(w.error, shown);
   const ctx: FormContext = { idPrefix: 'create', errors: placed.fields };
 
   const chooseKind = (next: string) => {
     setKind(next);
     setDependencies({});
     setConfigs(initialValue(schemaOf(props.modules.find((m) => m.kind === next)?.config_schema)));
-    setPreview(undefined);
+    w.clear();
   };
 
   const send = async (dryRun: boolean) => {
-    setBusy(true);
     const body = {
       kind,
       project,
@@ -99,21 +94,10 @@ function CreateForm(props: {
       labels: parseLabels(labels),
       spec: { configs: configs ?? {}, dependencies },
     };
-    const answer = await write<DryRunAnswer & { resource: Resource }>('POST', '/resources', {
-      body,
-      ...(dryRun ? { query: { dry_run: 'true' } } : {}),
-    });
-    setBusy(false);
-    if (!answer.ok) {
-      setError(answer.error);
-      setPreview(undefined);
-      focusFirstInvalid();
-      return;
-    }
-    setError(undefined);
-    if (dryRun) setPreview(answer.data);
+    const accepted = (await w.send('POST', '/resources', { body }, dryRun)) as
+      { resource: Resource } | undefined;
     // The secret typed here leaves the page with it: nothing of the form is kept.
-    else navigate(`/resources/${encodeURIComponent(answer.data.resource.urn)}`);
+    if (accepted && !dryRun) navigate(`/resources/${encodeURIComponent(accepted.resource.urn)}`);
   };
 
   return (
@@ -195,15 +179,15 @@ function CreateForm(props: {
           />
         </fieldset>
         <div class="form-actions">
-          <button type="button" disabled={busy} onClick={() => void send(true)}>
+          <button type="button" disabled={w.busy} onClick={() => void send(true)}>
             Preview (dry run)
           </button>
-          <button type="submit" disabled={busy}>
+          <button type="submit" disabled={w.busy}>
             Create
           </button>
         </div>
       </form>
-      {preview ? <DryRunPreview answer={preview} /> : null}
+      {w.preview ? <DryRunPreview answer={w.preview} /> : null}
     </section>
   );
 }
