@@ -4,10 +4,9 @@ import type { Resource } from '../api/resource-types.js';
 import { resourcePath } from '../api/write.js';
 import type { FormContext } from '../forms/field-shell.js';
 import { fieldPointers, initialValue, type JsonSchema } from '../forms/json-schema.js';
-import { SchemaFields } from '../forms/schema-fields.js';
 import { placeErrors } from '../forms/server-errors.js';
 import { useWrite } from '../forms/use-write.js';
-import { DryRunPreview } from './dry-run-preview.js';
+import { SchemaGroup, WriteForm } from '../forms/write-form.js';
 import { ModalDialog } from './modal-dialog.js';
 import { WriteFeedback } from './write-feedback.js';
 
@@ -38,39 +37,26 @@ export function ActionDialog(props: {
   return (
     <ModalDialog title={`Run ${action} on ${resource.name}`} onClose={props.onClose}>
       {props.description ? <p>{props.description}</p> : null}
-      <form
-        noValidate
-        class="schema-form"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void send(false);
-        }}
+      <WriteForm
+        banner={<WriteFeedback error={placed.banner} status={w.status} onReload={props.onReload} />}
+        busy={w.busy}
+        submitLabel={`Run ${action}`}
+        preview={w.preview}
+        onSend={(dryRun) => void send(dryRun)}
       >
-        <WriteFeedback error={placed.banner} status={w.status} onReload={props.onReload} />
         {hasParams ? (
-          <fieldset class="field-group">
-            <legend>Parameters</legend>
-            <SchemaFields
-              ctx={ctx}
-              schema={schema}
-              pointer="/params"
-              value={params}
-              onChange={setParams}
-            />
-          </fieldset>
+          <SchemaGroup
+            legend="Parameters"
+            ctx={ctx}
+            schema={schema}
+            pointer="/params"
+            value={params}
+            onChange={setParams}
+          />
         ) : (
           <p>This action takes no parameters.</p>
         )}
-        <div class="form-actions">
-          <button type="button" disabled={w.busy} onClick={() => void send(true)}>
-            Preview (dry run)
-          </button>
-          <button type="submit" disabled={w.busy}>
-            Run {action}
-          </button>
-        </div>
-      </form>
-      {w.preview ? <DryRunPreview answer={w.preview} /> : null}
+      </WriteForm>
     </ModalDialog>
   );
 }

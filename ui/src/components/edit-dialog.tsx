@@ -2,15 +2,14 @@ import { useMemo, useState } from 'preact/hooks';
 
 import type { Resource } from '../api/resource-types.js';
 import { resourcePath } from '../api/write.js';
-import { DependenciesFields } from '../forms/dependencies-fields.js';
-import { FieldNotes, type FormContext } from '../forms/field-shell.js';
-import { fieldPointers, type JsonSchema, withoutSecrets } from '../forms/json-schema.js';
-import { LabelsField, labelsText, parseLabels } from '../forms/labels-field.js';
-import { SchemaFields } from '../forms/schema-fields.js';
+import type { FormContext } from '../forms/field-shell.js';
+import { type JsonSchema, withoutSecrets } from '../forms/json-schema.js';
+import { labelsText } from '../forms/labels-field.js';
 import { placeErrors } from '../forms/server-errors.js';
-import type { ModuleDocument } from '../forms/use-modules.js';
+import { specBody, type SpecDraft, SpecFields } from '../forms/spec-fields.js';
+import { type ModuleDocument, specFieldPointers } from '../forms/use-modules.js';
 import { useWrite } from '../forms/use-write.js';
-import { DryRunPreview } from './dry-run-preview.js';
+import { WriteForm } from '../forms/write-form.js';
 import { ModalDialog } from './modal-dialog.js';
 import { WriteFeedback } from './write-feedback.js';
 
@@ -30,69 +29,40 @@ export function EditDialog(props: {
   const schema = module.config_schema as JsonSchema;
   // The version the user edits: a change made since is a 412, not silently overwritten.
   const [version] = useState(resource.version);
-  const [configs, setConfigs] = useState(() => withoutSecrets(schema, resource.spec.configs));
-  const [labels, setLabels] = useState(() => labelsText(resource.labels));
-  const [dependencies, setDependencies] = useState<Record<string, string>>(() => ({
-    ...(resource.spec.dependencies as Record<string, string>),
+  const [draft, setDraft] = useState<SpecDraft>(() => ({
+    labels: labelsText(resource.labels),
+    dependencies: { ...(resource.spec.dependencies as Record<string, string>) },
+    configs: withoutSecrets(schema, resource.spec.configs),
   }));
   const w = useWrite();
   const shown = useMemo(
-    () =>
-      new Set([
-        '/labels',
-        '/spec/dependencies',
-        ...Object.keys(module.dependencies).map((dep) => `/spec/dependencies/${dep}`),
-        ...fieldPointers(schema, '/spec/configs', configs),
-      ]),
-    [module, schema, configs],
+    () => new Set(specFieldPointers(module, draft.configs)),
+    [module, draft.configs],
   );
   const placed = placeErrors(w.error, shown);
   const ctx: FormContext = { idPrefix: 'edit', errors: placed.fields, keepSecrets: true };
   const send = async (dryRun: boolean) => {
-    const body = { labels: parseLabels(labels), spec: { configs, dependencies } };
-    const path = resourcePath(resource.urn);
-    if ((await w.send('PATCH', path, { body, version }, dryRun)) && !dryRun) props.onDone();
+    const options = { body: specBody(draft), version };
+    if ((await w.send('PATCH', resourcePath(resource.urn), options, dryRun)) && !dryRun)
+      props.onDone();
   };
   return (
     <ModalDialog title={`Edit ${resource.name}`} onClose={props.onClose}>
-      <form
-        noValidate
-        class="schema-form"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void send(false);
-        }}
+      <WriteForm
+        banner={<WriteFeedback error={placed.banner} status={w.status} onReload={props.onReload} />}
+        busy={w.busy}
+        submitLabel="Save"
+        preview={w.preview}
+        onSend={(dryRun) => void send(dryRun)}
       >
-        <WriteFeedback error={placed.banner} status={w.status} onReload={props.onReload} />
-        <LabelsField ctx={ctx} text={labels} onChange={setLabels} />
-        <DependenciesFields
+        <SpecFields
           ctx={ctx}
           module={module}
           project={resource.project}
-          value={dependencies}
-          onChange={setDependencies}
+          draft={draft}
+          onChange={setDraft}
         />
-        <fieldset class="field-group">
-          <legend>Configs</legend>
-          <FieldNotes ctx={ctx} pointer="/spec/configs" help={undefined} />
-          <SchemaFields
-            ctx={ctx}
-            schema={schema}
-            pointer="/spec/configs"
-            value={configs}
-            onChange={setConfigs}
-          />
-        </fieldset>
-        <div class="form-actions">
-          <button type="button" disabled={w.busy} onClick={() => void send(true)}>
-            Preview (dry run)
-          </button>
-          <button type="submit" disabled={w.busy}>
-            Save
-          </button>
-        </div>
-      </form>
-      {w.preview ? <DryRunPreview answer={w.preview} /> : null}
+      </WriteForm>
     </ModalDialog>
   );
 }

@@ -10,10 +10,10 @@ import {
   withoutSecrets,
 } from '../forms/json-schema.js';
 import { ScheduleWhen, type When, whenBody } from '../forms/schedule-when.js';
-import { SchemaFields } from '../forms/schema-fields.js';
 import { placeErrors } from '../forms/server-errors.js';
 import type { ModuleDocument } from '../forms/use-modules.js';
 import { useWrite } from '../forms/use-write.js';
+import { SchemaGroup, WriteForm } from '../forms/write-form.js';
 import { ModalDialog } from './modal-dialog.js';
 import { WriteFeedback } from './write-feedback.js';
 
@@ -91,15 +91,13 @@ export function ScheduleDialog(props: {
   };
   return (
     <ModalDialog title={`Schedule a request for ${resource.name}`} onClose={props.onClose}>
-      <form
-        noValidate
-        class="schema-form"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void send();
-        }}
+      <WriteForm
+        banner={<WriteFeedback error={placed.banner} status={w.status} onReload={props.onClose} />}
+        busy={w.busy}
+        submitLabel="Create schedule"
+        dryRun={false}
+        onSend={() => void send()}
       >
-        <WriteFeedback error={placed.banner} status={w.status} onReload={props.onClose} />
         {done ? <p role="status">Scheduled.</p> : null}
         <FieldShell ctx={ctx} pointer="/request/action" label="Request" required help={undefined}>
           <select
@@ -115,24 +113,17 @@ export function ScheduleDialog(props: {
           </select>
         </FieldShell>
         {schema && Object.keys(schema.properties ?? {}).length > 0 ? (
-          <fieldset class="field-group">
-            <legend>{request === 'update' ? 'Configs to set' : 'Parameters'}</legend>
-            <SchemaFields
-              ctx={ctx}
-              schema={schema}
-              pointer={where}
-              value={values}
-              onChange={setValues}
-            />
-          </fieldset>
+          <SchemaGroup
+            legend={request === 'update' ? 'Configs to set' : 'Parameters'}
+            ctx={ctx}
+            schema={schema}
+            pointer={where}
+            value={values}
+            onChange={setValues}
+          />
         ) : null}
         <ScheduleWhen ctx={ctx} value={when} onChange={setWhen} />
-        <div class="form-actions">
-          <button type="submit" disabled={w.busy}>
-            Create schedule
-          </button>
-        </div>
-      </form>
+      </WriteForm>
     </ModalDialog>
   );
 }

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 
 import type { components, paths } from '../../../src/cli/api-types.js';
 import { api, type ApiError, asApiError } from '../api/client.js';
-import type { JsonSchema } from './json-schema.js';
+import { fieldPointers, type JsonSchema } from './json-schema.js';
 
 export type ModuleDocument = components['schemas']['Module'];
 /**
@@ -33,4 +33,14 @@ export function useModules(): { modules?: ModuleDocument[]; error?: ApiError } {
 /** The API types a schema as an opaque object; the forms read it as JSON Schema. */
 export function schemaOf(schema: unknown): JsonSchema {
   return (schema ?? { type: 'object', properties: {} }) as JsonSchema;
+}
+
+/** The pointers a create or PATCH form shows a field for: labels, each declared dependency, each config. */
+export function specFieldPointers(module: ModuleDocument | undefined, configs: unknown): string[] {
+  return [
+    '/labels',
+    '/spec/dependencies',
+    ...Object.keys(module?.dependencies ?? {}).map((dep) => `/spec/dependencies/${dep}`),
+    ...fieldPointers(schemaOf(module?.config_schema), '/spec/configs', configs),
+  ];
 }

@@ -1,16 +1,19 @@
 import { useMemo, useState } from 'preact/hooks';
 
 import type { Resource } from '../api/resource-types.js';
-import { DryRunPreview } from '../components/dry-run-preview.js';
 import { ErrorBanner } from '../components/error-banner.js';
-import { DependenciesFields } from '../forms/dependencies-fields.js';
-import { describedBy, FieldNotes, FieldShell, type FormContext } from '../forms/field-shell.js';
-import { fieldPointers, initialValue } from '../forms/json-schema.js';
-import { LabelsField, parseLabels } from '../forms/labels-field.js';
-import { SchemaFields } from '../forms/schema-fields.js';
+import { describedBy, FieldShell, type FormContext } from '../forms/field-shell.js';
+import { initialValue } from '../forms/json-schema.js';
 import { placeErrors } from '../forms/server-errors.js';
-import { type ModuleDocument, schemaOf, useModules } from '../forms/use-modules.js';
+import { specBody, type SpecDraft, SpecFields } from '../forms/spec-fields.js';
+import {
+  type ModuleDocument,
+  schemaOf,
+  specFieldPointers,
+  useModules,
+} from '../forms/use-modules.js';
 import { useWrite } from '../forms/use-write.js';
+import { WriteForm } from '../forms/write-form.js';
 import { navigate } from '../router.js';
 import { canChange, type Whoami } from '../session.js';
 import type { PageProps } from './page-props.js';
@@ -58,42 +61,31 @@ function CreateForm(props: {
   const schema = schemaOf(module?.config_schema);
   const [project, setProject] = useState(props.initialProject);
   const [name, setName] = useState('');
-  const [labels, setLabels] = useState('');
-  const [dependencies, setDependencies] = useState<Record<string, string>>({});
-  const [configs, setConfigs] = useState<unknown>(() => initialValue(schema));
+  const [draft, setDraft] = useState<SpecDraft>(() => ({
+    labels: '',
+    dependencies: {},
+    configs: initialValue(schema),
+  }));
   const w = useWrite();
 
   const shown = useMemo(
-    () =>
-      new Set([
-        '/kind',
-        '/project',
-        '/name',
-        '/labels',
-        '/spec/dependencies',
-        ...Object.keys(module?.dependencies ?? {}).map((dep) => `/spec/dependencies/${dep}`),
-        ...fieldPointers(schema, '/spec/configs', configs),
-      ]),
-    [module, schema, configs],
+    () => new Set(['/kind', '/project', '/name', ...specFieldPointers(module, draft.configs)]),
+    [module, draft.configs],
   );
   const placed = placeErrors(w.error, shown);
   const ctx: FormContext = { idPrefix: 'create', errors: placed.fields };
 
   const chooseKind = (next: string) => {
     setKind(next);
-    setDependencies({});
-    setConfigs(initialValue(schemaOf(props.modules.find((m) => m.kind === next)?.config_schema)));
+    const configs = initialValue(
+      schemaOf(props.modules.find((m) => m.kind === next)?.config_schema),
+    );
+    setDraft({ ...draft, dependencies: {}, configs });
     w.clear();
   };
 
   const send = async (dryRun: boolean) => {
-    const body = {
-      kind,
-      project,
-      name,
-      labels: parseLabels(labels),
-      spec: { configs: configs ?? {}, dependencies },
-    };
+    const body = { kind, project, name, ...specBody(draft) };
     const accepted = (await w.send('POST', '/resources', { body }, dryRun)) as
       { resource: Resource } | undefined;
     // The secret typed here leaves the page with it: nothing of the form is kept.
@@ -103,15 +95,13 @@ function CreateForm(props: {
   return (
     <section aria-labelledby="create-title">
       <h1 id="create-title">Create a resource</h1>
-      <form
-        noValidate
-        class="schema-form"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void send(false);
-        }}
+      <WriteForm
+        banner={<ErrorBanner error={placed.banner} />}
+        busy={w.busy}
+        submitLabel="Create"
+        preview={w.preview}
+        onSend={(dryRun) => void send(dryRun)}
       >
-        <ErrorBanner error={placed.banner} />
         <FieldShell ctx={ctx} pointer="/kind" label="Kind" required help={module?.description}>
           <select
             {...describedBy(ctx, '/kind', Boolean(module?.description))}
@@ -157,37 +147,8 @@ function CreateForm(props: {
             onInput={(e) => setName(e.currentTarget.value)}
           />
         </FieldShell>
-        <LabelsField ctx={ctx} text={labels} onChange={setLabels} />
-        {module ? (
-          <DependenciesFields
-            ctx={ctx}
-            module={module}
-            project={project}
-            value={dependencies}
-            onChange={setDependencies}
-          />
-        ) : null}
-        <fieldset class="field-group">
-          <legend>Configs</legend>
-          <FieldNotes ctx={ctx} pointer="/spec/configs" help={undefined} />
-          <SchemaFields
-            ctx={ctx}
-            schema={schema}
-            pointer="/spec/configs"
-            value={configs}
-            onChange={setConfigs}
-          />
-        </fieldset>
-        <div class="form-actions">
-          <button type="button" disabled={w.busy} onClick={() => void send(true)}>
-            Preview (dry run)
-          </button>
-          <button type="submit" disabled={w.busy}>
-            Create
-          </button>
-        </div>
-      </form>
-      {w.preview ? <DryRunPreview answer={w.preview} /> : null}
+        <SpecFields ctx={ctx} module={module} project={project} draft={draft} onChange={setDraft} />
+      </WriteForm>
     </section>
   );
 }
