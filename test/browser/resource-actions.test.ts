@@ -75,6 +75,7 @@ describeOneDialect('sqlite', 'console: resource actions', () => {
     expect(await dialog.getByLabel('note').inputValue()).toBe('first');
     expect(await dialog.getByLabel('api_key').inputValue()).toBe('');
     await dialog.getByLabel('note').fill('second');
+    await checkAccessibility(page);
 
     const behind = await call(
       'PATCH',
@@ -146,6 +147,7 @@ describeOneDialect('sqlite', 'console: resource actions', () => {
     expect(await fieldError(page, cron)).not.toBe('');
     await cron.fill('0 2 * * *');
     await dialog.getByLabel('Time zone').fill('Europe/Berlin');
+    await checkAccessibility(page);
     await dialog.getByRole('button', { name: 'Create schedule' }).click();
     await dialog.getByRole('status').getByText('Scheduled.').waitFor();
     const { body } = await call(
