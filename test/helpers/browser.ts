@@ -93,7 +93,11 @@ export async function checkAccessibility(page: Page): Promise<void> {
 }
 
 /** Saves a screenshot of the page to docs/console/{name}.png (docs/console.md shows them). */
-export async function screenshot(page: Page, name: string): Promise<void> {
+export async function screenshot(
+  page: Page,
+  name: string,
+  { fullPage = false } = {},
+): Promise<void> {
   mkdirSync(SCREENSHOTS, { recursive: true });
-  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`) });
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage });
 }
