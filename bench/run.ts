@@ -1,5 +1,7 @@
 import { fileURLToPath } from 'node:url';
 
+import { measureApiRatios } from './api-ratio.js';
+import { apiDetail } from './api-report.js';
 import { measureCeiling } from './ceiling.js';
 import { type CpuShare, startCpuMonitor } from './cpu-monitor.js';
 import { measureLatency } from './latency.js';
@@ -15,7 +17,7 @@ import { scheduleSection } from './schedule-report.js';
  * `node dist/bench/run.js latency ceiling`: only the phases named (the docs are
  * rewritten only when all phases ran).
  */
-const PHASES = ['throughput', 'http', 'latency', 'ceiling', 'schedules'] as const;
+const PHASES = ['throughput', 'http', 'latency', 'ceiling', 'schedules', 'api'] as const;
 type Phase = (typeof PHASES)[number];
 
 const RESOURCES = 10_000;
@@ -105,6 +107,10 @@ async function main(): Promise<void> {
     1,
     'schedules-idle',
   );
+  // Against `steward serve` and a bare express app, each in its own process (issue 18's ratios).
+  results.api = await step('api', 'api: autocannon against steward serve and bare express', () =>
+    measureApiRatios(),
+  );
   results.totalMs = Date.now() - started;
 
   printTable(results);
@@ -116,6 +122,7 @@ async function main(): Promise<void> {
     // A run of some phases leaves docs/benchmarks.md alone: its schedules section, to paste.
     console.log(`\n${scheduleSection(results).join('\n')}`);
   }
+  if (phases.size < PHASES.length && phases.has('api')) console.log(apiDetail(results).join('\n'));
 }
 
 main().catch((err: unknown) => {
