@@ -18,7 +18,9 @@ export interface RunningServer {
   db?: string;
   /** `Authorization` header value when tokens are configured. */
   authorization?: string;
-  stop(): Promise<void>;
+  pid: number;
+  /** Ends the process; a Steward's folder is removed unless `keep` (a restart on the same file). */
+  stop(keep?: boolean): Promise<void>;
 }
 
 /** The bare express peer (bench/bare-express.ts) in its own process. */
@@ -33,7 +35,7 @@ export async function startBareExpress(): Promise<RunningServer> {
       if (match) resolve(Number(match[1]));
     });
   });
-  return { url: `http://127.0.0.1:${port}`, stop: () => stopChild(child) };
+  return { url: `http://127.0.0.1:${port}`, pid: child.pid!, stop: () => stopChild(child) };
 }
 
 /**
@@ -42,8 +44,12 @@ export async function startBareExpress(): Promise<RunningServer> {
  * `tokens`, an admin token is configured and its rate limit turned off (the default, 50/s per token,
  * would measure the limiter).
  */
-export async function startStewardServe(options: { tokens: boolean }): Promise<RunningServer> {
-  const dir = mkdtempSync(join(tmpdir(), 'steward-api-bench-'));
+export async function startStewardServe(options: {
+  tokens: boolean;
+  /** The folder of an earlier run to start on again (its database and module folder). */
+  dir?: string;
+}): Promise<RunningServer & { dir: string }> {
+  const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'steward-api-bench-'));
   const moduleDir = join(dir, 'modules', 'noop');
   mkdirSync(moduleDir, { recursive: true });
   writeFileSync(
@@ -90,10 +96,12 @@ export async function startStewardServe(options: { tokens: boolean }): Promise<R
   return {
     url,
     db,
+    dir,
     authorization,
-    stop: async () => {
+    pid: child.pid!,
+    stop: async (keep = false) => {
       await stopChild(child);
-      rmSync(dir, { recursive: true, force: true });
+      if (!keep) rmSync(dir, { recursive: true, force: true });
     },
   };
 }

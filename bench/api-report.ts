@@ -101,3 +101,57 @@ export function apiDetail({ api }: BenchResults): string[] {
     ]),
   ];
 }
+
+/** The scale phase's headline rows (issue 18: idle ≤ 1 % of a core, list p99 ≤ 10 ms at 8 connections). */
+export function scaleRows({ scale }: BenchResults): Row[] {
+  if (!scale) return [];
+  const n = scale.resources.toLocaleString('en-US');
+  return [
+    {
+      figure: `scale: ${n} COMPLETED resources, start-up to /readyz`,
+      value: ms(scale.startupMs),
+      target: '—',
+      verdict: '—',
+    },
+    {
+      figure: `scale: idle CPU (worker on), ${scale.idleMs / 1000} s`,
+      value: `${scale.idleCpuPctOfCore.toFixed(2)} % of a core`,
+      target: '≤ 1 %',
+      verdict: check(scale.idleCpuPctOfCore <= 1),
+    },
+    {
+      figure: 'scale: RSS when idle',
+      value: `${scale.rssMiB.toFixed(0)} MiB`,
+      target: '—',
+      verdict: '—',
+    },
+    {
+      figure: `scale: GET /resources/{urn} p50 / p99 (${scale.connections} connections)`,
+      value: `${ms(scale.get.p50Ms)} / ${ms(scale.get.p99Ms)}`,
+      target: '—',
+      verdict: '—',
+    },
+    {
+      figure: `scale: list page of 50 p50 / p99 (${scale.connections} connections)`,
+      value: `${ms(scale.list.p50Ms)} / ${ms(scale.list.p99Ms)}`,
+      target: 'p99 ≤ 10 ms',
+      verdict: check(scale.list.p99Ms <= 10 && scale.list.failures === 0),
+    },
+  ];
+}
+
+/** What the scale phase measures, for docs/benchmarks.md. */
+export function scaleDetail({ scale }: BenchResults): string[] {
+  if (!scale) return [];
+  return [
+    '',
+    '## Scale',
+    '',
+    `${scale.resources.toLocaleString('en-US')} COMPLETED resources in one SQLite file: 1,000 made through the API by \`steward serve\``,
+    `(every default, worker on), the rest cloned from their rows in SQL (${scale.cloneS.toFixed(0)} s), then \`steward serve\``,
+    `started again on that file. Start-up is from the spawn to \`/readyz\` answering; idle CPU is the process's user + system`,
+    `time from \`/proc/<pid>/stat\` over ${scale.idleMs / 1000} s of nothing to do; then autocannon at ${scale.connections} connections,`,
+    `8 s each: GET of resources spread over the file (${perS(scale.get.requestsPerS)}, ${scale.get.failures} failures) and the`,
+    `first page of 50 of the project (${perS(scale.list.requestsPerS)}, ${scale.list.failures} failures).`,
+  ];
+}
