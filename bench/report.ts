@@ -1,12 +1,15 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 
+import type { ApiRatioResult } from './api-ratio.js';
+import { apiDetail, apiRows, scaleDetail, scaleRows } from './api-report.js';
 import type { CeilingResult } from './ceiling.js';
 import type { CpuShare } from './cpu-monitor.js';
 import { check, ms, perS, type Row } from './format.js';
 import type { LatencyResult } from './latency.js';
 import type { Machine } from './machine.js';
 import type { HttpThroughputResult, ThroughputResult } from './reconcile-throughput.js';
+import type { ScaleResult } from './scale-sqlite.js';
 import type { ScheduleBurstResult } from './schedule-burst.js';
 import type { ScheduleIdleResult } from './schedule-idle.js';
 import { scheduleDetail, scheduleRows } from './schedule-report.js';
@@ -22,6 +25,8 @@ export interface BenchResults {
   ceiling?: CeilingResult;
   scheduleBurst?: ScheduleBurstResult;
   scheduleIdle?: ScheduleIdleResult;
+  api?: ApiRatioResult;
+  scale?: ScaleResult;
   /** How busy the machine was during each phase, by this process and by others. */
   cpu: Partial<Record<string, CpuShare & { attempts: number }>>;
 }
@@ -86,7 +91,7 @@ export function headlineRows(r: BenchResults): Row[] {
       target: '(optional)',
       verdict: '—',
     });
-  rows.push(...scheduleRows(r));
+  rows.push(...scheduleRows(r), ...apiRows(r), ...scaleRows(r));
   return rows;
 }
 
@@ -181,7 +186,7 @@ export function writeMarkdown(file: string, r: BenchResults): void {
       `| GET /resources/{urn}, client round trip | ${summaryCells(latency.get)} |`,
     );
   }
-  out.push(...scheduleDetail(r));
+  out.push(...scheduleDetail(r), ...apiDetail(r), ...scaleDetail(r));
   out.push(
     '',
     '## Machine load during each phase',
@@ -204,7 +209,7 @@ export function writeMarkdown(file: string, r: BenchResults): void {
     '',
     '```',
     'npm run bench                                  # all phases, rewrites this file',
-    'npm run -s build && node dist/bench/run.js throughput latency   # some phases (throughput, http, latency, ceiling, schedules)',
+    'npm run -s build && node dist/bench/run.js throughput latency   # some phases (throughput, http, latency, ceiling, schedules, api, scale)',
     'node --cpu-prof --cpu-prof-dir=prof dist/bench/run.js throughput  # a CPU profile of one phase',
     'node dist/bench/schedule-profile.js burst 3000   # a CPU profile of the schedules firing window only (or: idle 100000)',
     '```',

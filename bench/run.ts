@@ -1,11 +1,14 @@
 import { fileURLToPath } from 'node:url';
 
+import { measureApiRatios } from './api-ratio.js';
+import { apiDetail, scaleDetail } from './api-report.js';
 import { measureCeiling } from './ceiling.js';
 import { type CpuShare, startCpuMonitor } from './cpu-monitor.js';
 import { measureLatency } from './latency.js';
 import { describeMachine } from './machine.js';
 import { measureHttpThroughput, measureReconcileThroughput } from './reconcile-throughput.js';
 import { type BenchResults, printTable, writeMarkdown } from './report.js';
+import { measureScale } from './scale-sqlite.js';
 import { measureScheduleBurst } from './schedule-burst.js';
 import { measureScheduleIdle } from './schedule-idle.js';
 import { scheduleSection } from './schedule-report.js';
@@ -15,7 +18,7 @@ import { scheduleSection } from './schedule-report.js';
  * `node dist/bench/run.js latency ceiling`: only the phases named (the docs are
  * rewritten only when all phases ran).
  */
-const PHASES = ['throughput', 'http', 'latency', 'ceiling', 'schedules'] as const;
+const PHASES = ['throughput', 'http', 'latency', 'ceiling', 'schedules', 'api', 'scale'] as const;
 type Phase = (typeof PHASES)[number];
 
 const RESOURCES = 10_000;
@@ -27,6 +30,8 @@ const CONCURRENCY = 8;
 const DUE_SCHEDULES = 10_000;
 const STORED_SCHEDULES = 100_000;
 const IDLE_MS = 20_000;
+/** Issue 18: idle CPU, RSS and read latency with this many resources stored. */
+const SCALE_RESOURCES = 1_000_000;
 
 async function main(): Promise<void> {
   const asked = process.argv.slice(2);
@@ -105,6 +110,17 @@ async function main(): Promise<void> {
     1,
     'schedules-idle',
   );
+  // Against `steward serve` and a bare express app, each in its own process (issue 18's ratios).
+  results.api = await step('api', 'api: autocannon against steward serve and bare express', () =>
+    measureApiRatios(),
+  );
+  // Slow (a million rows cloned, then Steward started on them): once.
+  results.scale = await step(
+    'scale',
+    `scale: ${SCALE_RESOURCES.toLocaleString('en-US')} resources`,
+    () => measureScale(SCALE_RESOURCES),
+    1,
+  );
   results.totalMs = Date.now() - started;
 
   printTable(results);
@@ -116,6 +132,8 @@ async function main(): Promise<void> {
     // A run of some phases leaves docs/benchmarks.md alone: its schedules section, to paste.
     console.log(`\n${scheduleSection(results).join('\n')}`);
   }
+  if (phases.size < PHASES.length)
+    console.log([...apiDetail(results), ...scaleDetail(results)].join('\n'));
 }
 
 main().catch((err: unknown) => {

@@ -1,0 +1,173 @@
+import BetterSqlite3 from 'better-sqlite3';
+
+import { API_PREFIX } from '../src/api/prefix.js';
+import { type RunningServer, startBareExpress, startStewardServe } from './api-processes.js';
+import { cannon, type CannonFigures } from './cannon.js';
+import { noopCreateBody, noopUrn } from './noop-module.js';
+import { sleep } from './stats.js';
+
+/** autocannon's settings for every run of the phase, as issue 18 measured them. */
+const CONNECTIONS = 32;
+const DURATION_S = 8;
+/** The list phase's page, and the steady create rate the worker must keep up with. */
+const PAGE_SIZE = 50;
+const STEADY_CREATES_PER_S = 1000;
+const PROJECT = 'bench';
+
+export interface ConvergeFigures {
+  /** The offered rate (autocannon's overallRate) and what it achieved. */
+  offeredPerS: number;
+  createsPerS: number;
+  failures: number;
+  /** Resources PENDING, sampled every 250 ms while the load ran: the worker keeps up when it stays flat. */
+  maxBacklog: number;
+  backlogAtEnd: number;
+  /** From the end of the load until nothing was PENDING. */
+  drainMs: number;
+  /** Every resource the API accepted reached COMPLETED. */
+  allCompleted: boolean;
+}
+
+export interface StewardApiFigures {
+  post: CannonFigures;
+  get: CannonFigures;
+  list: CannonFigures;
+  steady: ConvergeFigures;
+}
+
+export interface ApiRatioResult {
+  connections: number;
+  durationS: number;
+  bare: { post: CannonFigures; get: CannonFigures; list: CannonFigures };
+  open: StewardApiFigures;
+  tokens: StewardApiFigures;
+}
+
+/**
+ * Issue 18's API phase: autocannon (32 connections, 8 s a run) against `steward serve` with every
+ * default (the worker on), without tokens and with them, and against a bare express app in its own
+ * process in the same run; the ratios are the figures. Then creates at a steady 1,000/s, to see the
+ * worker keep up and every accepted create converge.
+ */
+export async function measureApiRatios(): Promise<ApiRatioResult> {
+  const bare = await measureBare();
+  const open = await measureSteward(false);
+  const tokens = await measureSteward(true);
+  return { connections: CONNECTIONS, durationS: DURATION_S, bare, open, tokens };
+}
+
+async function measureBare(): Promise<ApiRatioResult['bare']> {
+  const server = await startBareExpress();
+  try {
+    let n = 0;
+    const run = (method: 'GET' | 'POST', path: string, body?: () => string) =>
+      cannon({
+        url: `${server.url}${path}`,
+        method,
+        connections: CONNECTIONS,
+        duration: DURATION_S,
+        ...(body && { next: () => ({ body: body() }) }),
+      });
+    await run('GET', '/things/warm-up'); // the JIT warms on the same code paths it is measured on
+    const post = await run('POST', '/things', () => JSON.stringify({ name: `t-${n++}` }));
+    const get = await run('GET', '/things/t-1');
+    const list = await run('GET', '/things');
+    return { post, get, list };
+  } finally {
+    await server.stop();
+  }
+}
+
+async function measureSteward(tokens: boolean): Promise<StewardApiFigures> {
+  const server = await startStewardServe({ tokens });
+  try {
+    const headers = server.authorization ? { authorization: server.authorization } : undefined;
+    let n = 0;
+    const create = (rate?: number) =>
+      cannon({
+        url: `${server.url}${API_PREFIX}/resources`,
+        method: 'POST',
+        headers,
+        connections: CONNECTIONS,
+        duration: DURATION_S,
+        ...(rate !== undefined && { overallRate: rate }),
+        next: () => ({ body: JSON.stringify(noopCreateBody(PROJECT, `a-${n++}`)) }),
+      });
+    await create(); // warm-up, and the resources the reads below read
+    const post = await create();
+    const made = n;
+    let read = 0;
+    const get = await cannon({
+      url: server.url,
+      headers,
+      connections: CONNECTIONS,
+      duration: DURATION_S,
+      next: () => ({
+        path: `${API_PREFIX}/resources/${encodeURIComponent(noopUrn(PROJECT, `a-${read++ % made}`))}`,
+      }),
+    });
+    const list = await cannon({
+      url: `${server.url}${API_PREFIX}/resources?project=${PROJECT}&page_size=${PAGE_SIZE}`,
+      headers,
+      connections: CONNECTIONS,
+      duration: DURATION_S,
+    });
+    const steady = await measureSteady(server, () => create(STEADY_CREATES_PER_S));
+    return { post, get, list, steady };
+  } finally {
+    await server.stop();
+  }
+}
+
+/** Runs `load` while sampling the PENDING count from the database file, then waits for it to drain. */
+async function measureSteady(
+  server: RunningServer,
+  load: () => Promise<CannonFigures>,
+): Promise<ConvergeFigures> {
+  const db = new BetterSqlite3(server.db!, { readonly: true, timeout: 5000 });
+  try {
+    const pending = db.prepare<[], { n: number }>(
+      "select count(*) as n from resources where status = 'PENDING'",
+    );
+    const count = () => pending.get()!.n;
+    // Whatever the earlier runs left is reconciled first, so the backlog seen is this load's.
+    await drain(count);
+    let maxBacklog = 0;
+    let sampling = true;
+    const sampler = (async () => {
+      while (sampling) {
+        maxBacklog = Math.max(maxBacklog, count());
+        await sleep(250);
+      }
+    })();
+    const figures = await load();
+    sampling = false;
+    await sampler;
+    const backlogAtEnd = count();
+    const drainStarted = Date.now();
+    await drain(count);
+    const drainMs = Date.now() - drainStarted;
+    const notCompleted = db
+      .prepare<[], { n: number }>("select count(*) as n from resources where status <> 'COMPLETED'")
+      .get()!.n;
+    return {
+      offeredPerS: STEADY_CREATES_PER_S,
+      createsPerS: figures.requestsPerS,
+      failures: figures.failures,
+      maxBacklog,
+      backlogAtEnd,
+      drainMs,
+      allCompleted: notCompleted === 0,
+    };
+  } finally {
+    db.close();
+  }
+}
+
+async function drain(count: () => number): Promise<void> {
+  const deadline = Date.now() + 300_000;
+  while (count() > 0) {
+    if (Date.now() > deadline) throw new Error('the worker did not drain its backlog in 5 min');
+    await sleep(100);
+  }
+}

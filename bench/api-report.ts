@@ -1,0 +1,157 @@
+import type { StewardApiFigures } from './api-ratio.js';
+import type { CannonFigures } from './cannon.js';
+import { check, ms, perS, type Row } from './format.js';
+import type { BenchResults } from './report.js';
+
+/** Issue 18's targets: a share of the bare express app's rate in the same run. */
+const TARGETS = { post: 0.4, get: 0.7, list: 0.25 } as const;
+
+const ratio = (a: CannonFigures, b: CannonFigures) => a.requestsPerS / b.requestsPerS;
+const pct = (x: number) => `${(x * 100).toFixed(0)} %`;
+
+/** The API phase's headline rows: each rate against the bare app's, with tokens and without. */
+export function apiRows({ api }: BenchResults): Row[] {
+  if (!api) return [];
+  const rows: Row[] = [
+    {
+      figure: `api: bare express POST / GET (${api.connections} connections)`,
+      value: `${perS(api.bare.post.requestsPerS)} / ${perS(api.bare.get.requestsPerS)}`,
+      target: '—',
+      verdict: '—',
+    },
+  ];
+  for (const [mode, figures] of [
+    ['open', api.open],
+    ['tokens', api.tokens],
+  ] as const) {
+    const shares = {
+      post: ratio(figures.post, api.bare.post),
+      get: ratio(figures.get, api.bare.get),
+      list: ratio(figures.list, api.bare.get),
+    };
+    rows.push(
+      {
+        figure: `api (${mode}): POST /resources, worker on, / bare POST`,
+        value: `${perS(figures.post.requestsPerS)} (${pct(shares.post)})`,
+        target: `≥ ${pct(TARGETS.post)}`,
+        verdict: check(shares.post >= TARGETS.post && figures.post.failures === 0),
+      },
+      {
+        figure: `api (${mode}): GET /resources/{urn} / bare GET`,
+        value: `${perS(figures.get.requestsPerS)} (${pct(shares.get)})`,
+        target: `≥ ${pct(TARGETS.get)}`,
+        verdict: check(shares.get >= TARGETS.get && figures.get.failures === 0),
+      },
+      {
+        figure: `api (${mode}): list page of 50 / bare GET`,
+        value: `${perS(figures.list.requestsPerS)} (${pct(shares.list)})`,
+        target: `≥ ${pct(TARGETS.list)}`,
+        verdict: check(shares.list >= TARGETS.list && figures.list.failures === 0),
+      },
+      steadyRow(mode, figures),
+    );
+  }
+  return rows;
+}
+
+function steadyRow(mode: string, { steady }: StewardApiFigures): Row {
+  const keptUp = steady.allCompleted && steady.failures === 0;
+  return {
+    figure: `api (${mode}): creates offered at ${perS(steady.offeredPerS)}, all COMPLETED, backlog`,
+    value: `${perS(steady.createsPerS)}; max ${steady.maxBacklog} PENDING, drained in ${ms(steady.drainMs)}`,
+    target: `${perS(steady.offeredPerS)}, flat`,
+    verdict: check(keptUp && steady.createsPerS >= steady.offeredPerS * 0.95),
+  };
+}
+
+/** What the API phase measures, for docs/benchmarks.md. */
+export function apiDetail({ api }: BenchResults): string[] {
+  if (!api) return [];
+  const line = (name: string, f: CannonFigures) =>
+    `| ${name} | ${perS(f.requestsPerS)} | ${ms(f.p50Ms)} | ${ms(f.p99Ms)} | ${f.failures} |`;
+  return [
+    '',
+    '## API',
+    '',
+    `autocannon from the benchmark process, ${api.connections} connections, ${api.durationS} s a run, against \`steward serve\``,
+    'as `npm start` runs it (every default: the sync worker on, request logs, metrics, audit; output discarded),',
+    'on a fresh SQLite file, with the `noop` kind loaded from a module folder, once without tokens and once with an',
+    'admin token configured (its rate limit turned off: the default, 50/s per token, would measure the limiter).',
+    'In the same run, a bare express 5 app in its own process (`bench/bare-express.ts`: the JSON body parser and',
+    'routes answering a small JSON). POST creates a new resource per request; GET reads resources round robin;',
+    `the list is one page of 50. Then creates offered at ${perS(api.open.steady.offeredPerS)} for ${api.durationS} s`,
+    "(autocannon's `overallRate`) while the PENDING count is sampled from the database file every 250 ms.",
+    '',
+    '| run | requests/s | p50 | p99 | failures |',
+    '| --- | ---: | ---: | ---: | ---: |',
+    line('bare express POST', api.bare.post),
+    line('bare express GET', api.bare.get),
+    line('bare express GET, a list of 50', api.bare.list),
+    ...(['open', 'tokens'] as const).flatMap((mode) => [
+      line(`Steward (${mode}) POST /resources`, api[mode].post),
+      line(`Steward (${mode}) GET /resources/{urn}`, api[mode].get),
+      line(`Steward (${mode}) GET /resources?page_size=50`, api[mode].list),
+      line(`Steward (${mode}) POST at ${api[mode].steady.offeredPerS}/s`, {
+        requestsPerS: api[mode].steady.createsPerS,
+        total: 0,
+        failures: api[mode].steady.failures,
+        p50Ms: Number.NaN,
+        p99Ms: Number.NaN,
+      }).replace(/NaN ms/g, '—'),
+    ]),
+  ];
+}
+
+/** The scale phase's headline rows (issue 18: idle ≤ 1 % of a core, list p99 ≤ 10 ms at 8 connections). */
+export function scaleRows({ scale }: BenchResults): Row[] {
+  if (!scale) return [];
+  const n = scale.resources.toLocaleString('en-US');
+  return [
+    {
+      figure: `scale: ${n} COMPLETED resources, start-up to /readyz`,
+      value: ms(scale.startupMs),
+      target: '—',
+      verdict: '—',
+    },
+    {
+      figure: `scale: idle CPU (worker on), ${scale.idleMs / 1000} s`,
+      value: `${scale.idleCpuPctOfCore.toFixed(2)} % of a core`,
+      target: '≤ 1 %',
+      verdict: check(scale.idleCpuPctOfCore <= 1),
+    },
+    {
+      figure: 'scale: RSS when idle',
+      value: `${scale.rssMiB.toFixed(0)} MiB`,
+      target: '—',
+      verdict: '—',
+    },
+    {
+      figure: `scale: GET /resources/{urn} p50 / p99 (${scale.connections} connections)`,
+      value: `${ms(scale.get.p50Ms)} / ${ms(scale.get.p99Ms)}`,
+      target: '—',
+      verdict: '—',
+    },
+    {
+      figure: `scale: list page of 50 p50 / p99 (${scale.connections} connections)`,
+      value: `${ms(scale.list.p50Ms)} / ${ms(scale.list.p99Ms)}`,
+      target: 'p99 ≤ 10 ms',
+      verdict: check(scale.list.p99Ms <= 10 && scale.list.failures === 0),
+    },
+  ];
+}
+
+/** What the scale phase measures, for docs/benchmarks.md. */
+export function scaleDetail({ scale }: BenchResults): string[] {
+  if (!scale) return [];
+  return [
+    '',
+    '## Scale',
+    '',
+    `${scale.resources.toLocaleString('en-US')} COMPLETED resources in one SQLite file: 1,000 made through the API by \`steward serve\``,
+    `(every default, worker on), the rest cloned from their rows in SQL (${scale.cloneS.toFixed(0)} s), then \`steward serve\``,
+    `started again on that file. Start-up is from the spawn to \`/readyz\` answering; idle CPU is the process's user + system`,
+    `time from \`/proc/<pid>/stat\` over ${scale.idleMs / 1000} s of nothing to do; then autocannon at ${scale.connections} connections,`,
+    `8 s each: GET of resources spread over the file (${perS(scale.get.requestsPerS)}, ${scale.get.failures} failures) and the`,
+    `first page of 50 of the project (${perS(scale.list.requestsPerS)}, ${scale.list.failures} failures).`,
+  ];
+}

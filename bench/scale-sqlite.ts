@@ -1,0 +1,164 @@
+import { readFileSync } from 'node:fs';
+
+import BetterSqlite3 from 'better-sqlite3';
+
+import { API_PREFIX } from '../src/api/prefix.js';
+import { startStewardServe } from './api-processes.js';
+import { cannon, type CannonFigures } from './cannon.js';
+import { noopCreateBody, noopUrn } from './noop-module.js';
+import { sleep } from './stats.js';
+
+const PROJECT = 'bench';
+/** Resources made through the API; each is then cloned in SQL until `total` are stored. */
+const MADE = 1000;
+const IDLE_MS = 20_000;
+const CONNECTIONS = 8;
+const DURATION_S = 8;
+/** Linux's USER_HZ: the unit of utime and stime in /proc/<pid>/stat. */
+const TICKS_PER_S = 100;
+
+export interface ScaleResult {
+  resources: number;
+  /** Inserting the clones in SQL (one transaction per 1,000 made), seconds. */
+  cloneS: number;
+  /** From `steward serve` spawned to /readyz answering, on the full file. */
+  startupMs: number;
+  /** The process's CPU (user + system) over `idleMs` of nothing to do, as a share of one core. */
+  idleCpuPctOfCore: number;
+  idleMs: number;
+  rssMiB: number;
+  get: CannonFigures;
+  list: CannonFigures;
+  connections: number;
+}
+
+/**
+ * Issue 18's scale phase: `total` COMPLETED resources in one SQLite file — 1,000 made through the
+ * API by `steward serve` (every default, worker on), the rest cloned from them in SQL — then
+ * Steward started again on that file: its start-up time, idle CPU, RSS, and GET and list
+ * latency under autocannon at 8 connections.
+ */
+export async function measureScale(total: number): Promise<ScaleResult> {
+  const first = await startStewardServe({ tokens: false });
+  const { dir } = first;
+  let kept = false;
+  try {
+    for (let i = 0; i < MADE; i += 50)
+      await Promise.all(
+        Array.from({ length: 50 }, (_, k) =>
+          fetch(`${first.url}${API_PREFIX}/resources`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify(noopCreateBody(PROJECT, `s-${i + k}`)),
+          }).then((r) => {
+            if (r.status !== 202) throw new Error(`create answered ${r.status}`);
+          }),
+        ),
+      );
+    await waitForNothingPending(first.db!);
+    await first.stop(true);
+    kept = true;
+    const cloneS = cloneResources(first.db!, total);
+
+    const spawned = Date.now();
+    const second = await startStewardServe({ tokens: false, dir });
+    try {
+      const startupMs = Date.now() - spawned;
+      await sleep(2000); // the first look for due work and the start-up pruning run on
+      const before = cpuTicks(second.pid);
+      await sleep(IDLE_MS);
+      const idleCpuPctOfCore =
+        ((cpuTicks(second.pid) - before) / TICKS_PER_S / (IDLE_MS / 1000)) * 100;
+      const rssMiB = rss(second.pid);
+      let read = 0;
+      const get = await cannon({
+        url: second.url,
+        connections: CONNECTIONS,
+        duration: DURATION_S,
+        next: () => ({
+          path: `${API_PREFIX}/resources/${encodeURIComponent(cloneUrn((read += 7919) % total))}`,
+        }),
+      });
+      const list = await cannon({
+        url: `${second.url}${API_PREFIX}/resources?project=${PROJECT}&page_size=50`,
+        connections: CONNECTIONS,
+        duration: DURATION_S,
+      });
+      return {
+        resources: total,
+        cloneS,
+        startupMs,
+        idleCpuPctOfCore,
+        idleMs: IDLE_MS,
+        rssMiB,
+        get,
+        list,
+        connections: CONNECTIONS,
+      };
+    } finally {
+      await second.stop();
+    }
+  } finally {
+    if (!kept) await first.stop();
+  }
+}
+
+/** Resource `n` of the stored ones: the made ones keep their names, clone k of made i is `s-i-k`. */
+function cloneUrn(n: number): string {
+  const made = n % MADE;
+  const copy = Math.floor(n / MADE);
+  return noopUrn(PROJECT, copy === 0 ? `s-${made}` : `s-${made}-${copy}`);
+}
+
+/** Copies every made resource row (all columns as stored) under a new name until `total` are stored. */
+function cloneResources(file: string, total: number): number {
+  const db = new BetterSqlite3(file);
+  try {
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    const columns = (db.pragma('table_info(resources)') as Array<{ name: string }>).map(
+      (c) => c.name,
+    );
+    const select = columns
+      .map((c) => (c === 'urn' ? `urn || '-' || @copy` : c === 'name' ? `name || '-' || @copy` : c))
+      .join(', ');
+    const insert = db.prepare(
+      `insert into resources (${columns.join(', ')}) select ${select} from resources where project = '${PROJECT}' and name not like '%-%-%'`,
+    );
+    const started = Date.now();
+    const copies = Math.ceil(total / MADE);
+    for (let copy = 1; copy < copies; copy += 1)
+      db.transaction(() => insert.run({ copy: String(copy) }))(); // a string: a number binds as REAL ("1.0")
+    db.pragma('wal_checkpoint(TRUNCATE)');
+    return (Date.now() - started) / 1000;
+  } finally {
+    db.close();
+  }
+}
+
+async function waitForNothingPending(file: string): Promise<void> {
+  const db = new BetterSqlite3(file, { readonly: true, timeout: 5000 });
+  try {
+    const pending = db.prepare<[], { n: number }>(
+      "select count(*) as n from resources where status <> 'COMPLETED'",
+    );
+    const deadline = Date.now() + 120_000;
+    while (pending.get()!.n > 0) {
+      if (Date.now() > deadline) throw new Error('the made resources did not complete in 2 min');
+      await sleep(100);
+    }
+  } finally {
+    db.close();
+  }
+}
+
+function cpuTicks(pid: number): number {
+  // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return Number(fields[11]) + Number(fields[12]);
+}
+
+function rss(pid: number): number {
+  const kib = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+  return Number(kib) / 1024;
+}
