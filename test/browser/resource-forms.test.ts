@@ -143,7 +143,10 @@ describeOneDialect('sqlite', 'console: create form', () => {
     await page.getByRole('button', { name: 'Create', exact: true }).click();
     await page.getByRole('heading', { name: 'seed' }).waitFor();
 
-    await page.getByRole('link', { name: 'Resources' }).click();
+    await page
+      .getByRole('navigation', { name: 'Main' })
+      .getByRole('link', { name: 'Resources' })
+      .click();
     const row = page.locator(`tr[data-urn="${urn}"]`);
     await row.getByText('COMPLETED').waitFor();
     await row.getByRole('link', { name: 'seed' }).click();
@@ -153,7 +156,10 @@ describeOneDialect('sqlite', 'console: create form', () => {
     await action.getByRole('button', { name: 'Run resize' }).click();
     await action.waitFor({ state: 'detached' });
 
-    await page.getByRole('link', { name: 'Resources' }).click();
+    await page
+      .getByRole('navigation', { name: 'Main' })
+      .getByRole('link', { name: 'Resources' })
+      .click();
     await row.getByText('COMPLETED').waitFor();
     expect((await readWidget(s, urn)).resource.spec.configs.size).toBe(5);
     await row.getByRole('link', { name: 'seed' }).click();
@@ -161,7 +167,10 @@ describeOneDialect('sqlite', 'console: create form', () => {
     const remove = page.getByRole('dialog', { name: 'Delete seed' });
     await remove.getByRole('list', { name: 'Resources to delete' }).getByText(urn).waitFor();
     await remove.getByRole('button', { name: 'Delete seed' }).click();
-    await page.getByRole('link', { name: 'Resources' }).click();
+    await page
+      .getByRole('navigation', { name: 'Main' })
+      .getByRole('link', { name: 'Resources' })
+      .click();
     await waitFor(
       async () =>
         (await row.count()) === 0 || (await row.getAttribute('class'))?.includes('deleted'),
