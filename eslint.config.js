@@ -54,16 +54,21 @@ export default tseslint.config(
     rules: { 'simple-import-sort/imports': 'error', 'simple-import-sort/exports': 'error' },
   },
   {
-    files: ['**/*.ts'],
+    files: ['**/*.ts', '**/*.tsx'],
     languageOptions: {
       parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
       globals: globals.node,
     },
     plugins: { 'import-x': importX },
     settings: {
-      'import-x/extensions': ['.ts', '.js'],
-      'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] },
-      'import-x/resolver-next': [createTypeScriptImportResolver({ project: './tsconfig.json' })],
+      'import-x/extensions': ['.ts', '.tsx', '.js'],
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts', '.tsx'] },
+      'import-x/resolver-next': [
+        createTypeScriptImportResolver({
+          project: ['./tsconfig.json', './ui/tsconfig.json'],
+          noWarnOnMultipleProjects: true,
+        }),
+      ],
     },
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
@@ -170,5 +175,42 @@ export default tseslint.config(
     ['**/src/**', '!**/src/sdk', '!**/src/sdk/**', '../../*', '!../../src'],
     'modules import the SDK only (their own folder, node builtins and npm packages aside)',
   ),
+  // The console (ui/) runs in a browser and reaches Steward over HTTP only: types from src/ (the
+  // generated API types), never its code but the CLI's pure event-stream parser; no innerHTML, so a caller's data is never parsed as HTML.
+  {
+    files: ['ui/**/*.ts', 'ui/**/*.tsx'],
+    languageOptions: { globals: globals.browser },
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              // The CLI's event-stream parser is pure and shared (ui/src/api/event-stream.ts).
+              regex: '/src/(?!cli/(?:sse|lines)\\.js$)',
+              allowTypeImports: true,
+              message: 'the console reaches Steward over HTTP only (import types, not code)',
+            },
+          ],
+        },
+      ],
+      'no-restricted-properties': [
+        'error',
+        { property: 'innerHTML', message: 'render with JSX: never insert data as HTML' },
+        { property: 'outerHTML', message: 'render with JSX: never insert data as HTML' },
+      ],
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "JSXAttribute[name.name='dangerouslySetInnerHTML']",
+          message: 'render with JSX: never insert data as HTML',
+        },
+        {
+          selector: "JSXAttribute[name.name='style']",
+          message: "the CSP has no 'unsafe-inline': use a class from ui/styles.css",
+        },
+      ],
+    },
+  },
   eslintConfigPrettier,
 );

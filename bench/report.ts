@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 
 import type { ApiRatioResult } from './api-ratio.js';
@@ -216,5 +216,16 @@ export function writeMarkdown(file: string, r: BenchResults): void {
     '',
   );
   mkdirSync(dirname(file), { recursive: true });
-  writeFileSync(file, out.join('\n'));
+  writeFileSync(file, out.join('\n') + handWrittenTail(file));
+}
+
+/**
+ * The sections at the end of the file written by hand from runs outside `npm run bench` (the
+ * console's, which needs a browser: bench/console-scale.ts), from `## Console` on: kept as they are.
+ */
+function handWrittenTail(file: string): string {
+  if (!existsSync(file)) return '';
+  const text = readFileSync(file, 'utf8');
+  const at = text.indexOf('\n## Console\n');
+  return at < 0 ? '' : text.slice(at);
 }

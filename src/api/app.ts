@@ -27,6 +27,7 @@ import { API_PREFIX } from './prefix.js';
 import { type HttpObserver, requestMetrics } from './request-metrics.js';
 import { applyRoutes } from './routes/apply.js';
 import { auditRoutes } from './routes/audit.js';
+import { consoleRoutes } from './routes/console.js';
 import { eventRoutes } from './routes/events.js';
 import { healthRoutes, type Readiness } from './routes/health.js';
 import { logRoutes } from './routes/logs.js';
@@ -37,6 +38,7 @@ import { resourceRoutes } from './routes/resources.js';
 import { scheduleRoutes } from './routes/schedules.js';
 import { secretRoutes } from './routes/secrets.js';
 import { webhookRoutes } from './routes/webhooks.js';
+import { whoamiRoutes } from './routes/whoami.js';
 import type { BodyValidator } from './schemas.js';
 import { securityHeaders } from './security-headers.js';
 
@@ -108,6 +110,8 @@ export function createApp({
   // Probes and the API's own description stay public; /metrics and the API need a token (when tokens are configured).
   app.use(healthRoutes(readiness));
   if (serveApi) app.get('/openapi.json', openApiRoute(document));
+  // The console's static files are public (they hold no data); the API behind them needs the token.
+  if (serveApi) app.use(consoleRoutes());
   app.use('/metrics', access.metricsGuard);
   app.use(metricsRoutes(metrics.endpoint));
   if (serveApi) {
@@ -128,6 +132,7 @@ export function createApp({
       moduleRoutes(registry),
       eventRoutes(events.feed, events.heartbeatMs, logger),
       auditRoutes(audit),
+      whoamiRoutes(),
     );
   }
   app.use(notFoundHandler);

@@ -606,6 +606,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1beta1/whoami': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Who the caller is: the token name, role and projects (or that Steward is open)
+     * @description Without STEWARD_TOKENS_FILE, `{"open": true}`: every caller may do everything. With tokens, the name, role and projects of the token sent (`["*"]` for every project); a `metrics` token is refused as on the rest of the API. The console reads it to show only what the role allows.
+     */
+    get: operations['whoami'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/healthz': {
     parameters: {
       query?: never;
@@ -3232,6 +3252,41 @@ export interface operations {
       404: components['responses']['NotFound'];
       409: components['responses']['Conflict'];
       422: components['responses']['IdempotencyKeyReused'];
+      429: components['responses']['RateLimited'];
+      500: components['responses']['Internal'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  whoami: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the caller */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description the token's name */
+            name?: string;
+            /** @description true when Steward runs without tokens (every caller is an admin) */
+            open: boolean;
+            /** @description the projects granted; `["*"]` for every project */
+            projects?: string[];
+            /** @enum {string} */
+            role?: 'viewer' | 'editor' | 'admin' | 'metrics';
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthenticated'];
+      403: components['responses']['PermissionDenied'];
       429: components['responses']['RateLimited'];
       500: components['responses']['Internal'];
       503: components['responses']['Unavailable'];

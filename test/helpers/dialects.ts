@@ -17,6 +17,13 @@ export type Dialect = 'sqlite' | 'postgres';
  */
 export const DIALECTS: readonly Dialect[] = parseDialects(process.env.STEWARD_TEST_STORE);
 
+/** Every suite of test/browser/ (the console), without listing each one. */
+const BROWSER_SUITES = {
+  dialect: 'sqlite',
+  reason:
+    'the console in a browser over the HTTP API; the store calls behind the API run on both databases in the store suites',
+} as const;
+
 /**
  * Suites, or blocks of a suite (`path › block name`), that open a store on one database only,
  * and why: the one place a suite may skip PostgreSQL. Paths from the repository root.
@@ -168,7 +175,10 @@ export function describeOneDialect(
   body: (dialect: Dialect) => void,
 ): void {
   const suite = relative(process.cwd(), expect.getState().testPath ?? '');
-  const listed = ONE_DIALECT_SUITES[suite] ?? ONE_DIALECT_SUITES[`${suite} › ${name}`];
+  const listed =
+    ONE_DIALECT_SUITES[suite] ??
+    ONE_DIALECT_SUITES[`${suite} › ${name}`] ??
+    (suite.startsWith('test/browser/') ? BROWSER_SUITES : undefined);
   if (listed?.dialect !== dialect) {
     throw new Error(
       `${suite} › ${name} runs on ${dialect} only: list it in ONE_DIALECT_SUITES (test/helpers/dialects.ts) with the reason, or use describeEachDialect`,

@@ -573,6 +573,11 @@ describeEachDialect('access control: tokens, roles and projects', () => {
       success: 200,
       build: () => ({ method: 'GET', url: `${h.url}/openapi.json` }),
     },
+    'GET /api/v1beta1/whoami': {
+      access: 'token',
+      success: 200,
+      build: () => ({ method: 'GET', url: `${h.api}/whoami` }),
+    },
     'GET /api/v1beta1/audit': {
       access: 'admins',
       success: 200,
@@ -697,7 +702,7 @@ describeEachDialect('access control: tokens, roles and projects', () => {
     }
     expect(failures).toEqual([]);
     expect(cells).toBe(documented.length * CALLERS.length * PROJECTS.length);
-    expect(cells).toBe(444);
+    expect(cells).toBe(456);
   });
 
   /**

@@ -108,7 +108,9 @@ describeEachDialect('GET /openapi.json', () => {
     );
     expect(served.length).toBeGreaterThanOrEqual(19);
     const documented = documentedRoutes(doc);
-    expect(served.filter((route) => !documented.includes(route))).toEqual([]);
+    // The console's files at /ui are HTML for a browser, not API (docs/console.md).
+    const api = served.filter((route) => !/^GET \/ui(?:\/|$)/.test(route));
+    expect(api.filter((route) => !documented.includes(route))).toEqual([]);
     expect(documented.filter((route) => !served.includes(route))).toEqual([]);
   });
 

@@ -28,6 +28,7 @@ import {
   withAccessControl,
 } from './security.js';
 import { webhookPaths } from './webhook-paths.js';
+import { whoamiPaths } from './whoami-paths.js';
 
 /** What the routes read of the document (the 405 table); the rest is served as is. */
 export interface OpenApiDocument {
@@ -93,6 +94,7 @@ export function buildOpenApiDocument(
           ...webhookPaths(),
           ...otherPaths(kinds),
           ...auditPaths(),
+          ...whoamiPaths(),
         },
         access,
       ),

@@ -1,0 +1,28 @@
+import { Router } from 'express';
+
+import { callerOf } from '../auth/caller.js';
+import { queryOf } from '../request-parsing.js';
+
+/**
+ * GET /whoami: who the token is, so a client (the console) shows only what the
+ * role allows. Open mode answers `{open: true}` alone: the anonymous caller may do
+ * everything and has no name worth showing. `projects` is `["*"]` for every project.
+ */
+export function whoamiRoutes(): Router {
+  const router = Router();
+  router.get('/whoami', (req, res) => {
+    queryOf(req, []);
+    const caller = callerOf(res);
+    if (!caller.authenticated) {
+      res.json({ open: true });
+      return;
+    }
+    res.json({
+      open: false,
+      name: caller.name,
+      role: caller.role,
+      projects: caller.scope === '*' ? ['*'] : [...caller.scope],
+    });
+  });
+  return router;
+}

@@ -1,0 +1,57 @@
+import createClient, { type Middleware } from 'openapi-fetch';
+
+import type { components, paths } from '../../../src/cli/api-types.js';
+import { currentRoute, navigate } from '../router.js';
+import { clearToken, readToken } from './token-store.js';
+
+/** The API's error JSON (docs/api.md): `{error: {code, message, details}}`. */
+export type ApiError = components['schemas']['Error'];
+
+export const API_PREFIX = '/api/v1beta1';
+
+/** The bearer header of the signed-in token, if any. */
+export function authHeaders(token = readToken()): Record<string, string> {
+  return token ? { Authorization: `Bearer ${token}` } : {};
+}
+
+const auth: Middleware = {
+  onRequest({ request }) {
+    const token = readToken();
+    if (token && !request.headers.has('Authorization'))
+      request.headers.set('Authorization', `Bearer ${token}`);
+    return request;
+  },
+  onResponse({ response }) {
+    if (response.status === 401) signInAgain();
+    return response;
+  },
+};
+
+/**
+ * A 401 means no token, or one no longer valid: forget it and go to sign-in,
+ * remembering the page to come back to.
+ */
+export function signInAgain(): void {
+  clearToken();
+  const { path, query } = currentRoute();
+  if (path === '/sign-in') return;
+  const back = `${path}${query.size ? `?${query.toString()}` : ''}`;
+  navigate('/sign-in', { next: back });
+}
+
+/** The typed client of the public API (types from src/cli/api-types.ts, generated from /openapi.json). */
+export const api = createClient<paths>({ baseUrl: location.origin });
+api.use(auth);
+
+/** An error answer as the API's error JSON; a network failure or a non-JSON body as one too. */
+export function asApiError(error: unknown, response?: Response): ApiError {
+  if (error && typeof error === 'object' && 'error' in error) return error as ApiError;
+  return {
+    error: {
+      code: 'unavailable',
+      message: response
+        ? `Steward answered ${response.status} ${response.statusText}`
+        : `Steward could not be reached: ${error instanceof Error ? error.message : String(error)}`,
+    },
+  };
+}

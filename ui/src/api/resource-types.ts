@@ -1,0 +1,19 @@
+import type { components } from '../../../src/cli/api-types.js';
+
+/** The resource document of the API (docs/api.md#resource). */
+export type Resource = components['schemas']['Resource'];
+export type Operation = components['schemas']['Operation'];
+
+/** The steps a module says are left (`state.data.pending`, the SDK's stepwise modules), when it says. */
+export function pendingSteps(resource: Resource): string[] {
+  const data = resource.state.data as { pending?: unknown } | null;
+  return Array.isArray(data?.pending)
+    ? data.pending.filter((step): step is string => typeof step === 'string')
+    : [];
+}
+
+/** Drift found by the last refresh or re-sync: differing fields, or a backend object gone. */
+export function isDrifted(resource: Resource): boolean {
+  const drift = resource.state.drift;
+  return drift !== null && (!drift.exists || Object.keys(drift.fields).length > 0);
+}
