@@ -1,6 +1,7 @@
 import { isDrifted, pendingSteps, type Resource } from '../api/resource-types.js';
 import { ago, resourceHref, when } from '../format.js';
 import { StatusBadge } from './status-badge.js';
+import { TableScroll } from './table-scroll.js';
 
 /** The resources of one page: each row links to the resource's page. */
 export function ResourceTable({
@@ -12,7 +13,7 @@ export function ResourceTable({
 }) {
   return (
     // Scrolls sideways on a phone rather than squeezing the columns.
-    <div class="table-wrap">
+    <TableScroll label="Resources">
       <table class="resources">
         <caption class="visually-hidden">Resources</caption>
         <thead>
@@ -32,7 +33,7 @@ export function ResourceTable({
           ))}
         </tbody>
       </table>
-    </div>
+    </TableScroll>
   );
 }
 

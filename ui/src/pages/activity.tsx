@@ -3,6 +3,7 @@ import type { Operation } from '../api/resource-types.js';
 import { useLiveActivity } from '../api/use-live-activity.js';
 import { ErrorBanner } from '../components/error-banner.js';
 import { LiveIndicator } from '../components/live-indicator.js';
+import { TableScroll } from '../components/table-scroll.js';
 import { ago, resourceHref, when } from '../format.js';
 import type { PageProps } from './page-props.js';
 
@@ -65,7 +66,7 @@ function EventItem({ event }: { event: StewardEvent }) {
 
 function OperationTable({ operations }: { operations: readonly Operation[] }) {
   return (
-    <div class="table-wrap">
+    <TableScroll label="Operations, newest first">
       <table>
         <caption class="visually-hidden">Operations, newest first</caption>
         <thead>
@@ -100,7 +101,7 @@ function OperationTable({ operations }: { operations: readonly Operation[] }) {
           ))}
         </tbody>
       </table>
-    </div>
+    </TableScroll>
   );
 }
 

@@ -2,6 +2,7 @@ import { api } from '../../api/client.js';
 import type { Operation } from '../../api/resource-types.js';
 import { useLoaded } from '../../api/use-loaded.js';
 import { ErrorBanner } from '../../components/error-banner.js';
+import { TableScroll } from '../../components/table-scroll.js';
 import { ago, when } from '../../format.js';
 
 const OPERATIONS_READ = 50;
@@ -26,7 +27,7 @@ export function OperationsSection({ urn, changes }: { urn: string; changes: numb
       ) : operations.length === 0 ? (
         <p>No operations.</p>
       ) : (
-        <div class="table-wrap">
+        <TableScroll label="Operations of this resource, newest first">
           <table>
             <caption class="visually-hidden">Operations of this resource, newest first</caption>
             <thead>
@@ -47,7 +48,7 @@ export function OperationsSection({ urn, changes }: { urn: string; changes: numb
               ))}
             </tbody>
           </table>
-        </div>
+        </TableScroll>
       )}
     </section>
   );

@@ -1,5 +1,6 @@
 import type { components } from '../../../../src/cli/api-types.js';
 import { diffLeaves, showValue } from '../../api/json-diff.js';
+import { TableScroll } from '../../components/table-scroll.js';
 
 export type Revision = components['schemas']['Revision'];
 
@@ -18,7 +19,7 @@ export function RevisionDiff({ from, to }: { from: Revision; to: Revision }) {
   const title = `Changes from version ${from.version} to version ${to.version}`;
   if (changes.length === 0) return <p>No differences between these two revisions.</p>;
   return (
-    <div class="table-wrap">
+    <TableScroll label={title}>
       <table class="diff">
         <caption>{title}</caption>
         <thead>
@@ -46,6 +47,6 @@ export function RevisionDiff({ from, to }: { from: Revision; to: Revision }) {
           ))}
         </tbody>
       </table>
-    </div>
+    </TableScroll>
   );
 }

@@ -3,6 +3,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api } from '../../api/client.js';
 import { useLoaded } from '../../api/use-loaded.js';
 import { ErrorBanner } from '../../components/error-banner.js';
+import { TableScroll } from '../../components/table-scroll.js';
 import { ago, when } from '../../format.js';
 import { type Revision, RevisionDiff } from './revision-diff.js';
 
@@ -40,7 +41,7 @@ export function RevisionsSection({ urn, changes }: { urn: string; changes: numbe
 
 function RevisionTable({ revisions }: { revisions: readonly Revision[] }) {
   return (
-    <div class="table-wrap">
+    <TableScroll label="Revisions, newest first">
       <table>
         <caption class="visually-hidden">Revisions, newest first</caption>
         <thead>
@@ -74,7 +75,7 @@ function RevisionTable({ revisions }: { revisions: readonly Revision[] }) {
           ))}
         </tbody>
       </table>
-    </div>
+    </TableScroll>
   );
 }
 

@@ -1,6 +1,7 @@
 import { api } from '../../api/client.js';
 import { useLoaded } from '../../api/use-loaded.js';
 import { ErrorBanner } from '../../components/error-banner.js';
+import { TableScroll } from '../../components/table-scroll.js';
 import { when } from '../../format.js';
 
 /** The resource's schedules (making one is a form of the actions component). */
@@ -25,7 +26,7 @@ export function SchedulesSection({ urn, changes }: { urn: string; changes: numbe
       ) : schedules.length === 0 ? (
         <p>No schedules.</p>
       ) : (
-        <div class="table-wrap">
+        <TableScroll label="Schedules of this resource">
           <table>
             <caption class="visually-hidden">Schedules of this resource</caption>
             <thead>
@@ -60,7 +61,7 @@ export function SchedulesSection({ urn, changes }: { urn: string; changes: numbe
               ))}
             </tbody>
           </table>
-        </div>
+        </TableScroll>
       )}
     </section>
   );
