@@ -52,11 +52,11 @@ describeOneDialect('sqlite', 'console: on a phone', () => {
   const fitsTheWidth = (page: Page) =>
     page.evaluate(() => {
       // The page's globals, typed here: the tests' tsconfig has no DOM library.
-      const page = globalThis as unknown as {
+      const view = globalThis as unknown as {
         document: { documentElement: { scrollWidth: number } };
         innerWidth: number;
       };
-      return page.document.documentElement.scrollWidth <= page.innerWidth;
+      return view.document.documentElement.scrollWidth <= view.innerWidth;
     });
 
   it.each([
