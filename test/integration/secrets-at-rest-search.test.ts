@@ -349,6 +349,9 @@ describeEachDialect(
           const path = `/webhooks/${hook.id}/deliveries/${delivery.id}/redeliver`;
           expect((await record('redeliver', 'POST', path)).status).toBe(201);
         },
+        [`GET ${p}/whoami`]: async () => {
+          expect((await record('whoami', 'GET', '/whoami')).status).toBe(200);
+        },
         [`GET ${p}/audit`]: async () => {
           expect((await record('audit', 'GET', '/audit?page_size=500')).status).toBe(200);
         },
