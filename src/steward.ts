@@ -175,6 +175,7 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
       graceMs: config.scheduleGraceMs,
     },
     authorize: access.makerMayChange,
+    batch: { store: sealed, prepared: commands.prepared },
   });
   const webhooks = createWebhooks({
     store,

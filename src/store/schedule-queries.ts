@@ -137,6 +137,13 @@ export async function recordScheduleRun(
   trx: Kysely<Database>,
   run: ScheduleRun,
 ): Promise<boolean> {
+  if (!(await updateScheduleRun(trx, run))) return false;
+  await driver.appendEvents(trx, run.events, run.nowIso);
+  return true;
+}
+
+/** A run's fenced update of its schedule row, without its events: false when the lease was taken over. */
+export async function updateScheduleRun(trx: Kysely<Database>, run: ScheduleRun): Promise<boolean> {
   const result = await trx
     .updateTable('schedules')
     .set({
@@ -151,9 +158,7 @@ export async function recordScheduleRun(
     .where('id', '=', run.id)
     .where('lease_token', '=', run.leaseToken)
     .executeTakeFirst();
-  if (Number(result.numUpdatedRows) !== 1) return false;
-  await driver.appendEvents(trx, run.events, run.nowIso);
-  return true;
+  return Number(result.numUpdatedRows) === 1;
 }
 
 /** No lease holds the schedule at `nowMs` (none taken, or one that lapsed): what a claim may take. */
