@@ -1,13 +1,14 @@
 import { type Kysely, sql } from 'kysely';
 
 import type { EventInput } from '../core/model.js';
-import type { AcceptedChange, BatchOutcome } from '../core/ports.js';
+import type { AcceptedChange, BatchOutcome, ScheduleRun } from '../core/ports.js';
 import { isBatchable } from '../core/requests/batchable-change.js';
 import { guarded, LeaseLostRollback, updatableColumns } from './accept-writes.js';
 import type { StoreDriver } from './driver.js';
 import { urnOrder } from './lease-fence.js';
 import { operationToRow, resourceToRow } from './rows.js';
-import { updateScheduleRun } from './schedule-queries.js';
+import { runEachCompiledOnce } from './compiled-once.js';
+import { scheduleRunUpdate } from './schedule-queries.js';
 import type { Database } from './schema.js';
 
 /** Rows in one multi-row insert: far below SQLite's 32,766 and PostgreSQL's 65,535 bound parameters. */
@@ -30,9 +31,19 @@ export function createAcceptBatch(driver: StoreDriver) {
       return await driver.writeTransaction(async (trx) => {
         const outcomes: Array<'committed' | 'conflict'> = changes.map(() => 'conflict');
         // Rows locked in URN order, as every statement that locks several resources does (lease-fence.ts).
-        for (const index of urnOrder(changes.map((change) => change.resource))) {
-          const change = changes[index]!;
-          if (await compareAndSet(trx, change)) outcomes[index] = 'committed';
+        const ordered = urnOrder(changes.map((change) => change.resource));
+        // A statement's shape depends on whether it writes a null claim key: each shape compiled once.
+        for (const nullKey of [false, true]) {
+          const indexes = ordered.filter((i) => (changes[i]!.claimKey === null) === nullKey);
+          const changed = await runEachCompiledOnce(
+            trx,
+            indexes.map((i) => changes[i]!),
+            (change) => compareAndSet(trx, change),
+            compareAndSetValues,
+          );
+          indexes.forEach((i, at) => {
+            if (changed[at] === 1) outcomes[i] = 'committed';
+          });
         }
         const won = changes.filter((_, index) => outcomes[index] === 'committed');
         if (won.length === 0) return outcomes;
@@ -44,8 +55,14 @@ export function createAcceptBatch(driver: StoreDriver) {
             )
             .execute();
         const runs = won.map((change) => change.scheduleRun!);
-        for (const run of [...runs].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)))
-          if (!(await updateScheduleRun(trx, run))) throw new LeaseLostRollback();
+        runs.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+        const recorded = await runEachCompiledOnce(
+          trx,
+          runs,
+          (run) => scheduleRunUpdate(trx, run),
+          scheduleRunValues,
+        );
+        if (recorded.some((count) => count !== 1)) throw new LeaseLostRollback();
         await driver.notifyWork(trx);
         const events: EventInput[] = [];
         const stamps: string[] = [];
@@ -72,16 +89,46 @@ export function createAcceptBatch(driver: StoreDriver) {
 }
 
 /** `commitAccepted`'s compare-and-set of an existing row, for a change that keeps footprint and claim key. */
-async function compareAndSet(trx: Kysely<Database>, change: AcceptedChange): Promise<boolean> {
+function compareAndSet(trx: Kysely<Database>, change: AcceptedChange) {
   const row = resourceToRow(change.resource, change.nextSyncAtMs);
   // A worker may still hold the lease: the row becomes due when that lease ends (as commitAccepted).
   const due = sql<number>`case when lease_expires_at > ${row.next_sync_at} then lease_expires_at else ${row.next_sync_at} end`;
   // A null claim key is written as commitAccepted writes it; batchable changes carry no other.
   const moved = change.claimKey === null ? { claim_key: null } : {};
-  const result = await guarded(
+  return guarded(
     trx.updateTable('resources').set({ ...updatableColumns(row), ...moved, next_sync_at: due }),
     row.urn,
     change.expected!,
-  ).executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
+  );
+}
+
+/** compareAndSet's values in the order kysely binds them (runEachCompiledOnce checks it). */
+function compareAndSetValues(change: AcceptedChange): unknown[] {
+  const row = resourceToRow(change.resource, change.nextSyncAtMs);
+  const { version, status, operationId } = change.expected!;
+  return [
+    ...Object.values(updatableColumns(row)),
+    ...(change.claimKey === null ? [null] : []),
+    row.next_sync_at,
+    row.next_sync_at,
+    row.urn,
+    version,
+    status,
+    operationId,
+  ];
+}
+
+/** scheduleRunUpdate's values in the order kysely binds them. */
+function scheduleRunValues(run: ScheduleRun): unknown[] {
+  return [
+    run.nowIso,
+    run.operationId,
+    run.outcome,
+    run.error,
+    run.nextRunAtMs,
+    null,
+    null,
+    run.id,
+    run.leaseToken,
+  ];
 }

@@ -144,7 +144,13 @@ export async function recordScheduleRun(
 
 /** A run's fenced update of its schedule row, without its events: false when the lease was taken over. */
 export async function updateScheduleRun(trx: Kysely<Database>, run: ScheduleRun): Promise<boolean> {
-  const result = await trx
+  const result = await scheduleRunUpdate(trx, run).executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** The statement of updateScheduleRun. */
+export function scheduleRunUpdate(trx: Kysely<Database>, run: ScheduleRun) {
+  return trx
     .updateTable('schedules')
     .set({
       last_run_at: run.nowIso,
@@ -156,9 +162,7 @@ export async function updateScheduleRun(trx: Kysely<Database>, run: ScheduleRun)
       lease_expires_at: null,
     })
     .where('id', '=', run.id)
-    .where('lease_token', '=', run.leaseToken)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
+    .where('lease_token', '=', run.leaseToken);
 }
 
 /** No lease holds the schedule at `nowMs` (none taken, or one that lapsed): what a claim may take. */
