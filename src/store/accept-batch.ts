@@ -4,10 +4,10 @@ import type { EventInput } from '../core/model.js';
 import type { AcceptedChange, BatchOutcome, ScheduleRun } from '../core/ports.js';
 import { isBatchable } from '../core/requests/batchable-change.js';
 import { guarded, LeaseLostRollback, updatableColumns } from './accept-writes.js';
+import { runEachCompiledOnce } from './compiled-once.js';
 import type { StoreDriver } from './driver.js';
 import { urnOrder } from './lease-fence.js';
 import { operationToRow, resourceToRow } from './rows.js';
-import { runEachCompiledOnce } from './compiled-once.js';
 import { scheduleRunUpdate } from './schedule-queries.js';
 import type { Database } from './schema.js';
 

@@ -206,7 +206,11 @@ function isUniqueViolation(err: unknown, index: string, column: RegExp): boolean
 export type ResourceUpdate = UpdateQueryBuilder<Database, 'resources', 'resources', UpdateResult>;
 
 /** The compare-and-set: the row must still be as core read it. */
-export function guarded(query: ResourceUpdate, urn: string, expected: ExpectedState): ResourceUpdate {
+export function guarded(
+  query: ResourceUpdate,
+  urn: string,
+  expected: ExpectedState,
+): ResourceUpdate {
   return query
     .where('urn', '=', urn)
     .where('version', '=', expected.version)
