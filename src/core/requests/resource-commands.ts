@@ -266,14 +266,7 @@ export function createResourceCommands({
       refuseObserveModeAction(current, action);
       const validParams = validatedParams(module, action, params);
       const resolved = await resolveForPlan(module, current.project, current.spec.dependencies);
-      const now = clock();
-      const desired = pendingFor(
-        current,
-        action,
-        newOperationId(now.getTime()),
-        options.actor,
-        now,
-      );
+      const { now, desired } = pendingNow(current, action, options);
       return planned(module, current, desired, action, validParams, resolved, now, options);
     };
   }
@@ -324,14 +317,7 @@ export function createResourceCommands({
         action === 'orphan'
           ? {}
           : await resolveForPlan(module, current.project, current.spec.dependencies, true);
-      const now = clock();
-      const desired = pendingFor(
-        current,
-        action,
-        newOperationId(now.getTime()),
-        options.actor,
-        now,
-      );
+      const { now, desired } = pendingNow(current, action, options);
       return planned(module, current, desired, action, {}, resolved, now, options);
     };
   }
@@ -430,6 +416,13 @@ export function createResourceCommands({
         },
       };
     };
+  }
+
+  /** `current` made PENDING for `action` now, under a new operation id. */
+  function pendingNow(current: Resource, action: string, options: RequestOptions) {
+    const now = clock();
+    const id = newOperationId(now.getTime());
+    return { now, desired: pendingFor(current, action, id, options.actor, now) };
   }
 
   async function planned(
