@@ -50,7 +50,14 @@ describeOneDialect('sqlite', 'console: on a phone', () => {
 
   /** Nothing on the page is wider than the viewport: the document does not scroll sideways. */
   const fitsTheWidth = (page: Page) =>
-    page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
+    page.evaluate(() => {
+      // The page's globals, typed here: the tests' tsconfig has no DOM library.
+      const view = globalThis as unknown as {
+        document: { documentElement: { scrollWidth: number } };
+        innerWidth: number;
+      };
+      return view.document.documentElement.scrollWidth <= view.innerWidth;
+    });
 
   it.each([
     ['resources', '#/resources', 'Resources'],
