@@ -163,6 +163,8 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
     },
   });
   const workerId = overrides.workerId ?? newWorkerId();
+  // The scheduler's batched firing reads and commits through the sealing store, as the commands do.
+  const batchFiring = { store: sealed, prepared: commands.prepared };
   const scheduler = createScheduler({
     store,
     commands,
@@ -175,6 +177,7 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
       graceMs: config.scheduleGraceMs,
     },
     authorize: access.makerMayChange,
+    batch: batchFiring,
   });
   const webhooks = createWebhooks({
     store,
@@ -247,6 +250,8 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
     engine,
     schedules,
     scheduler,
+    /** What the scheduler fires a batch with (core/schedules/firing-batch.ts). */
+    batchFiring,
     /** The webhook delivery loop (docs/webhooks.md), started with the worker. */
     webhookDelivery: webhooks.loop,
     events,

@@ -76,6 +76,17 @@ export interface AcceptWrites {
    * A committed change makes work due: the store signals it (StoreSignals).
    */
   commitAccepted(change: AcceptedChange): Promise<AcceptOutcome>;
+  /**
+   * Writes schedule firings' changes of different resources in ONE transaction (the scheduler's
+   * batched firing, docs/design.md §10): each change a plain action on a stored resource (no
+   * revision, quota, claim key, superseded operation, reindex, idempotency or removal) carrying
+   * its `scheduleRun`. Each resource's compare-and-set as `commitAccepted`'s: a change whose row
+   * moved since it was read is left out ('conflict': nothing of it written, its run neither);
+   * the others' operations in one insert, every event (each change's, then its run's) in one
+   * append, each run fenced by its lease token. A run whose lease was taken over rolls the whole
+   * batch back: 'lease_lost', nothing written. Else one outcome per change, in the order given.
+   */
+  commitAcceptedBatch(changes: readonly AcceptedChange[]): Promise<BatchOutcome>;
   /** Cancels an operation and puts its resource in ERROR, in one transaction. */
   commitCancel(cancel: CancelChange): Promise<CommitOutcome>;
   /**
@@ -237,6 +248,9 @@ export type CommitOutcome = 'committed' | 'conflict';
  * `claimHeldBy`: the change's claim key is held by another resource; a `QuotaRefusal`: the
  * change would take a quota past its max. Either way nothing was written.
  */
+/** `commitAcceptedBatch`'s answer: each change's, in order, or the whole batch's lost lease. */
+export type BatchOutcome = ReadonlyArray<'committed' | 'conflict'> | 'lease_lost';
+
 export type AcceptOutcome =
   | CommitOutcome
   | { claimHeldBy: ClaimHolder }

@@ -203,10 +203,14 @@ function isUniqueViolation(err: unknown, index: string, column: RegExp): boolean
   );
 }
 
-type ResourceUpdate = UpdateQueryBuilder<Database, 'resources', 'resources', UpdateResult>;
+export type ResourceUpdate = UpdateQueryBuilder<Database, 'resources', 'resources', UpdateResult>;
 
 /** The compare-and-set: the row must still be as core read it. */
-function guarded(query: ResourceUpdate, urn: string, expected: ExpectedState): ResourceUpdate {
+export function guarded(
+  query: ResourceUpdate,
+  urn: string,
+  expected: ExpectedState,
+): ResourceUpdate {
   return query
     .where('urn', '=', urn)
     .where('version', '=', expected.version)
@@ -280,7 +284,7 @@ function firstLeaseToken(resource: Resource): number {
  * the other, and neither moves the version an accept compares, so a request planned before them
  * must not write back what it read.
  */
-function updatableColumns(row: ReturnType<typeof resourceToRow>) {
+export function updatableColumns(row: ReturnType<typeof resourceToRow>) {
   const {
     paused: _paused,
     drift: _drift,
@@ -297,7 +301,7 @@ function updatableColumns(row: ReturnType<typeof resourceToRow>) {
 }
 
 /** Internal: a schedule run's lease was taken over; the whole accept transaction rolls back. */
-class LeaseLostRollback extends Error {}
+export class LeaseLostRollback extends Error {}
 
 /** Internal: another request with the same idempotency key committed first; the whole accept transaction rolls back. */
 class KeyTakenRollback extends Error {}

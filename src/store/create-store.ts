@@ -1,4 +1,5 @@
 import type { Store, StoreSignals } from '../core/ports.js';
+import { createAcceptBatch } from './accept-batch.js';
 import { createAcceptWrites } from './accept-writes.js';
 import { createAuditQueries } from './audit-queries.js';
 import type { StoreDriver } from './driver.js';
@@ -78,6 +79,7 @@ export function storeOver(driver: StoreDriver): Store {
       return result;
     };
   const accept = createAcceptWrites(driver);
+  const batch = createAcceptBatch(driver);
   const sync = createSyncWrites(driver);
   const pause = createPauseWrites(driver);
   const schedules = createScheduleQueries(driver);
@@ -98,6 +100,11 @@ export function storeOver(driver: StoreDriver): Store {
     }),
     commitAccepted: announcing(accept.commitAccepted, (outcome) => {
       if (outcome !== 'committed') return;
+      signals.eventsCommitted();
+      signals.workDue();
+    }),
+    commitAcceptedBatch: announcing(batch.commitAcceptedBatch, (outcomes) => {
+      if (outcomes === 'lease_lost' || !outcomes.includes('committed')) return;
       signals.eventsCommitted();
       signals.workDue();
     }),

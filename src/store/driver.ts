@@ -2,6 +2,7 @@ import type { ColumnDefinitionBuilder, Kysely, RawBuilder } from 'kysely';
 
 import type { EventInput } from '../core/model.js';
 import type { ClaimBatch, ClaimRequest, SyncWriteBack } from '../core/ports.js';
+import type { EventStamps } from './events.js';
 import type { Database } from './schema.js';
 
 /**
@@ -23,12 +24,13 @@ export interface StoreDriver {
    * Appends events in the caller's transaction, in order, in one statement. Ids MUST become
    * visible in id order (a watcher resumes "after id N"): SQLite has one writer at a time, so
    * its ids commit in order; PostgreSQL takes an advisory lock (postgres/postgres-events.ts).
-   * Callers do this last, just before commit (after any NOTIFY).
+   * Callers do this last, just before commit (after any NOTIFY). `createdAt`: one stamp for
+   * every event, or each event's (a batch of firings: each operation's, each run's).
    */
   appendEvents(
     trx: Kysely<Database>,
     events: readonly EventInput[],
-    createdAt: string,
+    createdAt: EventStamps,
   ): Promise<void>;
   /**
    * `query` locking the rows it reads until commit (PostgreSQL FOR UPDATE). SQLite returns it

@@ -137,7 +137,20 @@ export async function recordScheduleRun(
   trx: Kysely<Database>,
   run: ScheduleRun,
 ): Promise<boolean> {
-  const result = await trx
+  if (!(await updateScheduleRun(trx, run))) return false;
+  await driver.appendEvents(trx, run.events, run.nowIso);
+  return true;
+}
+
+/** A run's fenced update of its schedule row, without its events: false when the lease was taken over. */
+export async function updateScheduleRun(trx: Kysely<Database>, run: ScheduleRun): Promise<boolean> {
+  const result = await scheduleRunUpdate(trx, run).executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** The statement of updateScheduleRun. */
+export function scheduleRunUpdate(trx: Kysely<Database>, run: ScheduleRun) {
+  return trx
     .updateTable('schedules')
     .set({
       last_run_at: run.nowIso,
@@ -149,11 +162,7 @@ export async function recordScheduleRun(
       lease_expires_at: null,
     })
     .where('id', '=', run.id)
-    .where('lease_token', '=', run.leaseToken)
-    .executeTakeFirst();
-  if (Number(result.numUpdatedRows) !== 1) return false;
-  await driver.appendEvents(trx, run.events, run.nowIso);
-  return true;
+    .where('lease_token', '=', run.leaseToken);
 }
 
 /** No lease holds the schedule at `nowMs` (none taken, or one that lapsed): what a claim may take. */

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 
 import type { EventInput, EventRecord } from '../core/model.js';
+import { type EventStamps, stampOf } from './events.js';
 import type { Database } from './schema.js';
 import { rowToWebhook, webhookMatches } from './webhook-rows.js';
 
@@ -16,15 +17,16 @@ export async function enqueueWebhookDeliveries(
   trx: Kysely<Database>,
   events: readonly EventInput[],
   ids: readonly number[],
-  createdAt: string,
+  createdAt: EventStamps,
 ): Promise<void> {
   const rows = await trx.selectFrom('webhooks').selectAll().where('enabled', '=', 1).execute();
   if (rows.length === 0) return;
   const webhooks = rows.map(rowToWebhook);
-  const nowMs = Date.parse(createdAt);
   const deliveries = [];
   for (const [index, event] of events.entries()) {
-    const record: EventRecord = { id: ids[index]!, ...event, created_at: createdAt };
+    const stamp = stampOf(createdAt, index);
+    const nowMs = Date.parse(stamp);
+    const record: EventRecord = { id: ids[index]!, ...event, created_at: stamp };
     const body = JSON.stringify(eventDocument(record));
     for (const webhook of webhooks) {
       if (!webhookMatches(webhook, record)) continue;
@@ -38,7 +40,7 @@ export async function enqueueWebhookDeliveries(
         state: 'pending',
         attempts: 0,
         next_attempt_at: nowMs,
-        created_at: createdAt,
+        created_at: stamp,
       });
     }
   }

@@ -149,6 +149,18 @@ export function withRequestLimits(commands: ResourceCommands, limits: Limits): R
       assertWithinLimits(paramsProblems(params, limits), `action ${action}`);
       return commands.execute(urn, action, params, options);
     },
+    // A scheduler's batched firing plans through these: the same limits as the requests above.
+    prepared: {
+      ...commands.prepared,
+      async update(current, request, options) {
+        assertWithinLimits(labelProblems(request.labels, limits), 'the update');
+        return commands.prepared.update(current, request, options);
+      },
+      async execute(current, action, params, options) {
+        assertWithinLimits(paramsProblems(params, limits), `action ${action}`);
+        return commands.prepared.execute(current, action, params, options);
+      },
+    },
   };
 }
 

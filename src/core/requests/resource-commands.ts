@@ -211,7 +211,11 @@ export function createResourceCommands({
 
   /** PATCH: each part given replaces the stored one. */
   function update(urn: string, request: UpdateRequest, options: RequestOptions): Promise<Accepted> {
-    return withRetries(urn, 'update', options, async (current, module) => {
+    return withRetries(urn, 'update', options, planUpdate(request, options));
+  }
+
+  function planUpdate(request: UpdateRequest, options: RequestOptions): Attempt {
+    return async (current, module) => {
       const configs =
         request.configs === undefined
           ? current.spec.configs
@@ -242,7 +246,7 @@ export function createResourceCommands({
         spec: { configs, dependencies, policy },
       };
       return planned(module, current, desired, 'update', {}, resolved, now, options);
-    });
+    };
   }
 
   /** A module action (`POST .../execute` or `.../actions/{action}`). */
@@ -253,25 +257,18 @@ export function createResourceCommands({
     options: RequestOptions,
   ): Promise<Accepted> {
     if (action === 'delete') return remove(urn, options);
-    if (action === 'create' || action === 'update') {
-      throw new InvalidRequestError(
-        `action "${action}" is not executed: use ${action === 'create' ? 'POST /resources' : 'PATCH /resources/{urn}'}`,
-      );
-    }
-    return withRetries(urn, 'action', options, async (current, module) => {
+    refuseNotExecuted(action);
+    return withRetries(urn, 'action', options, planExecute(action, params, options));
+  }
+
+  function planExecute(action: string, params: unknown, options: RequestOptions): Attempt {
+    return async (current, module) => {
       refuseObserveModeAction(current, action);
       const validParams = validatedParams(module, action, params);
       const resolved = await resolveForPlan(module, current.project, current.spec.dependencies);
-      const now = clock();
-      const desired = pendingFor(
-        current,
-        action,
-        newOperationId(now.getTime()),
-        options.actor,
-        now,
-      );
+      const { now, desired } = pendingNow(current, action, options);
       return planned(module, current, desired, action, validParams, resolved, now, options);
-    });
+    };
   }
 
   /**
@@ -287,42 +284,42 @@ export function createResourceCommands({
       urn,
       removal.orphan ? 'orphan' : 'delete',
       options,
-      async (current, module) => {
-        const action = removalAction(current, removal);
-        if (current.state.status === 'PENDING' && current.state.action === action) {
-          const running = await store.findOperation(current.state.operation_id);
-          if (running)
-            return {
+      planRemove(options, removal),
+    );
+  }
+
+  function planRemove(options: RequestOptions, removal: RemovalOptions = {}): Attempt {
+    return async (current, module) => {
+      const urn = current.urn;
+      const action = removalAction(current, removal);
+      if (current.state.status === 'PENDING' && current.state.action === action) {
+        const running = await store.findOperation(current.state.operation_id);
+        if (running)
+          return {
+            answer: {
               resource: resourceView(current, registry),
               operation: operationView(running, registry),
               dryRun: Boolean(options.dryRun),
-            };
-        }
-        const dependents = (await store.findDependents(urn)).filter(
-          (dependent) => !removal.cascadeWith?.has(dependent),
+            },
+          };
+      }
+      const dependents = (await store.findDependents(urn)).filter(
+        (dependent) => !removal.cascadeWith?.has(dependent),
+      );
+      if (dependents.length) {
+        throw new InvalidStateError(
+          `cannot delete ${urn}: ${dependents.join(', ')} depend${dependents.length === 1 ? 's' : ''} on it`,
+          { dependents },
         );
-        if (dependents.length) {
-          throw new InvalidStateError(
-            `cannot delete ${urn}: ${dependents.join(', ')} depend${dependents.length === 1 ? 's' : ''} on it`,
-            { dependents },
-          );
-        }
-        // An orphan plans nothing: the module is never asked about it.
-        const resolved =
-          action === 'orphan'
-            ? {}
-            : await resolveForPlan(module, current.project, current.spec.dependencies, true);
-        const now = clock();
-        const desired = pendingFor(
-          current,
-          action,
-          newOperationId(now.getTime()),
-          options.actor,
-          now,
-        );
-        return planned(module, current, desired, action, {}, resolved, now, options);
-      },
-    );
+      }
+      // An orphan plans nothing: the module is never asked about it.
+      const resolved =
+        action === 'orphan'
+          ? {}
+          : await resolveForPlan(module, current.project, current.spec.dependencies, true);
+      const { now, desired } = pendingNow(current, action, options);
+      return planned(module, current, desired, action, {}, resolved, now, options);
+    };
   }
 
   /** `DELETE ?cascade=true`: every dependent first, leaves first, then `urn` (cascade.ts). */
@@ -369,13 +366,17 @@ export function createResourceCommands({
         eventFor(resource, 'operation.created', id, { action: 'refresh' }),
       ];
       const change = { resource, expected: expectedOf(current), current, operation, events };
-      return commit({ ...change, nextSyncAtMs: now.getTime(), reindex: false }, options);
+      return { change: { ...change, nextSyncAtMs: now.getTime(), reindex: false } };
     });
   }
 
   /** ERROR → PENDING: the same action and params again, as a new operation. */
   function retry(urn: string, options: RequestOptions): Promise<Accepted> {
-    return withRetries(urn, 'retry', options, async (current) => {
+    return withRetries(urn, 'retry', options, planRetry(options));
+  }
+
+  function planRetry(options: RequestOptions): Attempt {
+    return async (current) => {
       const previous = await store.findOperation(current.state.operation_id);
       const now = clock();
       const resource = pendingFor(
@@ -403,8 +404,8 @@ export function createResourceCommands({
           retry_of: current.state.operation_id,
         }),
       ];
-      return commit(
-        {
+      return {
+        change: {
           resource,
           expected: expectedOf(current),
           current,
@@ -413,9 +414,15 @@ export function createResourceCommands({
           reindex: false,
           events,
         },
-        options,
-      );
-    });
+      };
+    };
+  }
+
+  /** `current` made PENDING for `action` now, under a new operation id. */
+  function pendingNow(current: Resource, action: string, options: RequestOptions) {
+    const now = clock();
+    const id = newOperationId(now.getTime());
+    return { now, desired: pendingFor(current, action, id, options.actor, now) };
   }
 
   async function planned(
@@ -427,7 +434,7 @@ export function createResourceCommands({
     dependencies: Parameters<typeof runPlan>[1]['dependencies'],
     now: Date,
     options: RequestOptions,
-  ): Promise<Accepted> {
+  ): Promise<Planned> {
     const plan =
       action === 'orphan'
         ? {}
@@ -461,8 +468,8 @@ export function createResourceCommands({
       events.push(
         eventFor(resource, 'operation.cancelled', superseded.id, { reason: superseded.error }),
       );
-    return commit(
-      {
+    return {
+      change: {
         resource,
         expected: expectedOf(current),
         current,
@@ -477,8 +484,7 @@ export function createResourceCommands({
         // A delete is never refused: it keeps the stored footprint until the row is gone.
         quota: changedSpec && action !== 'delete' ? quotaOf(module, resource) : undefined,
       },
-      options,
-    );
+    };
   }
 
   /**
@@ -486,10 +492,7 @@ export function createResourceCommands({
    * value of `change.current` that did not open unless the request replaced it.
    */
   async function commit(accepted: AcceptedChange, options: RequestOptions): Promise<Accepted> {
-    // Every accepted operation (a retry too) gets a fresh deadline, counted from its acceptance.
-    const acceptedMs = Date.parse(accepted.operation.created_at);
-    const resource = withDeadline(accepted.resource, acceptedMs, operationDeadlineMs);
-    const change = { ...accepted, resource };
+    const change = withOperationDeadline(accepted);
     const result: Accepted = {
       resource: resourceView(change.resource, registry),
       operation: operationView(change.operation, registry),
@@ -551,27 +554,69 @@ export function createResourceCommands({
     urn: string,
     request: UserRequest,
     options: RequestOptions,
-    attempt: (current: Resource, module: RegisteredModule) => Promise<Accepted>,
+    attempt: Attempt,
   ): Promise<Accepted> {
     parseUrn(urn);
     return retryOnConflict(urn, async () => {
       const current = await store.findResource(urn);
       if (!current) throw new NotFoundError(`resource ${urn} does not exist`, { urn });
       checkIfMatch(current, options.ifMatch);
-      if (!(request === 'delete' && current.state.action === 'delete'))
-        assertTransition(request, current.state.status, urn);
-      // An orphan never asks the module (no plan, no claim key, no footprint): a resource whose
-      // kind is no longer loaded can still be let go, so nothing is stuck forever.
-      const module =
-        request === 'orphan' ? registry.find(current.kind) : registry.get(current.kind);
-      return attempt(current, module as RegisteredModule);
+      const step = await attempt(current, checkedModule(current, request));
+      return 'answer' in step ? step.answer : commit(step.change, options);
     });
+  }
+
+  /** Checks the transition; the module that plans `request` on `current`. */
+  function checkedModule(current: Resource, request: UserRequest): RegisteredModule {
+    if (!(request === 'delete' && current.state.action === 'delete'))
+      assertTransition(request, current.state.status, current.urn);
+    // An orphan never asks the module (no plan, no claim key, no footprint): a resource whose
+    // kind is no longer loaded can still be let go, so nothing is stuck forever.
+    const module = request === 'orphan' ? registry.find(current.kind) : registry.get(current.kind);
+    return module as RegisteredModule;
+  }
+
+  /** Every accepted operation (a retry too) gets a fresh deadline, counted from its acceptance. */
+  function withOperationDeadline(accepted: AcceptedChange): AcceptedChange {
+    const acceptedMs = Date.parse(accepted.operation.created_at);
+    const resource = withDeadline(accepted.resource, acceptedMs, operationDeadlineMs);
+    return { ...accepted, resource };
+  }
+
+  /**
+   * A request planned from `current` (a resource the caller read) as `withRetries` plans it, and
+   * not committed: the change the commands would commit, deadline set, or the answer that needs
+   * no commit. A scheduler's batch of firings commits the changes together (firing-batch.ts);
+   * `current` must come from this store (sealingStore: its secrets opened).
+   */
+  async function prepare(
+    current: Resource,
+    request: UserRequest,
+    attempt: Attempt,
+  ): Promise<Planned> {
+    const step = await attempt(current, checkedModule(current, request));
+    return 'answer' in step ? step : { change: withOperationDeadline(step.change) };
   }
 
   /** The footprint counted in the accept transaction (the store refuses what would go past a quota). */
   function quotaOf(module: RegisteredModule, resource: Resource): AcceptedChange['quota'] {
     return { footprint: footprintOf(module, resource), limits: quotas.limits };
   }
+
+  /** `update`, `execute`, `remove` and `retry` on a resource already read, planned and not committed (`prepare`). */
+  const prepared = {
+    update: (current: Resource, request: UpdateRequest, options: RequestOptions) =>
+      prepare(current, 'update', planUpdate(request, options)),
+    execute(current: Resource, action: string, params: unknown, options: RequestOptions) {
+      if (action === 'delete') return prepared.remove(current, options);
+      refuseNotExecuted(action);
+      return prepare(current, 'action', planExecute(action, params, options));
+    },
+    remove: (current: Resource, options: RequestOptions) =>
+      prepare(current, 'delete', planRemove(options)),
+    retry: (current: Resource, options: RequestOptions) =>
+      prepare(current, 'retry', planRetry(options)),
+  };
 
   return {
     create,
@@ -581,11 +626,27 @@ export function createResourceCommands({
     removeCascade,
     retry,
     refresh,
+    prepared,
     ...createPauseCommands({ store, registry, clock }),
   };
 }
 
 export type ResourceCommands = ReturnType<typeof createResourceCommands>;
+
+/** What a request's plan gives: a change to commit, or an answer that needs none (a delete already under way). */
+export type Planned = { change: AcceptedChange } | { answer: Accepted };
+
+/** Plans a request from the resource as read; throws the request's refusal. */
+type Attempt = (current: Resource, module: RegisteredModule) => Promise<Planned>;
+
+/** `create` and `update` are requests of their own, not actions to execute. */
+function refuseNotExecuted(action: string): void {
+  if (action === 'create' || action === 'update') {
+    throw new InvalidRequestError(
+      `action "${action}" is not executed: use ${action === 'create' ? 'POST /resources' : 'PATCH /resources/{urn}'}`,
+    );
+  }
+}
 
 /** Internal: the compare-and-set lost to a concurrent write. */
 class ConflictSignal extends Error {}

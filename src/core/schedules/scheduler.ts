@@ -3,9 +3,11 @@ import { createDueLoop } from '../events/due-loop.js';
 import type { CoreLogger } from '../logging.js';
 import type { EventInput, Resource } from '../model.js';
 import type { ResourceReads, ScheduleQueue, ScheduleRun } from '../ports.js';
-import type { Accepted, RequestOptions, ResourceCommands } from '../requests/resource-commands.js';
+import type { Accepted, ResourceCommands } from '../requests/resource-commands.js';
 import { nextCronRun } from './cron.js';
+import { createBatchFiring, type Firing, type FiringBatch } from './firing-batch.js';
 import type { ClaimedSchedule, ScheduleOutcome, ScheduleRequest } from './schedule.js';
+import { sendVia } from './send.js';
 
 export interface SchedulerOptions {
   /** The lease owner id (the worker's). */
@@ -16,7 +18,10 @@ export interface SchedulerOptions {
   pollIntervalMs: number;
   /** How long a schedule waits for its PENDING resource before it is `missed` (STEWARD_SCHEDULE_GRACE_MS). */
   graceMs: number;
-  /** Schedules claimed at a time: small, so that a crowded second is shared among schedulers. @default 25 */
+  /**
+   * Schedules claimed at a time: small without `batch`, so that a crowded second is shared among
+   * schedulers; with it, large enough that one transaction fires many. @default 25, with `batch` 250
+   */
   batchSize?: number;
   /** Firings in flight at once in this scheduler. @default 8 */
   concurrency?: number;
@@ -34,6 +39,11 @@ export interface SchedulerDeps {
    * each firing: null if so, else why not (the run is `denied`). Default: every maker may (open mode).
    */
   authorize?: (maker: string, project: string) => string | null;
+  /**
+   * Fires the claimed schedules of different resources together, one transaction for their
+   * plain actions (firing-batch.ts). Without it, each firing is one request through `commands`.
+   */
+  batch?: FiringBatch;
 }
 
 /**
@@ -53,9 +63,10 @@ export function createScheduler({
   logger,
   options,
   authorize = () => null,
+  batch,
 }: SchedulerDeps) {
   const log = logger.child({ component: 'scheduler' });
-  const batchSize = options.batchSize ?? 25;
+  const batchSize = options.batchSize ?? (batch ? 250 : 25);
   const concurrency = options.concurrency ?? 8;
 
   /**
@@ -75,7 +86,14 @@ export function createScheduler({
       total += claimed.length;
       // One resource's firings one after another, in due order (the second sees the PENDING the
       // first made, and waits); different resources' side by side.
-      const byResource = [...groupByResource(claimed).values()];
+      let byResource = [...groupByResource(claimed).values()];
+      if (fireTogether) {
+        // Each resource's first firing in the batch; what it hands back, and the rest, one by one.
+        const again = new Set(await fireTogether(byResource.map((group) => group[0]!)));
+        byResource = byResource
+          .map((group) => (again.has(group[0]!) ? group : group.slice(1)))
+          .filter((group) => group.length > 0);
+      }
       let next = 0;
       const firer = async () => {
         while (next < byResource.length) for (const claim of byResource[next++]!) await fire(claim);
@@ -94,9 +112,42 @@ export function createScheduler({
     log,
   });
 
-  async function fire({ schedule, leaseToken }: ClaimedSchedule): Promise<void> {
-    const resource = await store.findResource(schedule.urn);
+  async function fire(claim: ClaimedSchedule): Promise<void> {
+    const resource = await store.findResource(claim.schedule.urn);
     if (!resource) return; // deleted since the claim: its schedules went with it
+    const firing = firingOf(claim, resource);
+    if (await firing.screened()) return;
+    let accepted: Accepted;
+    try {
+      accepted = await sendVia(
+        commands,
+        claim.schedule.urn,
+        claim.schedule.request,
+        firing.options,
+      );
+    } catch (err) {
+      return firing.refused(err);
+    }
+    if (accepted.firingRecorded) return firing.ran();
+    // Nothing new was written (a delete already under way answers its operation): record the run alone.
+    await record(firing.runOf('fired', accepted.operation.id, null));
+  }
+
+  /**
+   * One firing of a claimed schedule on `resource` (as read after the claim): the run it records,
+   * the checks before its request (`screened`: denied, held while PENDING, or missed), and what
+   * a refusal of its request records.
+   */
+  function firingOf(
+    { schedule, leaseToken }: ClaimedSchedule,
+    resource: Resource,
+  ): Firing & {
+    runOf: (
+      outcome: ScheduleOutcome,
+      operationId: string | null,
+      error: string | null,
+    ) => ScheduleRun;
+  } {
     const now = clock();
     const nowMs = now.getTime();
     const dueMs = Date.parse(schedule.next_run_at ?? now.toISOString());
@@ -117,8 +168,6 @@ export function createScheduler({
         eventOf(resource, schedule.id, schedule.request, outcome, operationId, error, dueMs),
       ],
     });
-    const refusal = authorize(schedule.created_by, resource.project);
-    if (refusal !== null) return record(runOf('denied', null, refusal));
     const waitsForPending = schedule.request.action !== 'delete';
     /** Holds the run while the resource is PENDING (given back until the next look), up to the grace. */
     const holdOrMiss = async () => {
@@ -134,35 +183,48 @@ export function createScheduler({
       const waited = `resource ${resource.urn} was still PENDING ${options.graceMs} ms after the run was due`;
       return record(runOf('missed', null, waited));
     };
-    if (resource.state.status === 'PENDING' && waitsForPending) return holdOrMiss();
-    let accepted: Accepted;
-    try {
-      accepted = await send(schedule.urn, schedule.request, {
+    return {
+      runOf,
+      options: {
         actor: `schedule:${schedule.id}`,
         // The run is written in the operation's transaction: both or neither (no double firing).
-        firing: (operationId) => runOf('fired', operationId, null),
-      });
-    } catch (err) {
-      if (!(err instanceof StewardError) || err.code === 'unavailable' || err.code === 'internal') {
-        // Not the request's fault, or the claim was taken over: nothing was written; the lease lapses and it fires again.
-        log.warn('schedule firing failed; will try again', {
-          scheduleId: schedule.id,
-          error: describeError(err),
-        });
-        return;
-      }
-      // The resource became PENDING after it was read (another scheduler's firing, a user's
-      // request): the run waits for it, as it would have had it been PENDING when read.
-      if (waitsForPending && isRefusedWhilePending(err)) return holdOrMiss();
-      return record(runOf('failed', null, err.message));
-    }
-    if (accepted.firingRecorded) {
-      log.info('schedule ran', { scheduleId: schedule.id, urn: schedule.urn, outcome: 'fired' });
-      return;
-    }
-    // Nothing new was written (a delete already under way answers its operation): record the run alone.
-    await record(runOf('fired', accepted.operation.id, null));
+        firing: (operationId: string) => runOf('fired', operationId, null),
+      },
+      /** Records a denial, or holds or misses the run of a PENDING resource: true when it did. */
+      async screened(): Promise<boolean> {
+        const refusal = authorize(schedule.created_by, resource.project);
+        if (refusal !== null) await record(runOf('denied', null, refusal));
+        else if (resource.state.status === 'PENDING' && waitsForPending) await holdOrMiss();
+        else return false;
+        return true;
+      },
+      /** What the request's refusal (or a failure to write it) leaves of the run. */
+      async refused(err: unknown): Promise<void> {
+        if (
+          !(err instanceof StewardError) ||
+          err.code === 'unavailable' ||
+          err.code === 'internal'
+        ) {
+          // Not the request's fault, or the claim was taken over: nothing was written; the lease lapses and it fires again.
+          log.warn('schedule firing failed; will try again', {
+            scheduleId: schedule.id,
+            error: describeError(err),
+          });
+          return;
+        }
+        // The resource became PENDING after it was read (another scheduler's firing, a user's
+        // request): the run waits for it, as it would have had it been PENDING when read.
+        if (waitsForPending && isRefusedWhilePending(err)) return holdOrMiss();
+        return record(runOf('failed', null, err.message));
+      },
+      /** The run was committed with its operation. */
+      ran(): void {
+        log.info('schedule ran', { scheduleId: schedule.id, urn: schedule.urn, outcome: 'fired' });
+      },
+    };
   }
+
+  const fireTogether = batch && createBatchFiring({ batch, firingOf, log });
 
   /** Records a run that made no operation of its own, under the claim's lease token. */
   async function record(run: ScheduleRun): Promise<void> {
@@ -170,28 +232,6 @@ export function createScheduler({
     const fields = { scheduleId: run.id, outcome: run.outcome, operationId: run.operationId };
     if (!saved) log.warn('schedule run not recorded: its lease was taken over', fields);
     else log.info('schedule ran', fields);
-  }
-
-  function send(urn: string, request: ScheduleRequest, options: RequestOptions): Promise<Accepted> {
-    const r = request as Record<string, unknown>;
-    switch (request.action) {
-      case 'update':
-        return commands.update(
-          urn,
-          {
-            configs: r.configs as Record<string, unknown> | undefined,
-            labels: r.labels as Record<string, string> | undefined,
-            dependencies: r.dependencies as Record<string, string> | undefined,
-          },
-          options,
-        );
-      case 'delete':
-        return commands.remove(urn, options);
-      case 'retry':
-        return commands.retry(urn, options);
-      default:
-        return commands.execute(urn, request.action, r.params ?? {}, options);
-    }
   }
 
   return {

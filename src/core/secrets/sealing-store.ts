@@ -69,6 +69,16 @@ export function sealingStore(store: SecretBearing, secrets: ResourceSecrets): Se
           change.current ? unreadableSecretsOf(change.current) : [],
         ),
       }),
+    commitAcceptedBatch: (changes) =>
+      store.commitAcceptedBatch(
+        changes.map((change) => ({
+          ...change,
+          resource: secrets.seal(
+            change.resource,
+            change.current ? unreadableSecretsOf(change.current) : [],
+          ),
+        })),
+      ),
     commitCancel: (cancel) => store.commitCancel(cancel),
     commitPause: (change) => store.commitPause(change),
 

@@ -1,7 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 
 import type { EventInput } from '../../core/model.js';
-import { eventRows } from '../events.js';
+import { eventRows, type EventStamps } from '../events.js';
 import type { Database } from '../schema.js';
 import { enqueueWebhookDeliveries } from '../webhook-outbox.js';
 
@@ -22,7 +22,7 @@ export const EVENT_ORDER_LOCK = 5_383_711_902_476_101;
 export async function appendEventsPostgres(
   trx: Kysely<Database>,
   events: readonly EventInput[],
-  createdAt: string,
+  createdAt: EventStamps,
 ): Promise<void> {
   if (events.length === 0) return;
   const rows = eventRows(events, createdAt);

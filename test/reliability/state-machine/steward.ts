@@ -210,10 +210,13 @@ export async function startModelSteward(options: ModelStewardOptions): Promise<M
       // A scheduler of the test's own on this incarnation, one firing at a time, so a look fires in
       // claim order and the model can tell the operations' order (Steward's own fires 8 resources'
       // schedules at once, in no set order; schedule-firing.test.ts and the exactly-once suites cover it).
-      const { store, commands } = current.h.steward;
+      // It fires in batches, as Steward's does: the first due schedule of each resource together, in
+      // claim order, then the others one by one.
+      const { store, commands, batchFiring } = current.h.steward;
       return createScheduler({
         store,
         commands,
+        batch: batchFiring,
         clock: () => new Date(nowMs),
         logger: silentLogger,
         options: {
