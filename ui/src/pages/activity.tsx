@@ -3,6 +3,7 @@ import type { Operation } from '../api/resource-types.js';
 import { useLiveActivity } from '../api/use-live-activity.js';
 import { ErrorBanner } from '../components/error-banner.js';
 import { LiveIndicator } from '../components/live-indicator.js';
+import { AcceptedCell, OperationStatusCell } from '../components/operation-cells.js';
 import { TableScroll } from '../components/table-scroll.js';
 import { ago, resourceHref, when } from '../format.js';
 import type { PageProps } from './page-props.js';
@@ -86,16 +87,9 @@ function OperationTable({ operations }: { operations: readonly Operation[] }) {
                 <a href={resourceHref(operation.urn)}>{operation.urn}</a>
               </th>
               <td>{operation.action}</td>
-              <td>
-                <span class={`badge badge-op-${operation.status}`}>{operation.status}</span>
-                {operation.error ? <div class="last-error">{operation.error}</div> : null}
-              </td>
+              <OperationStatusCell operation={operation} />
               <td>{operation.created_by}</td>
-              <td>
-                <time dateTime={operation.created_at} title={when(operation.created_at)}>
-                  {ago(operation.created_at)}
-                </time>
-              </td>
+              <AcceptedCell operation={operation} />
               <td>{took(operation)}</td>
             </tr>
           ))}

@@ -2,8 +2,8 @@ import { api } from '../../api/client.js';
 import type { Operation } from '../../api/resource-types.js';
 import { useLoaded } from '../../api/use-loaded.js';
 import { ErrorBanner } from '../../components/error-banner.js';
+import { AcceptedCell, OperationStatusCell } from '../../components/operation-cells.js';
 import { TableScroll } from '../../components/table-scroll.js';
-import { ago, when } from '../../format.js';
 
 const OPERATIONS_READ = 50;
 
@@ -58,18 +58,11 @@ function OperationRow({ operation }: { operation: Operation }) {
   return (
     <tr data-operation={operation.id}>
       <th scope="row">{operation.action}</th>
-      <td>
-        <span class={`badge badge-op-${operation.status}`}>{operation.status}</span>
-        {operation.error ? <div class="last-error">{operation.error}</div> : null}
-      </td>
+      <OperationStatusCell operation={operation} />
       <td>{operation.version}</td>
       <td>{operation.attempts}</td>
       <td>{operation.created_by}</td>
-      <td>
-        <time dateTime={operation.created_at} title={when(operation.created_at)}>
-          {ago(operation.created_at)}
-        </time>
-      </td>
+      <AcceptedCell operation={operation} />
       <td>{between(operation.created_at, operation.started_at)}</td>
       <td>{between(operation.started_at, operation.finished_at)}</td>
     </tr>
