@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
 let lastMs = 0;
@@ -47,6 +47,17 @@ function encode(value: number, length: number): string {
   return out;
 }
 
+/** Random bytes drawn in blocks: one call into the crypto library per 512 ids, not one per id. */
+const pool = Buffer.alloc(4096);
+let pooled = pool.length;
+
 function randomChars(length: number): string {
-  return [...randomBytes(length)].map((byte) => ALPHABET[byte % 32]).join('');
+  if (pooled + length > pool.length) {
+    randomFillSync(pool);
+    pooled = 0;
+  }
+  let out = '';
+  for (let i = 0; i < length; i += 1) out += ALPHABET[pool[pooled + i]! % 32];
+  pooled += length;
+  return out;
 }

@@ -60,3 +60,21 @@ export function deepFreeze<T>(value: T): T {
   }
   return value;
 }
+
+/**
+ * A deep copy of `value`, frozen: what `deepFreeze(structuredClone(value))` gives, in one pass.
+ * Modules see their input through it (plan, claimKey, usage) on every request; for the plain
+ * JSON documents Steward hands them it is several times cheaper than structuredClone (a
+ * third of planning's time in the schedules burst's profile). Anything else (a Date, a Map, a
+ * class instance) is copied by structuredClone, so the two give equal results.
+ */
+export function frozenCopy<T>(value: T): T {
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) return Object.freeze(value.map(frozenCopy)) as T;
+  const proto = Object.getPrototypeOf(value) as unknown;
+  if (proto !== Object.prototype && proto !== null) return deepFreeze(structuredClone(value));
+  const copy: Record<string, unknown> = {};
+  for (const key of Object.keys(value))
+    copy[key] = frozenCopy((value as Record<string, unknown>)[key]);
+  return Object.freeze(copy) as T;
+}

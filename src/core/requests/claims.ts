@@ -1,5 +1,5 @@
 import { AlreadyExistsError, ModuleFaultError } from '../errors.js';
-import { deepFreeze } from '../json.js';
+import { frozenCopy } from '../json.js';
 import type { Resource } from '../model.js';
 import type { RegisteredModule } from '../modules/registry.js';
 import type { ClaimHolder } from '../ports.js';
@@ -15,13 +15,11 @@ export const MAX_CLAIM_KEY_LENGTH = 2048;
 export function claimKeyOf(module: RegisteredModule, resource: Resource): string | null {
   const { claimKey, kind } = module.definition;
   if (!claimKey) return null;
-  const input = deepFreeze(
-    structuredClone({
-      project: resource.project,
-      configs: resource.spec.configs,
-      dependencies: resource.spec.dependencies,
-    }),
-  );
+  const input = frozenCopy({
+    project: resource.project,
+    configs: resource.spec.configs,
+    dependencies: resource.spec.dependencies,
+  });
   let key: unknown;
   try {
     key = claimKey.call(module.definition, input);

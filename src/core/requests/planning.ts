@@ -5,7 +5,7 @@ import {
   ValidationError,
 } from '../../sdk/index.js';
 import { InvalidRequestError, ModuleFaultError } from '../errors.js';
-import { deepFreeze, jsonEqual } from '../json.js';
+import { frozenCopy, jsonEqual } from '../json.js';
 import type { RegisteredModule } from '../modules/registry.js';
 import { SEALED_PREFIX } from '../secrets/secret-box.js';
 import { findSealed, scrubSecrets, secretStrings } from '../secrets/secrets.js';
@@ -86,7 +86,7 @@ export function validatedParams(
  * never carry the resource's secrets (a plan that quotes one gets `[secret]`).
  */
 export async function runPlan(module: RegisteredModule, input: PlanInput): Promise<PlanResult> {
-  const frozen = deepFreeze(structuredClone(input));
+  const frozen = frozenCopy(input);
   let result: unknown;
   try {
     result = await module.definition.plan(frozen);

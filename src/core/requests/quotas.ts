@@ -1,5 +1,5 @@
 import { ModuleFaultError, QuotaExceededError } from '../errors.js';
-import { deepFreeze } from '../json.js';
+import { frozenCopy } from '../json.js';
 import type { Resource } from '../model.js';
 import type { RegisteredModule } from '../modules/registry.js';
 import type { Footprint, QuotaLimits, QuotaName, QuotaRefusal } from '../ports.js';
@@ -93,13 +93,11 @@ function declaredProcesses(module: RegisteredModule, resource: Resource): number
   let declared: unknown;
   try {
     declared = usage(
-      deepFreeze(
-        structuredClone({
-          project: resource.project,
-          configs: resource.spec.configs,
-          dependencies: resource.spec.dependencies,
-        }),
-      ),
+      frozenCopy({
+        project: resource.project,
+        configs: resource.spec.configs,
+        dependencies: resource.spec.dependencies,
+      }),
     );
   } catch (err) {
     throw new ModuleFaultError(
