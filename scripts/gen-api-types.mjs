@@ -18,7 +18,12 @@ const HEADER = `/**
 
 /** The file's text for `document`, formatted as the repository formats TypeScript. */
 export async function apiTypes(document) {
-  const ast = await openapiTS(structuredClone(document), { alphabetize: true });
+  const ast = await openapiTS(structuredClone(document), {
+    alphabetize: true,
+    // An object schema without properties (configs, params, an event's data) takes any object:
+    // Record<string, unknown>, not the default Record<string, never> (an empty object only).
+    emptyObjectsUnknown: true,
+  });
   const options = await prettier.resolveConfig(API_TYPES_FILE);
   return prettier.format(`${HEADER}${astToString(ast)}`, { ...options, filepath: API_TYPES_FILE });
 }

@@ -708,7 +708,7 @@ export interface components {
       schedules?: components['schemas']['Schedule'][];
     };
     /** POST /resources/{urn}/actions/{action} body: the params (the action's own schema checks them further) */
-    ActionParams: Record<string, never>;
+    ActionParams: Record<string, unknown>;
     AuditEntry: {
       /** @example resource.update */
       action: string;
@@ -742,7 +742,7 @@ export interface components {
       status: number;
       urn: string | null;
     };
-    Configs: Record<string, never>;
+    Configs: Record<string, unknown>;
     'configs.file': {
       /**
        * @description The whole content, UTF-8.
@@ -1020,7 +1020,7 @@ export interface components {
         configs?: components['schemas']['Configs'];
         dependencies?: components['schemas']['Dependencies'];
         labels?: components['schemas']['Labels'];
-        params?: Record<string, never>;
+        params?: Record<string, unknown>;
       };
       /** @description An IANA time zone for cron. Default UTC. */
       timezone?: string;
@@ -1039,14 +1039,14 @@ export interface components {
     Dependencies: {
       [key: string]: components['schemas']['Urn'];
     };
-    'dependencies.file': Record<string, never>;
-    'dependencies.job': Record<string, never>;
+    'dependencies.file': Record<string, unknown>;
+    'dependencies.job': Record<string, unknown>;
     'dependencies.postgres_database': {
       /** @description the URN of a postgres_server resource in the same project */
       server: components['schemas']['Urn'];
     };
-    'dependencies.postgres_server': Record<string, never>;
-    'dependencies.process': Record<string, never>;
+    'dependencies.postgres_server': Record<string, unknown>;
+    'dependencies.process': Record<string, unknown>;
     DryRun: {
       /** @description The action the request would plan. */
       action: string;
@@ -1103,7 +1103,7 @@ export interface components {
     Event: {
       /** Format: date-time */
       created_at: string;
-      data: Record<string, never>;
+      data: Record<string, unknown>;
       id: number;
       kind: components['schemas']['Kind'];
       operation_id: string | null;
@@ -1130,7 +1130,7 @@ export interface components {
     /** POST /resources/{urn}/execute body */
     Execute: {
       action: string;
-      params?: Record<string, never>;
+      params?: Record<string, unknown>;
     };
     /**
      * Format: date-time
@@ -1155,10 +1155,10 @@ export interface components {
       actions: {
         [key: string]: {
           description: string | null;
-          params_schema: Record<string, never> | null;
+          params_schema: Record<string, unknown> | null;
         };
       };
-      config_schema: Record<string, never>;
+      config_schema: Record<string, unknown>;
       dependencies: {
         [key: string]: {
           kind: components['schemas']['Kind'];
@@ -1168,7 +1168,7 @@ export interface components {
       description: string;
       has_logs: boolean;
       kind: components['schemas']['Kind'];
-      output_schema: Record<string, never> | null;
+      output_schema: Record<string, unknown> | null;
       resync_interval_ms: number | null;
     };
     Name: string;
@@ -1255,7 +1255,7 @@ export interface components {
     'params.file.chmod': {
       mode: string;
     };
-    'params.postgres_database.rotate_password': Record<string, never>;
+    'params.postgres_database.rotate_password': Record<string, unknown>;
     'params.process.scale': {
       replicas: number;
     };
@@ -1286,7 +1286,7 @@ export interface components {
       name: components['schemas']['Name'];
       project: components['schemas']['Name'];
       spec: {
-        configs: Record<string, never>;
+        configs: Record<string, unknown>;
         dependencies: components['schemas']['Dependencies'];
         policy: {
           /** @description As given: an ISO 8601 duration or ms. */
@@ -1351,7 +1351,7 @@ export interface components {
       | components['schemas']['output.postgres_database']
       | components['schemas']['output.postgres_server']
       | components['schemas']['output.process']
-      | Record<string, never>;
+      | Record<string, unknown>;
     /** A revision: spec and labels after an accepted change, secrets removed, with what changed */
     Revision: {
       action: string;
@@ -1360,7 +1360,7 @@ export interface components {
         path: string;
         to?: unknown;
       }[];
-      configs: Record<string, never>;
+      configs: Record<string, unknown>;
       /** Format: date-time */
       created_at: string;
       created_by: string;
@@ -2921,7 +2921,7 @@ export interface operations {
         content: {
           'application/json': {
             /** @description only the writeOnly outputs, in their places */
-            output: Record<string, never>;
+            output: Record<string, unknown>;
             /** @description secret outputs no configured key opens (the key id, never the value) */
             unreadable: {
               field: string;
@@ -3357,7 +3357,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': Record<string, never>;
+          'application/json': Record<string, unknown>;
         };
       };
       400: components['responses']['BadRequest'];

@@ -38,6 +38,14 @@ describeOneDialect('sqlite', 'console: resource actions', () => {
   it('runs a module action from its generated params form, in a dialog that is keyboard usable', async () => {
     const urn = await createWidget(s, 'acted', { size: 1 });
     const page = await openResource(urn);
+    const writes: Array<{ path: string; key: string | undefined }> = [];
+    page.on('request', (request) => {
+      if (request.method() === 'POST')
+        writes.push({
+          path: new URL(request.url()).pathname,
+          key: request.headers()['idempotency-key'],
+        });
+    });
     const open = page.getByRole('button', { name: 'Run resize…' });
     await open.focus();
     await page.keyboard.press('Enter');
@@ -63,6 +71,15 @@ describeOneDialect('sqlite', 'console: resource actions', () => {
       const { status, resource } = await readWidget(s, urn);
       return status === 'COMPLETED' && resource.spec.configs.size === 7;
     }, 'the resize to be done');
+    // Through the typed client: the URN in the path as it is (its colons too, as docs/api.md
+    // says), and each of the two sends (the refused one, the accepted one) with a key of its own.
+    expect(writes.map((sent) => sent.path)).toEqual([
+      `/api/v1beta1/resources/${urn}/actions/resize`,
+      `/api/v1beta1/resources/${urn}/actions/resize`,
+    ]);
+    const keys = writes.map((sent) => sent.key ?? '');
+    expect(keys.every((key) => /^[0-9a-f-]{32,36}$/.test(key))).toBe(true);
+    expect(new Set(keys).size).toBe(2);
     expect(consoleErrors(page)).toEqual([]);
   });
 

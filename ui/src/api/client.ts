@@ -39,8 +39,21 @@ export function signInAgain(): void {
   navigate('/sign-in', { next: back });
 }
 
+/**
+ * A path template's parameters as path segments, a URN with its colons as they are
+ * (docs/api.md "URNs in paths", as the CLI sends them): openapi-fetch's default
+ * serializer would percent-encode them (`orn%3Asteward%3A…`).
+ */
+function pathOf(template: string, params: Record<string, unknown>): string {
+  return template.replace(/\{(\w+)\}/g, (whole, name: string) => {
+    const value = params[name];
+    if (value === undefined || value === null) return whole;
+    return encodeURIComponent(String(value)).replace(/%3A/gi, ':');
+  });
+}
+
 /** The typed client of the public API (types from src/cli/api-types.ts, generated from /openapi.json). */
-export const api = createClient<paths>({ baseUrl: location.origin });
+export const api = createClient<paths>({ baseUrl: location.origin, pathSerializer: pathOf });
 api.use(auth);
 
 /** An error answer as the API's error JSON; a network failure or a non-JSON body as one too. */

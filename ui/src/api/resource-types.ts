@@ -3,6 +3,14 @@ import type { components } from '../../../src/cli/api-types.js';
 /** The resource document of the API (docs/api.md#resource). */
 export type Resource = components['schemas']['Resource'];
 export type Operation = components['schemas']['Operation'];
+/**
+ * A resource's configs and an action's params: any object in the document, as each
+ * kind and action has a schema of its own (the forms are generated from it, Steward checks against it).
+ */
+export type Configs = components['schemas']['Configs'];
+export type ActionParams = components['schemas']['ActionParams'];
+export type Spec = components['schemas']['Spec'];
+export type CreateSchedule = components['schemas']['CreateSchedule'];
 
 /** The steps a module says are left (`state.data.pending`, the SDK's stepwise modules), when it says. */
 export function pendingSteps(resource: Resource): string[] {

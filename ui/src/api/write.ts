@@ -1,54 +1,68 @@
-import { API_PREFIX, type ApiError, asApiError, authHeaders, signInAgain } from './client.js';
+import type { ClientPathsWithMethod, FetchOptions, MethodResponse } from 'openapi-fetch';
+
+import type { paths } from '../../../src/cli/api-types.js';
+import { api, type ApiError, asApiError } from './client.js';
+
+type Api = typeof api;
+
+/** The methods the console writes with (openapi-fetch's lower-case names). */
+export type WriteMethod = 'post' | 'patch' | 'delete';
+
+/** The document's path templates that take `M`: '/api/v1beta1/resources/{urn}', … */
+export type WritePath<M extends WriteMethod> = ClientPathsWithMethod<Api, M>;
+
+/**
+ * What the write `M P` takes: its path and query parameters, headers and body
+ * exactly as the document has them. A plain parameter, not openapi-fetch's
+ * inferred `Init`, so an object literal with a field the document does not name
+ * (a query flag, a body field) fails to compile rather than being inferred in.
+ */
+export type WriteInit<M extends WriteMethod, P extends WritePath<M>> = FetchOptions<paths[P][M]>;
+
+/** The body of a 2xx answer to `M P` (a dry run's 200 or the 202 Accepted). */
+export type WriteAnswer<M extends WriteMethod, P extends WritePath<M>> = MethodResponse<Api, M, P>;
 
 /** What a write answered: the body when it was accepted, the API's error JSON when not. */
 export type WriteResult<T> =
-  { ok: true; status: number; data: T } | { ok: false; status: number; error: ApiError };
-
-export interface WriteOptions {
-  body?: unknown;
-  query?: Record<string, string>;
-  /** The resource version the caller saw (sent as `If-Match: "<version>"`): another is a 412. */
-  version?: number;
-}
+  | { ok: true; status: number; data: T | undefined }
+  | { ok: false; status: number; error: ApiError };
 
 /**
- * One write of the console (POST, PATCH, DELETE under the API prefix). Plain fetch
- * rather than the typed client: the writes share one shape (a body, `dry_run` and
- * the other query flags, If-Match) and one answer handling, and the typed client
- * would want each route's query spelled out at every call.
+ * One write of the console, through the typed client (`api`: its bearer
+ * middleware signs the caller in again on a 401). Every write carries an
+ * `Idempotency-Key` (docs/api.md "Idempotency keys"): a fresh one per user
+ * action; code that sends the same action again passes the key it used.
  */
-export async function write<T>(
-  method: 'POST' | 'PATCH' | 'DELETE',
-  path: string,
-  options: WriteOptions = {},
-): Promise<WriteResult<T>> {
-  const headers: Record<string, string> = { ...authHeaders() };
-  if (options.body !== undefined) headers['Content-Type'] = 'application/json';
-  if (options.version !== undefined) headers['If-Match'] = `"${options.version}"`;
-  const query = new URLSearchParams(options.query).toString();
-  let response: Response;
+export async function write<M extends WriteMethod, P extends WritePath<M>>(
+  method: M,
+  path: P,
+  init: WriteInit<M, P>,
+  idempotencyKey: string = newIdempotencyKey(),
+): Promise<WriteResult<WriteAnswer<M, P>>> {
+  const keyed = { ...init, headers: { ...init.headers, 'Idempotency-Key': idempotencyKey } };
+  let answer: { data?: unknown; error?: unknown; response: Response };
   try {
-    response = await fetch(`${API_PREFIX}${path}${query ? `?${query}` : ''}`, {
-      method,
-      headers,
-      ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
-    });
+    // The call sites' types were checked against the document; here the method and path are generic.
+    answer = await api.request(method, path, keyed as never);
   } catch (err) {
     return { ok: false, status: 0, error: asApiError(err) };
   }
-  if (response.status === 401) signInAgain();
-  const text = await response.text();
-  let parsed: unknown;
-  try {
-    parsed = text ? JSON.parse(text) : undefined;
-  } catch {
-    parsed = undefined;
-  }
-  if (response.ok) return { ok: true, status: response.status, data: parsed as T };
-  return { ok: false, status: response.status, error: asApiError(parsed, response) };
+  const { response } = answer;
+  if (response.ok)
+    return { ok: true, status: response.status, data: answer.data as WriteAnswer<M, P> };
+  return { ok: false, status: response.status, error: asApiError(answer.error, response) };
 }
 
-/** The path of a resource: URNs go into the path as they are (docs/api.md, "URNs in paths"). */
-export function resourcePath(urn: string, rest = ''): string {
-  return `/resources/${urn}${rest}`;
+/** A random key: a UUID where the page may make one, else 32 random hex digits (any 1 to 255 printable characters will do). */
+function newIdempotencyKey(): string {
+  // randomUUID exists only in a secure context (HTTPS or localhost); a console served over
+  // plain HTTP on another host still has getRandomValues.
+  if (typeof crypto.randomUUID === 'function') return crypto.randomUUID();
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('');
+}
+
+/** The `If-Match` header of the resource version the user saw: another version answers 412. */
+export function ifMatch(version: number): { 'If-Match': string } {
+  return { 'If-Match': `"${version}"` };
 }

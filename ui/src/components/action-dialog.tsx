@@ -1,7 +1,7 @@
 import { useMemo, useState } from 'preact/hooks';
 
-import type { Resource } from '../api/resource-types.js';
-import { resourcePath } from '../api/write.js';
+import type { ActionParams, Resource } from '../api/resource-types.js';
+import { ifMatch } from '../api/write.js';
 import type { FormContext } from '../forms/field-shell.js';
 import { fieldPointers, initialValue, type JsonSchema } from '../forms/json-schema.js';
 import { placeErrors } from '../forms/server-errors.js';
@@ -29,9 +29,13 @@ export function ActionDialog(props: {
   const placed = placeErrors(w.error, shown);
   const ctx: FormContext = { idPrefix: `action-${action}`, errors: placed.fields };
   const send = async (dryRun: boolean) => {
-    const path = resourcePath(resource.urn, `/actions/${action}`);
-    if ((await w.send('POST', path, { body: params ?? {}, version }, dryRun)) && !dryRun)
-      props.onDone();
+    const init = {
+      params: { path: { urn: resource.urn, action }, header: ifMatch(version) },
+      // The params form was generated from the action's schema, which Steward checks them against.
+      body: (params ?? {}) as ActionParams,
+    };
+    const path = '/api/v1beta1/resources/{urn}/actions/{action}';
+    if ((await w.send('post', path, init, dryRun)) && !dryRun) props.onDone();
   };
   const hasParams = Object.keys(schema.properties ?? {}).length > 0;
   return (

@@ -1,12 +1,21 @@
 import { useEffect, useState } from 'preact/hooks';
 
+import type { operations } from '../../../src/cli/api-types.js';
 import type { Resource } from '../api/resource-types.js';
-import { resourcePath, write } from '../api/write.js';
+import { ifMatch, write } from '../api/write.js';
 import { useWrite } from '../forms/use-write.js';
 import { ModalDialog } from './modal-dialog.js';
 import { WriteFeedback } from './write-feedback.js';
 
 type Mode = 'delete' | 'orphan';
+
+/** The DELETE's query flags (docs/api.md#delete): orphan keeps the backend, cascade takes the dependents too. */
+type DeleteFlags = Pick<
+  NonNullable<operations['deleteResource']['parameters']['query']>,
+  'orphan' | 'cascade'
+>;
+
+const DELETE_PATH = '/api/v1beta1/resources/{urn}';
 
 /** What a DELETE would remove, asked of Steward with a dry run: the URNs in deletion order, or the dependents that block it. */
 interface Reach {
@@ -33,7 +42,7 @@ export function DeleteDialog(props: {
   const [version] = useState(resource.version);
   const [reach, setReach] = useState<Reach>();
   const w = useWrite();
-  const query: Record<string, string> = {
+  const query: DeleteFlags = {
     ...(mode === 'orphan' ? { orphan: 'true' } : {}),
     ...(cascade ? { cascade: 'true' } : {}),
   };
@@ -53,7 +62,9 @@ export function DeleteDialog(props: {
         onSubmit={(e) => {
           e.preventDefault();
           void w
-            .send('DELETE', resourcePath(resource.urn), { query, version })
+            .send('delete', DELETE_PATH, {
+              params: { path: { urn: resource.urn }, query, header: ifMatch(version) },
+            })
             .then((done) => done && props.onDone());
         }}
       >
@@ -132,14 +143,12 @@ function Consequence({ reach, verb }: { reach: Reach | undefined; verb: string }
   );
 }
 
-async function dryRunReach(urn: string, query: Record<string, string>): Promise<Reach> {
-  const answer = await write<{ cascade?: Array<{ resource: Resource }> }>(
-    'DELETE',
-    resourcePath(urn),
-    { query: { ...query, dry_run: 'true' } },
-  );
+async function dryRunReach(urn: string, query: DeleteFlags): Promise<Reach> {
+  const answer = await write('delete', DELETE_PATH, {
+    params: { path: { urn }, query: { ...query, dry_run: 'true' } },
+  });
   if (answer.ok)
-    return { urns: [...(answer.data.cascade ?? []).map((item) => item.resource.urn), urn] };
+    return { urns: [...(answer.data?.cascade ?? []).map((item) => item.resource.urn), urn] };
   const dependents = (answer.error.error.details as { dependents?: string[] } | undefined)
     ?.dependents;
   if (dependents) return { blockedBy: dependents };

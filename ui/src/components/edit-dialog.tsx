@@ -1,7 +1,7 @@
 import { useMemo, useState } from 'preact/hooks';
 
 import type { Resource } from '../api/resource-types.js';
-import { resourcePath } from '../api/write.js';
+import { ifMatch } from '../api/write.js';
 import type { FormContext } from '../forms/field-shell.js';
 import { type JsonSchema, withoutSecrets } from '../forms/json-schema.js';
 import { labelsText } from '../forms/labels-field.js';
@@ -42,8 +42,9 @@ export function EditDialog(props: {
   const placed = placeErrors(w.error, shown);
   const ctx: FormContext = { idPrefix: 'edit', errors: placed.fields, keepSecrets: true };
   const send = async (dryRun: boolean) => {
-    const options = { body: specBody(draft), version };
-    if ((await w.send('PATCH', resourcePath(resource.urn), options, dryRun)) && !dryRun)
+    const params = { path: { urn: resource.urn }, header: ifMatch(version) };
+    const init = { params, body: specBody(draft) };
+    if ((await w.send('patch', '/api/v1beta1/resources/{urn}', init, dryRun)) && !dryRun)
       props.onDone();
   };
   return (

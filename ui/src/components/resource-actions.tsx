@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 
 import type { Resource as ResourceDocument } from '../api/resource-types.js';
-import { resourcePath } from '../api/write.js';
+import { ifMatch } from '../api/write.js';
 import type { JsonSchema } from '../forms/json-schema.js';
 import { useModules } from '../forms/use-modules.js';
 import { useWrite } from '../forms/use-write.js';
@@ -55,14 +55,11 @@ export function ResourceActions({ resource, whoami, onChanged }: ResourceActions
     onChanged();
   };
   const sendNow = async (request: DirectRequest) => {
-    if (
-      await w.send('POST', request.path, request.withVersion ? { version: resource.version } : {})
-    )
-      onChanged();
+    if (await request.send()) onChanged();
   };
   const has = (name: string) => allowed.includes(name);
   const moduleActions = allowed.filter((name) => !REQUESTS.has(name));
-  const direct = directRequests(resource).filter((request) => has(request.name));
+  const direct = directRequests(resource, w.send).filter((request) => has(request.name));
 
   return (
     <section class="resource-actions" aria-label="Actions">
@@ -135,32 +132,54 @@ export function ResourceActions({ resource, whoami, onChanged }: ResourceActions
   );
 }
 
-/** A request sent at one click, without a form: its allowed_actions name, button label and path. */
+/** A request sent at one click, without a form: its allowed_actions name, button label and write. */
 interface DirectRequest {
   name: string;
   label: string;
-  path: string;
-  /** The route takes If-Match (docs/api.md: retry and refresh do; pause, resume and a cancel do not). */
-  withVersion: boolean;
+  /** Answers whether it was accepted. */
+  send(): Promise<unknown>;
 }
 
-function directRequests(resource: ResourceDocument): DirectRequest[] {
-  const at = (rest: string) => resourcePath(resource.urn, rest);
+function directRequests(
+  resource: ResourceDocument,
+  send: ReturnType<typeof useWrite>['send'],
+): DirectRequest[] {
+  const at = { path: { urn: resource.urn } };
+  // Retry and refresh take If-Match (docs/api.md); pause, resume and a cancel do not.
+  const atVersion = { ...at, header: ifMatch(resource.version) };
   const operation = resource.state.operation_id;
   return [
-    { name: 'retry', label: 'Retry', path: at('/retry'), withVersion: true },
+    {
+      name: 'retry',
+      label: 'Retry',
+      send: () => send('post', '/api/v1beta1/resources/{urn}/retry', { params: atVersion }),
+    },
     ...(operation
       ? [
           {
             name: 'cancel',
             label: 'Cancel the operation',
-            path: `/operations/${operation}/cancel`,
-            withVersion: false,
+            send: () =>
+              send('post', '/api/v1beta1/operations/{id}/cancel', {
+                params: { path: { id: operation } },
+              }),
           },
         ]
       : []),
-    { name: 'refresh', label: 'Refresh', path: at('/refresh'), withVersion: true },
-    { name: 'pause', label: 'Pause', path: at('/pause'), withVersion: false },
-    { name: 'resume', label: 'Resume', path: at('/resume'), withVersion: false },
+    {
+      name: 'refresh',
+      label: 'Refresh',
+      send: () => send('post', '/api/v1beta1/resources/{urn}/refresh', { params: atVersion }),
+    },
+    {
+      name: 'pause',
+      label: 'Pause',
+      send: () => send('post', '/api/v1beta1/resources/{urn}/pause', { params: at }),
+    },
+    {
+      name: 'resume',
+      label: 'Resume',
+      send: () => send('post', '/api/v1beta1/resources/{urn}/resume', { params: at }),
+    },
   ];
 }

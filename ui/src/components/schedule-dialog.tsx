@@ -1,7 +1,6 @@
 import { useMemo, useState } from 'preact/hooks';
 
-import type { Resource } from '../api/resource-types.js';
-import { resourcePath } from '../api/write.js';
+import type { ActionParams, Configs, Resource } from '../api/resource-types.js';
 import { describedBy, FieldShell, type FormContext } from '../forms/field-shell.js';
 import {
   fieldPointers,
@@ -79,12 +78,13 @@ export function ScheduleDialog(props: {
         ...(values === undefined || request === 'delete'
           ? {}
           : request === 'update'
-            ? { configs: values }
-            : { params: values }),
+            ? { configs: values as Configs }
+            : { params: values as ActionParams }),
       },
       ...whenBody(when),
     };
-    if (await w.send('POST', resourcePath(resource.urn, '/schedules'), { body })) {
+    const params = { path: { urn: resource.urn } };
+    if (await w.send('post', '/api/v1beta1/resources/{urn}/schedules', { params, body })) {
       setDone(true);
       props.onDone();
     }

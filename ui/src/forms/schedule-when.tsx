@@ -1,3 +1,4 @@
+import type { CreateSchedule } from '../api/resource-types.js';
 import { describedBy, FieldShell, type FormContext } from './field-shell.js';
 
 export interface When {
@@ -85,7 +86,7 @@ export function ScheduleWhen(props: { ctx: FormContext; value: When; onChange(ne
 }
 
 /** The schedule's timing as the API takes it. */
-export function whenBody(when: When): Record<string, string> {
+export function whenBody(when: When): Pick<CreateSchedule, 'at' | 'cron' | 'timezone'> {
   if (when.repeat) return { cron: when.cron, timezone: when.timezone || 'UTC' };
   const at = new Date(when.at);
   return { at: Number.isNaN(at.getTime()) ? when.at : at.toISOString() };

@@ -1,3 +1,4 @@
+import type { Configs, Spec } from '../api/resource-types.js';
 import { DependenciesFields } from './dependencies-fields.js';
 import type { FormContext } from './field-shell.js';
 import { LabelsField, parseLabels } from './labels-field.js';
@@ -49,9 +50,9 @@ export function SpecFields(props: {
 }
 
 /** The draft as the nested body of POST /resources and PATCH. */
-export function specBody(draft: SpecDraft) {
+export function specBody(draft: SpecDraft): { labels: Record<string, string>; spec: Spec } {
   return {
     labels: parseLabels(draft.labels),
-    spec: { configs: draft.configs ?? {}, dependencies: draft.dependencies },
+    spec: { configs: (draft.configs ?? {}) as Configs, dependencies: draft.dependencies },
   };
 }

@@ -1,6 +1,7 @@
 import { useMemo, useState } from 'preact/hooks';
 
-import type { Resource } from '../api/resource-types.js';
+import type { paths } from '../../../src/cli/api-types.js';
+import type { Spec } from '../api/resource-types.js';
 import { ErrorBanner } from '../components/error-banner.js';
 import { describedBy, FieldShell, type FormContext } from '../forms/field-shell.js';
 import { initialValue } from '../forms/json-schema.js';
@@ -17,6 +18,16 @@ import { WriteForm } from '../forms/write-form.js';
 import { navigate } from '../router.js';
 import { canChange, type Whoami } from '../session.js';
 import type { PageProps } from './page-props.js';
+
+/** The document's create bodies: one per kind of a default deployment, each with its configs' schema. */
+type CreateBody =
+  paths['/api/v1beta1/resources']['post']['requestBody']['content']['application/json'];
+
+/**
+ * A create body of any kind: the console creates whatever kinds this Steward loaded
+ * (read from /modules), the configs from the form generated from the kind's schema.
+ */
+type AnyKindCreate = Omit<CreateBody, 'kind' | 'spec'> & { kind: string; spec: Spec };
 
 /** The projects the caller may create in, or undefined when any name is allowed (open, or `*`). */
 function writableProjects(whoami: Whoami): string[] | undefined {
@@ -85,9 +96,9 @@ function CreateForm(props: {
   };
 
   const send = async (dryRun: boolean) => {
-    const body = { kind, project, name, ...specBody(draft) };
-    const accepted = (await w.send('POST', '/resources', { body }, dryRun)) as
-      { resource: Resource } | undefined;
+    const body: AnyKindCreate = { kind, project, name, ...specBody(draft) };
+    const init = { body: body as CreateBody };
+    const accepted = (await w.send('post', '/api/v1beta1/resources', init, dryRun))?.data;
     // The secret typed here leaves the page with it: nothing of the form is kept.
     if (accepted && !dryRun) navigate(`/resources/${encodeURIComponent(accepted.resource.urn)}`);
   };
