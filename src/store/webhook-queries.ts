@@ -293,6 +293,16 @@ export function createWebhookQueries(driver: StoreDriver) {
       });
     },
 
+    async anyWebhookEnabled(): Promise<boolean> {
+      const row = await db
+        .selectFrom('webhooks')
+        .select('id')
+        .where('enabled', '=', 1)
+        .limit(1)
+        .executeTakeFirst();
+      return row !== undefined;
+    },
+
     async findNextDeliveryDue(nowMs: number): Promise<number | undefined> {
       const row = await db
         .selectFrom('webhook_deliveries as d')

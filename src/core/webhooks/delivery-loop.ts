@@ -154,8 +154,19 @@ export function createDeliveryLoop({
     };
   }
 
+  /**
+   * Whether a webhook was enabled at the last look. Without one, a commit of events wakes nothing:
+   * the look after every commit (a query of the outbox each) cost an API under write load about a
+   * sixth of its SQLite time with no webhook at all (docs/benchmarks.md, API). A webhook made in
+   * this process wakes the loop itself (`wake`); one made by another process on the same
+   * database is seen at the next look, within the poll interval.
+   */
+  let webhooksEnabled = true;
   const loop = createDueLoop({
-    nextDue: (nowMs) => store.findNextDeliveryDue(nowMs),
+    nextDue: async (nowMs) => {
+      webhooksEnabled = await store.anyWebhookEnabled();
+      return webhooksEnabled ? store.findNextDeliveryDue(nowMs) : undefined;
+    },
     runOnce: () => runOnce(),
     clock,
     pollIntervalMs: options.pollIntervalMs,
@@ -168,9 +179,13 @@ export function createDeliveryLoop({
     runOnce,
     /** Sends due deliveries until `stop`, woken by this process's commits of events. */
     start(): void {
-      unsubscribe ??= store.onEventsCommitted(() => loop.wake());
+      unsubscribe ??= store.onEventsCommitted(() => {
+        if (webhooksEnabled) loop.wake();
+      });
       loop.start();
     },
+    /** Looks again now: a webhook was made or a delivery queued again in this process. */
+    wake: loop.wake,
     /** Ends the loop after the sends in progress, so the store can close after it. */
     async stop(): Promise<void> {
       unsubscribe?.();

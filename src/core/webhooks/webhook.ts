@@ -121,4 +121,6 @@ export interface WebhookQueue {
   saveDeliveryOutcome(outcome: DeliveryOutcome): Promise<boolean>;
   /** The earliest due time (epoch ms) of a pending delivery, or undefined. */
   findNextDeliveryDue(nowMs: number): Promise<number | undefined>;
+  /** Whether any webhook is enabled: without one, no delivery can be due. */
+  anyWebhookEnabled(): Promise<boolean>;
 }

@@ -66,7 +66,7 @@ export function createWebhooks({
   random,
 }: WebhooksDeps) {
   const guard = createTargetGuard(allow);
-  const commands = createWebhookCommands({
+  const book = createWebhookCommands({
     store,
     guard,
     sealSecret: (secret, id) => (box.keyId ? box.seal(secret, place(id)) : secret),
@@ -84,5 +84,19 @@ export function createWebhooks({
     logger,
     options,
   });
+  // A new webhook, or a delivery queued again, is looked at now, not at the next poll.
+  const commands: typeof book = {
+    ...book,
+    async create(...args) {
+      const made = await book.create(...args);
+      loop.wake();
+      return made;
+    },
+    async redeliver(...args) {
+      const queued = await book.redeliver(...args);
+      loop.wake();
+      return queued;
+    },
+  };
   return { commands, loop };
 }
