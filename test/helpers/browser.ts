@@ -9,6 +9,17 @@ const AXE = join(ROOT, 'node_modules', 'axe-core', 'axe.min.js');
 let axeSource: string | undefined;
 const AXE_SOURCE = () => (axeSource ??= readFileSync(AXE, 'utf8'));
 const SCREENSHOTS = join(ROOT, 'docs', 'console');
+/**
+ * A browser test's own time limit (jest's default in jest.config.js is 30 s): a page load with
+ * axe-core on a two-core machine running both jest passes took over 30 s in a CI run. A guard, not
+ * a timed assertion: a test that passes passes as fast as before. `import.meta.jest` is jest's
+ * object in an ES module; set here, it holds for every suite that imports this helper.
+ */
+const BROWSER_TEST_TIMEOUT_MS = 120_000;
+(import.meta as unknown as { jest: { setTimeout(ms: number): void } }).jest.setTimeout(
+  BROWSER_TEST_TIMEOUT_MS,
+);
+
 /** Debian's Chromium (.ci/run installs it); browser downloads do not work where tests run. */
 const CHROMIUM = process.env.STEWARD_TEST_CHROMIUM ?? '/usr/bin/chromium';
 
