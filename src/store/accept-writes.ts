@@ -10,6 +10,7 @@ import type {
   ExpectedState,
 } from '../core/ports.js';
 import { RollbackConflict, type StoreDriver } from './driver.js';
+import { compileHot, compileInsert } from './hot-statements.js';
 import { recordIdempotencyKey } from './idempotency-queries.js';
 import { countFootprint, pruneRevisions, QuotaRollback } from './quota-writes.js';
 import {
@@ -40,23 +41,25 @@ export function createAcceptWrites(driver: StoreDriver) {
           if (holder) return { claimHeldBy: holder };
         }
         if (change.expected === null) {
-          const existing = await trx
-            .selectFrom('resources')
-            .select('urn')
-            .where('urn', '=', resource.urn)
-            .executeTakeFirst();
-          if (existing) return 'conflict';
-          await trx
-            .insertInto('resources')
-            .values({
-              ...row,
-              ...footprint,
-              claim_key: claim ?? null,
-              lease_owner: null,
-              lease_expires_at: null,
-              lease_token: firstLeaseToken(resource),
-            })
-            .execute();
+          const existing = await trx.executeQuery(
+            compileHot(trx, 'resource exists', [resource.urn], () =>
+              trx.selectFrom('resources').select('urn').where('urn', '=', resource.urn).compile(),
+            ),
+          );
+          if (existing.rows.length > 0) return 'conflict';
+          const inserted = {
+            ...row,
+            ...footprint,
+            claim_key: claim ?? null,
+            lease_owner: null,
+            lease_expires_at: null,
+            lease_token: firstLeaseToken(resource),
+          };
+          await trx.executeQuery(
+            compileInsert(trx, 'insert resources', [inserted], () =>
+              trx.insertInto('resources').values(inserted).compile(),
+            ),
+          );
           if (quota) await countFootprint(trx, resource.project, null, quota);
           for (const made of change.schedules ?? [])
             await trx
@@ -109,12 +112,19 @@ export function createAcceptWrites(driver: StoreDriver) {
             .where('status', 'in', ['queued', 'running'])
             .execute();
         }
-        await trx.insertInto('operations').values(operationToRow(change.operation)).execute();
+        const operation = operationToRow(change.operation);
+        await trx.executeQuery(
+          compileInsert(trx, 'insert operations', [operation], () =>
+            trx.insertInto('operations').values(operation).compile(),
+          ),
+        );
         if (change.revision) {
-          await trx
-            .insertInto('revisions')
-            .values(revisionToRow(resource.urn, change.revision))
-            .execute();
+          const revision = revisionToRow(resource.urn, change.revision);
+          await trx.executeQuery(
+            compileInsert(trx, 'insert revisions', [revision], () =>
+              trx.insertInto('revisions').values(revision).compile(),
+            ),
+          );
           if (change.keepRevisions) await pruneRevisions(trx, resource.urn, change.keepRevisions);
         }
         await driver.notifyWork(trx);
@@ -249,21 +259,39 @@ async function reindex(trx: Kysely<Database>, resource: Resource): Promise<void>
       .execute();
     if (alive.length !== targets.length) throw new RollbackConflict();
   }
-  await trx.deleteFrom('resource_labels').where('urn', '=', resource.urn).execute();
-  await trx.deleteFrom('resource_dependencies').where('urn', '=', resource.urn).execute();
+  const { urn } = resource;
+  await trx.executeQuery(
+    compileHot(trx, 'delete resource_labels', [urn], () =>
+      trx.deleteFrom('resource_labels').where('urn', '=', urn).compile(),
+    ),
+  );
+  await trx.executeQuery(
+    compileHot(trx, 'delete resource_dependencies', [urn], () =>
+      trx.deleteFrom('resource_dependencies').where('urn', '=', urn).compile(),
+    ),
+  );
   const labels = Object.entries(resource.labels).map(([key, value]) => ({
     urn: resource.urn,
     key,
     value,
   }));
-  if (labels.length) await trx.insertInto('resource_labels').values(labels).execute();
+  if (labels.length)
+    await trx.executeQuery(
+      compileInsert(trx, 'insert resource_labels', labels, () =>
+        trx.insertInto('resource_labels').values(labels).compile(),
+      ),
+    );
   const dependencies = Object.entries(resource.spec.dependencies).map(([name, dependsOn]) => ({
     urn: resource.urn,
     name,
     depends_on: dependsOn,
   }));
   if (dependencies.length)
-    await trx.insertInto('resource_dependencies').values(dependencies).execute();
+    await trx.executeQuery(
+      compileInsert(trx, 'insert resource_dependencies', dependencies, () =>
+        trx.insertInto('resource_dependencies').values(dependencies).compile(),
+      ),
+    );
 }
 
 /**

@@ -1,6 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 
 import type { AcceptedChange, Footprint, QuotaName, QuotaRefusal } from '../core/ports.js';
+import { compileHot } from './hot-statements.js';
 import type { Database } from './schema.js';
 
 const QUOTAS: readonly QuotaName[] = ['resources', 'bytes', 'processes'];
@@ -37,12 +38,17 @@ export async function countFootprint(
     processes: footprint.processes - (before?.processes ?? 0),
   };
   if (QUOTAS.every((name) => delta[name] === 0)) return;
-  // Written as SQL, not built: this runs in every create, and kysely's builder costs more than the statement.
-  const counted = await sql<Amounts>`
+  // Written as SQL, not built, and compiled once: this runs in every create, and kysely's builder costs more than the statement.
+  const added = [project, delta.resources, delta.bytes, delta.processes];
+  const counted = await trx.executeQuery(
+    compileHot(trx, 'count footprint', added, () =>
+      sql<Amounts>`
     insert into quota_usage (project, resources, bytes, processes) values (${project}, ${delta.resources}, ${delta.bytes}, ${delta.processes})
     on conflict (project) do update set resources = quota_usage.resources + excluded.resources,
       bytes = quota_usage.bytes + excluded.bytes, processes = quota_usage.processes + excluded.processes
-    returning resources, bytes, processes`.execute(trx);
+    returning resources, bytes, processes`.compile(trx),
+    ),
+  );
   const growing = QUOTAS.filter((name) => delta[name] > 0);
   refuseOver(
     'project',
@@ -53,9 +59,13 @@ export async function countFootprint(
   );
   const globally = growing.filter((name) => limits.global[name] > 0);
   if (globally.length === 0) return;
-  const total = await sql<Amounts>`
-    select coalesce(sum(resources), 0) as resources, coalesce(sum(bytes), 0) as bytes, coalesce(sum(processes), 0) as processes from quota_usage`.execute(
-    trx,
+  const total = await trx.executeQuery(
+    compileHot(trx, 'quota totals', [], () =>
+      sql<Amounts>`
+    select coalesce(sum(resources), 0) as resources, coalesce(sum(bytes), 0) as bytes, coalesce(sum(processes), 0) as processes from quota_usage`.compile(
+        trx,
+      ),
+    ),
   );
   refuseOver('global', amounts(total.rows[0]!), delta, globally, limits.global);
 }
@@ -149,8 +159,12 @@ export async function pruneRevisions(
   keep: number,
 ): Promise<void> {
   // Fewer than `keep`: the subquery is null, and `id < null` deletes nothing.
-  await sql`delete from revisions where urn = ${urn}
-    and id < (select id from revisions where urn = ${urn} order by id desc limit 1 offset ${keep - 1})`.execute(
-    trx,
+  await trx.executeQuery(
+    compileHot(trx, 'prune revisions', [urn, urn, keep - 1], () =>
+      sql`delete from revisions where urn = ${urn}
+    and id < (select id from revisions where urn = ${urn} order by id desc limit 1 offset ${keep - 1})`.compile(
+        trx,
+      ),
+    ),
   );
 }

@@ -9,6 +9,7 @@ import type {
 } from '../core/model.js';
 import type { OperationFilter } from '../core/ports.js';
 import type { StoreDriver } from './driver.js';
+import { compileHot } from './hot-statements.js';
 import { rowToOperation, rowToResource, rowToRevision } from './rows.js';
 import type { Database } from './schema.js';
 
@@ -16,12 +17,12 @@ import type { Database } from './schema.js';
 export function createReadQueries({ db }: StoreDriver) {
   return {
     async findResource(urn: string): Promise<Resource | undefined> {
-      const row = await db
-        .selectFrom('resources')
-        .selectAll()
-        .where('urn', '=', urn)
-        .executeTakeFirst();
-      return row && rowToResource(row);
+      const { rows } = await db.executeQuery(
+        compileHot(db, 'find resource', [urn], () =>
+          db.selectFrom('resources').selectAll().where('urn', '=', urn).compile(),
+        ),
+      );
+      return rows[0] && rowToResource(rows[0]);
     },
 
     async findResources(urns: readonly string[]): Promise<Resource[]> {

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 
 import type { EventInput, EventRecord } from '../core/model.js';
 import { type EventStamps, stampOf } from './events.js';
+import { compileHot } from './hot-statements.js';
 import type { Database } from './schema.js';
 import { rowToWebhook, webhookMatches } from './webhook-rows.js';
 
@@ -19,7 +20,11 @@ export async function enqueueWebhookDeliveries(
   ids: readonly number[],
   createdAt: EventStamps,
 ): Promise<void> {
-  const rows = await trx.selectFrom('webhooks').selectAll().where('enabled', '=', 1).execute();
+  const { rows } = await trx.executeQuery(
+    compileHot(trx, 'enabled webhooks', [1], () =>
+      trx.selectFrom('webhooks').selectAll().where('enabled', '=', 1).compile(),
+    ),
+  );
   if (rows.length === 0) return;
   const webhooks = rows.map(rowToWebhook);
   const deliveries = [];

@@ -4,6 +4,7 @@ import type { Drift, EventInput } from '../core/model.js';
 import { parseUrn } from '../core/names.js';
 import type { SyncWriteBack } from '../core/ports.js';
 import type { StoreDriver } from './driver.js';
+import { compileHot, compileUpdate } from './hot-statements.js';
 import { fenced, release, urnOrder } from './lease-fence.js';
 import { countAddedBytes, uncountFootprints } from './quota-writes.js';
 import type { Database } from './schema.js';
@@ -85,46 +86,57 @@ async function applyWriteBack(
     await trx.deleteFrom('resource_labels').where('urn', '=', wb.urn).execute();
     await trx.deleteFrom('resource_dependencies').where('urn', '=', wb.urn).execute();
   } else {
-    const result = await fenced(
-      trx.updateTable('resources').set({
-        status: wb.status,
-        attempts: wb.attempts,
-        last_error: wb.lastError,
-        next_sync_at: wb.nextSyncAtMs,
-        waiting_on: wb.waitingOn ? JSON.stringify(wb.waitingOn) : null,
-        lease_owner: null,
-        lease_expires_at: null,
-        ...(wb.outcome !== 'waiting' ? { last_synced_at: nowIso } : {}),
-        ...(wb.output !== undefined ? { output: JSON.stringify(wb.output) } : {}),
-        ...(wb.data !== undefined ? { data: JSON.stringify(wb.data.value ?? null) } : {}),
-        ...(wb.observedVersion !== undefined ? { observed_version: wb.observedVersion } : {}),
-        ...(wb.drift !== undefined ? { drift: driftColumn(wb.drift.value) } : {}),
-        ...(wb.configs !== undefined ? { configs: JSON.stringify(wb.configs) } : {}),
-        ...(wb.specBytesAdded
-          ? { spec_bytes: sql<number>`spec_bytes + ${wb.specBytesAdded}` }
-          : {}),
-      }),
-      wb,
-    )
-      .where('operation_id', '=', wb.operationId)
-      .where('status', '=', wb.claimedStatus)
-      .executeTakeFirst();
-    if (Number(result.numUpdatedRows) !== 1) return false;
+    const values = {
+      status: wb.status,
+      attempts: wb.attempts,
+      last_error: wb.lastError,
+      next_sync_at: wb.nextSyncAtMs,
+      waiting_on: wb.waitingOn ? JSON.stringify(wb.waitingOn) : null,
+      lease_owner: null,
+      lease_expires_at: null,
+      ...(wb.outcome !== 'waiting' ? { last_synced_at: nowIso } : {}),
+      ...(wb.output !== undefined ? { output: JSON.stringify(wb.output) } : {}),
+      ...(wb.data !== undefined ? { data: JSON.stringify(wb.data.value ?? null) } : {}),
+      ...(wb.observedVersion !== undefined ? { observed_version: wb.observedVersion } : {}),
+      ...(wb.drift !== undefined ? { drift: driftColumn(wb.drift.value) } : {}),
+      ...(wb.configs !== undefined ? { configs: JSON.stringify(wb.configs) } : {}),
+      ...(wb.specBytesAdded ? { spec_bytes: sql<number>`spec_bytes + ${wb.specBytesAdded}` } : {}),
+    };
+    const fence = [wb.urn, wb.leaseToken, wb.operationId, wb.claimedStatus];
+    const result = await trx.executeQuery(
+      compileUpdate(trx, 'write back', values, fence, () =>
+        fenced(trx.updateTable('resources').set(values), wb)
+          .where('operation_id', '=', wb.operationId)
+          .where('status', '=', wb.claimedStatus)
+          .compile(),
+      ),
+    );
+    if (Number(result.numAffectedRows ?? 0) !== 1) return false;
     // Only an import's write-back grows a footprint; the project is in the URN, so the hot path reads nothing back.
     if (wb.specBytesAdded)
       grown.push({ project: parseUrn(wb.urn).project, bytes: wb.specBytesAdded });
   }
-  if (wb.operation || wb.countsAttempt) {
-    await trx
-      .updateTable('operations')
-      .set((eb) => ({
-        ...(wb.countsAttempt ? { attempts: eb('attempts', '+', 1) } : {}),
-        ...(wb.operation
-          ? { status: wb.operation.status, error: wb.operation.error, finished_at: nowIso }
-          : {}),
-      }))
-      .where('id', '=', wb.operationId)
-      .execute();
+  const { operation, countsAttempt } = wb;
+  if (operation || countsAttempt) {
+    const values = [
+      ...(countsAttempt ? [1] : []),
+      ...(operation ? [operation.status, operation.error, nowIso] : []),
+      wb.operationId,
+    ];
+    await trx.executeQuery(
+      compileHot(trx, `finish operation(${countsAttempt}, ${!!operation})`, values, () =>
+        trx
+          .updateTable('operations')
+          .set((eb) => ({
+            ...(countsAttempt ? { attempts: eb('attempts', '+', 1) } : {}),
+            ...(operation
+              ? { status: operation.status, error: operation.error, finished_at: nowIso }
+              : {}),
+          }))
+          .where('id', '=', wb.operationId)
+          .compile(),
+      ),
+    );
   }
   return true;
 }
@@ -141,20 +153,27 @@ async function wakeDependents(
   nowMs: number,
 ): Promise<void> {
   if (completed.length === 0) return;
-  await trx
-    .updateTable('resources')
-    .set({ next_sync_at: nowMs })
-    .where('waiting_on', 'is not', null)
-    .where((eb) => eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<=', nowMs)]))
-    .where(
-      'urn',
-      'in',
+  const values = [nowMs, nowMs, ...completed];
+  await trx.executeQuery(
+    compileHot(trx, `wake dependents(${completed.length})`, values, () =>
       trx
-        .selectFrom('resource_dependencies')
-        .select('urn')
-        .where('depends_on', 'in', [...completed]),
-    )
-    .execute();
+        .updateTable('resources')
+        .set({ next_sync_at: nowMs })
+        .where('waiting_on', 'is not', null)
+        .where((eb) =>
+          eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<=', nowMs)]),
+        )
+        .where(
+          'urn',
+          'in',
+          trx
+            .selectFrom('resource_dependencies')
+            .select('urn')
+            .where('depends_on', 'in', [...completed]),
+        )
+        .compile(),
+    ),
+  );
 }
 
 /**

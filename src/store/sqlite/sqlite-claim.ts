@@ -11,6 +11,7 @@ import {
   withinShare,
 } from '../../core/sync/claim-policy.js';
 import type { StoreDriver } from '../driver.js';
+import { compileHot } from '../hot-statements.js';
 import { rowToResource } from '../rows.js';
 import type { Database } from '../schema.js';
 
@@ -44,30 +45,40 @@ export async function claimDueSqlite(
     const dueAt = new Map(due.map((row) => [row.urn, row.dueAtMs]));
     const alone = projects === 1;
     if (dueAt.size === 0) return { work: [], alone };
-    const rows = await trx
-      .updateTable('resources')
-      .set((eb) => ({
-        lease_owner: owner,
-        lease_expires_at: until,
-        next_sync_at: until,
-        lease_token: eb('lease_token', '+', 1),
-      }))
-      .where('urn', 'in', [...dueAt.keys()])
-      .returningAll()
-      .execute();
+    const urns = [...dueAt.keys()];
+    const { rows } = await trx.executeQuery(
+      compileHot(trx, `claim resources(${urns.length})`, [owner, until, until, 1, ...urns], () =>
+        trx
+          .updateTable('resources')
+          .set((eb) => ({
+            lease_owner: owner,
+            lease_expires_at: until,
+            next_sync_at: until,
+            lease_token: eb('lease_token', '+', 1),
+          }))
+          .where('urn', 'in', urns)
+          .returningAll()
+          .compile(),
+      ),
+    );
     if (rows.length === 0) return { work: [], alone };
     const nowIso = new Date(nowMs).toISOString();
-    const started = await trx
-      .updateTable('operations')
-      .set({ status: 'running', started_at: nowIso })
-      .where(
-        'id',
-        'in',
-        rows.map((row) => row.operation_id),
-      )
-      .where('status', '=', 'queued')
-      .returning(['id'])
-      .execute();
+    const operationIds = rows.map((row) => row.operation_id);
+    const { rows: started } = await trx.executeQuery(
+      compileHot(
+        trx,
+        `start operations(${operationIds.length})`,
+        ['running', nowIso, ...operationIds, 'queued'],
+        () =>
+          trx
+            .updateTable('operations')
+            .set({ status: 'running', started_at: nowIso })
+            .where('id', 'in', operationIds)
+            .where('status', '=', 'queued')
+            .returning(['id'])
+            .compile(),
+      ),
+    );
     const startedIds = new Set(started.map((op) => op.id));
     const events: EventInput[] = rows
       .filter((row) => startedIds.has(row.operation_id))
@@ -98,16 +109,28 @@ async function dueRows(
   limit: number,
   project?: string,
 ): Promise<DueRow[]> {
-  let query = trx
-    .selectFrom('resources')
-    .select(['urn', 'project', 'next_sync_at'])
-    .where('next_sync_at', 'is not', null)
-    .where('next_sync_at', '<=', nowMs)
-    .where((eb) => eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<=', nowMs)]))
-    // A paused row waits where it is (its requests stay due); only an orphan goes ahead.
-    .where((eb) => eb.or([eb('paused', '=', 0), eb('action', '=', 'orphan')]));
-  if (project !== undefined) query = query.where('project', '=', project);
-  const rows = await query.orderBy('next_sync_at').limit(limit).execute();
+  const of = project === undefined ? [] : [project];
+  const { rows } = await trx.executeQuery(
+    compileHot(
+      trx,
+      project === undefined ? 'due rows' : 'due rows of a project',
+      [nowMs, nowMs, 0, 'orphan', ...of, limit],
+      () => {
+        let query = trx
+          .selectFrom('resources')
+          .select(['urn', 'project', 'next_sync_at'])
+          .where('next_sync_at', 'is not', null)
+          .where('next_sync_at', '<=', nowMs)
+          .where((eb) =>
+            eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<=', nowMs)]),
+          )
+          // A paused row waits where it is (its requests stay due); only an orphan goes ahead.
+          .where((eb) => eb.or([eb('paused', '=', 0), eb('action', '=', 'orphan')]));
+        if (project !== undefined) query = query.where('project', '=', project);
+        return query.orderBy('next_sync_at').limit(limit).compile();
+      },
+    ),
+  );
   return rows.map((row) => ({
     urn: row.urn,
     project: row.project,

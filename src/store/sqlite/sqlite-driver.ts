@@ -16,6 +16,7 @@ import { Kysely, SqliteDialect } from 'kysely';
 import { UnavailableError } from '../../core/errors.js';
 import type { StoreDriver } from '../driver.js';
 import { eventRows } from '../events.js';
+import { compileInsert } from '../hot-statements.js';
 import type { Database } from '../schema.js';
 import { enqueueWebhookDeliveries } from '../webhook-outbox.js';
 import { writeBackRowByRow } from '../write-back.js';
@@ -92,11 +93,12 @@ export function openSqlite({ file, busyTimeoutMs }: SqliteOptions): StoreDriver 
     listenForWork: () => Promise.resolve(() => Promise.resolve()),
     async appendEvents(trx, events, createdAt) {
       if (events.length === 0) return;
-      const ids = await trx
-        .insertInto('events')
-        .values(eventRows(events, createdAt))
-        .returning('id')
-        .execute();
+      const rows = eventRows(events, createdAt);
+      const { rows: ids } = await trx.executeQuery(
+        compileInsert(trx, 'insert events returning id', rows, () =>
+          trx.insertInto('events').values(rows).returning('id').compile(),
+        ),
+      );
       // RETURNING's order is not promised; ids are drawn in insert order.
       const inOrder = ids.map((row) => Number(row.id)).sort((a, b) => a - b);
       await enqueueWebhookDeliveries(trx, events, inOrder, createdAt);

@@ -1,0 +1,181 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import type { Kysely } from 'kysely';
+
+import type { StoreDriver } from '../../src/store/driver.js';
+import { compileHot, compileInsert, hotStatementCheck } from '../../src/store/hot-statements.js';
+import { openPostgres } from '../../src/store/postgres/postgres-driver.js';
+import type { Database } from '../../src/store/schema.js';
+import { openSqlite } from '../../src/store/sqlite/sqlite-driver.js';
+import { describeEachDialect, storeDialect } from '../helpers/dialects.js';
+import { type FakeSteward, startFakeSteward, urnOf } from '../helpers/fake-steward.js';
+import { call } from '../helpers/harness.js';
+import { testDatabase } from '../helpers/test-database.js';
+
+/**
+ * Hot statements (src/store/hot-statements.ts): a statement compiled once per shape and run
+ * again with other values must be the statement kysely compiles for those values, on each
+ * dialect; a parameter list that does not match kysely's costs a compile, never a wrong statement.
+ */
+describeEachDialect('hot statements', () => {
+  describe('compileHot', () => {
+    let dir: string;
+    let driver: StoreDriver;
+    let db: Kysely<Database>;
+    beforeAll(async () => {
+      dir = mkdtempSync(join(tmpdir(), 'steward-hot-'));
+      const url = await testDatabase(dir);
+      driver =
+        storeDialect() === 'sqlite'
+          ? openSqlite({ file: url, busyTimeoutMs: 1000 })
+          : openPostgres({ url, poolSize: 1 });
+      db = driver.db;
+    });
+    afterAll(async () => {
+      await driver.close();
+      rmSync(dir, { recursive: true, force: true });
+    });
+
+    const find = (urn: string, status: string) =>
+      db.selectFrom('resources').selectAll().where('urn', '=', urn).where('status', '=', status);
+    const plainly = (query: { sql: string; parameters: readonly unknown[] }) => ({
+      sql: query.sql,
+      parameters: [...query.parameters],
+    });
+
+    it('runs the first compile with new values: the SQL and parameters of a fresh compile, compiled once', () => {
+      let compiles = 0;
+      const hot = (urn: string, status: string) =>
+        compileHot(db, 'test: find by urn and status', [urn, status], () => {
+          compiles += 1;
+          return find(urn, status).compile();
+        });
+      expect(plainly(hot('u-1', 'PENDING'))).toEqual(plainly(find('u-1', 'PENDING').compile()));
+      expect(plainly(hot('u-2', 'ERROR'))).toEqual(plainly(find('u-2', 'ERROR').compile()));
+      expect(plainly(hot('u-3', 'COMPLETED'))).toEqual(plainly(find('u-3', 'COMPLETED').compile()));
+      expect(compiles).toBe(1);
+    });
+
+    it('parameters listed in another order than kysely binds them: every call compiles, none misplaces a value', () => {
+      let compiles = 0;
+      const hot = (urn: string, status: string) =>
+        compileHot(db, 'test: find, parameters swapped', [status, urn], () => {
+          compiles += 1;
+          return find(urn, status).compile();
+        });
+      hot('u-1', 'PENDING');
+      expect(plainly(hot('u-2', 'ERROR'))).toEqual(plainly(find('u-2', 'ERROR').compile()));
+      expect(compiles).toBe(2);
+    });
+
+    it('an undefined or object parameter, or a count of parameters unlike the first, compiles', () => {
+      let compiles = 0;
+      const hot = (values: unknown[]) =>
+        compileHot(db, 'test: odd parameters', values, () => {
+          compiles += 1;
+          return find('u', 's').compile();
+        });
+      hot(['u', 's']);
+      hot(['u', undefined]);
+      hot(['u', { toOperationNode: () => null }]);
+      hot(['u', 's', 'more']);
+      expect(compiles).toBe(4);
+    });
+
+    it('inserts: a shape per set of columns, so a row without a column is not run as one with it', () => {
+      const insert = (row: Record<string, unknown>) =>
+        compileInsert(db, 'test: insert labels', [row], () =>
+          db
+            .insertInto('resource_labels')
+            .values(row as { urn: string; key: string; value: string })
+            .compile(),
+        );
+      const full = { urn: 'u-1', key: 'team', value: 'ops' };
+      const fresh = (row: Record<string, unknown>) =>
+        db
+          .insertInto('resource_labels')
+          .values(row as { urn: string; key: string; value: string })
+          .compile();
+      insert(full);
+      const other = { urn: 'u-2', key: 'tier', value: 'web' };
+      expect(plainly(insert(other))).toEqual(plainly(fresh(other)));
+      const without = { urn: 'u-3', key: 'tier', value: undefined };
+      expect(plainly(insert(without))).toEqual(plainly(fresh(without)));
+      expect(insert(without).sql).not.toEqual(insert(other).sql);
+    });
+  });
+
+  describe('on the paths of a create and its sync', () => {
+    let s: FakeSteward;
+    beforeAll(() => {
+      hotStatementCheck.enabled = true;
+    });
+    afterAll(() => {
+      hotStatementCheck.enabled = false;
+    });
+    beforeEach(async () => {
+      hotStatementCheck.reused.clear();
+      hotStatementCheck.mismatched.clear();
+      s = await startFakeSteward({
+        config: { revisionRetention: 2 },
+        kinds: [{ kind: 'fake_app', dependencies: { db: { kind: 'fake' } } }],
+      });
+    });
+    afterEach(() => s.close());
+
+    it('every reuse equals a fresh compile, and every listed parameter list matched kysely’s', async () => {
+      for (const name of ['db-1', 'db-2', 'db-3'])
+        expect((await s.create(name, {}, { labels: { team: name } })).status).toBe(202);
+      await s.drain();
+      for (const name of ['app-1', 'app-2'])
+        expect(
+          (await s.create(name, {}, { kind: 'fake_app', dependencies: { db: urnOf('db-1') } }))
+            .status,
+        ).toBe(202);
+      // Three changes, each after the last completed: the revisions past two are pruned.
+      for (const round of [1, 2, 3]) {
+        const patched = await call('PATCH', `${s.api}/resources/${urnOf('db-2')}`, {
+          labels: { team: `t-${round}`, tier: 'web' },
+        });
+        expect(patched.status).toBe(202);
+        await s.drain();
+      }
+      expect((await call('DELETE', `${s.api}/resources/${urnOf('db-3')}`)).status).toBe(202);
+      await s.drain();
+      for (const urn of [urnOf('db-1'), urnOf('db-2'), urnOf('app-2', 'fake_app')])
+        expect((await s.get(urn)).body.state.status).toBe('COMPLETED');
+      expect((await s.get(urnOf('db-2'))).body.labels).toEqual({ team: 't-3', tier: 'web' });
+      expect((await s.get(urnOf('db-3'))).status).toBe(404);
+
+      expect([...hotStatementCheck.mismatched]).toEqual([]);
+      const reused = [...hotStatementCheck.reused].map((shape) => shape.replace(/\(.*$/, ''));
+      for (const name of [
+        'find resource',
+        'resource exists',
+        'insert resources',
+        'insert operations',
+        'insert revisions',
+        'delete resource_labels',
+        'insert resource_labels',
+        'count footprint',
+        'quota totals',
+        'prune revisions',
+        'enabled webhooks',
+      ])
+        expect(reused).toContain(name);
+      // PostgreSQL claims, writes back and appends events in statements of its own (postgres/).
+      if (storeDialect() === 'sqlite')
+        for (const name of [
+          'insert events returning id',
+          'due rows',
+          'claim resources',
+          'start operations',
+          'write back',
+          'finish operation',
+        ])
+          expect(reused).toContain(name);
+    });
+  });
+});
