@@ -48,6 +48,10 @@ export async function startStewardServe(options: {
   tokens: boolean;
   /** The folder of an earlier run to start on again (its database and module folder). */
   dir?: string;
+  /** Node's own flags for the Steward process (`--cpu-prof`, bench/api-profile.ts). */
+  nodeArgs?: readonly string[];
+  /** Settings added to its environment (`STEWARD_WORKER: 'false'`). */
+  env?: Readonly<Record<string, string>>;
 }): Promise<RunningServer & { dir: string }> {
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'steward-api-bench-'));
   const moduleDir = join(dir, 'modules', 'noop');
@@ -77,7 +81,9 @@ export async function startStewardServe(options: {
     Object.assign(env, { STEWARD_TOKENS_FILE: tokensFile, STEWARD_RATE_LIMIT_PER_SECOND: '0' });
     authorization = `Bearer ${token}`;
   }
-  const child = spawn(process.execPath, [join(DIST, 'src/cli.js'), 'serve'], {
+  Object.assign(env, options.env);
+  const args = [...(options.nodeArgs ?? []), join(DIST, 'src/cli.js'), 'serve'];
+  const child = spawn(process.execPath, args, {
     env,
     stdio: ['ignore', 'ignore', 'inherit'],
   });

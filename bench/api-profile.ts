@@ -1,0 +1,62 @@
+import { mkdtempSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { API_PREFIX } from '../src/api/prefix.js';
+import { startStewardServe } from './api-processes.js';
+import { cannon } from './cannon.js';
+import { noopCreateBody } from './noop-module.js';
+
+/**
+ * One request kind of the API phase against `steward serve`, for looking into issue 18's figures:
+ * autocannon (32 connections, 8 s) sends `post` (a new resource each), `get` (one resource) or
+ * `list` (a page of 50) and prints requests/s; with `--profile` the Steward process runs under
+ * `--cpu-prof` and the .cpuprofile's path is printed (open it in Chrome DevTools); `--no-worker`
+ * sets STEWARD_WORKER=false. Run: `npm run -s build && node dist/bench/api-profile.js post --profile`.
+ */
+const [what = 'post', ...flags] = process.argv.slice(2);
+if (!['post', 'get', 'list'].includes(what))
+  throw new Error('usage: api-profile.js post|get|list [--profile] [--no-worker]');
+const profile = flags.includes('--profile');
+const dir = mkdtempSync(join(tmpdir(), 'steward-api-profile-'));
+const server = await startStewardServe({
+  tokens: false,
+  dir,
+  nodeArgs: profile
+    ? ['--cpu-prof', `--cpu-prof-dir=${join(dir, 'prof')}`, '--cpu-prof-interval=500']
+    : [],
+  env: flags.includes('--no-worker') ? { STEWARD_WORKER: 'false' } : {},
+});
+let stopped = false;
+try {
+  const api = `${server.url}${API_PREFIX}`;
+  let n = 0;
+  const post = () =>
+    cannon({
+      url: `${api}/resources`,
+      method: 'POST',
+      connections: 32,
+      duration: 8,
+      next: () => ({ body: JSON.stringify(noopCreateBody('bench', `r-${n++}`)) }),
+    });
+  let figures;
+  if (what === 'post') figures = await post();
+  else {
+    await post(); // something to read
+    const page = (await (await fetch(`${api}/resources?project=bench&page_size=1`)).json()) as {
+      resources: Array<{ urn: string }>;
+    };
+    const url =
+      what === 'get'
+        ? `${api}/resources/${page.resources[0]!.urn}`
+        : `${api}/resources?project=bench&page_size=50`;
+    figures = await cannon({ url, connections: 32, duration: 8 });
+  }
+  console.log(`${what}: ${figures.requestsPerS.toFixed(0)}/s`, JSON.stringify(figures));
+  // The profile is written when the process exits: stop it first, keeping its folder.
+  await server.stop(true);
+  stopped = true;
+  if (profile) console.log(`profile: ${join(dir, 'prof', readdirSync(join(dir, 'prof'))[0]!)}`);
+} finally {
+  if (!stopped) await server.stop();
+}
