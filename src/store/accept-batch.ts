@@ -37,6 +37,7 @@ export function createAcceptBatch(driver: StoreDriver) {
           const indexes = ordered.filter((i) => (changes[i]!.claimKey === null) === nullKey);
           const changed = await runEachCompiledOnce(
             trx,
+            `accept-batch:compare-and-set(${nullKey ? 'null claim key' : 'claim key kept'})`,
             indexes.map((i) => changes[i]!),
             (change) => compareAndSet(trx, change),
             compareAndSetValues,
@@ -58,6 +59,7 @@ export function createAcceptBatch(driver: StoreDriver) {
         runs.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
         const recorded = await runEachCompiledOnce(
           trx,
+          'accept-batch:schedule-run',
           runs,
           (run) => scheduleRunUpdate(trx, run),
           scheduleRunValues,
