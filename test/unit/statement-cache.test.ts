@@ -57,6 +57,16 @@ describe('the SQLite statement cache', () => {
     expect(Object.getPrototypeOf(got[0])).toBe(Object.getPrototypeOf(sqlite.prepare(text).get()));
   });
 
+  it('names the columns a statement returns after a migration added one', () => {
+    const select = withStatementCache(sqlite).prepare('select * from a where id = ?');
+    expect(select.all([1])).toEqual([{ id: 1, name: 'one', n: 10, note: null }]);
+    sqlite.exec("alter table a add column colour text not null default 'red'");
+    expect(select.all([1])).toEqual([{ id: 1, name: 'one', n: 10, note: null, colour: 'red' }]);
+    expect([...select.iterate([2])]).toEqual([
+      { id: 2, name: 'two', n: 20, note: 'x', colour: 'red' },
+    ]);
+  });
+
   it('prepares a text once', () => {
     const db = withStatementCache(sqlite);
     expect(db.prepare('select 1 as one')).toBe(db.prepare('select 1 as one'));

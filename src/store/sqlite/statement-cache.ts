@@ -36,18 +36,30 @@ export function withStatementCache(sqlite: BetterSqlite3.Database): SqliteDataba
 
 function withRowBuilder(statement: BetterSqlite3.Statement): SqliteStatement {
   if (!statement.reader) return statement;
-  const names = statement.columns().map((column) => column.name);
+  const columnsOf = () => statement.columns().map((column) => column.name);
+  let names = columnsOf();
   // In an object literal this key would set the prototype, not a property: such rows as before.
   if (names.includes('__proto__')) return statement;
-  const rowOf = rowBuilder(names);
+  let rowOf = rowBuilder(names);
   const raw = statement.raw(true);
+  /** SQLite prepares a statement again after a schema change: a `select *` may have gained a column since. */
+  const builderFor = (values: unknown[]) => {
+    if (values.length !== names.length) {
+      names = columnsOf();
+      rowOf = rowBuilder(names);
+    }
+    return rowOf;
+  };
   return {
     reader: true,
-    all: (parameters) => (raw.all(parameters) as unknown[][]).map(rowOf),
+    all(parameters) {
+      const rows = raw.all(parameters) as unknown[][];
+      return rows.length === 0 ? rows : rows.map(builderFor(rows[0]!));
+    },
     run: (parameters) => raw.run(parameters),
     *iterate(parameters) {
       for (const values of raw.iterate(parameters) as IterableIterator<unknown[]>)
-        yield rowOf(values);
+        yield builderFor(values)(values);
     },
   };
 }
