@@ -72,6 +72,9 @@ export function frozenCopy<T>(value: T): T {
   if (typeof value !== 'object' || value === null) return value;
   if (Array.isArray(value)) return Object.freeze(value.map(frozenCopy)) as T;
   const proto = Object.getPrototypeOf(value) as unknown;
+  // Every plan's input carries `now`: a Date copied directly, as structuredClone would copy it.
+  if (value instanceof Date && proto === Date.prototype)
+    return Object.freeze(new Date(value.getTime())) as T;
   if (proto !== Object.prototype && proto !== null) return deepFreeze(structuredClone(value));
   const copy: Record<string, unknown> = {};
   for (const key of Object.keys(value))

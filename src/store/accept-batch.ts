@@ -6,6 +6,7 @@ import { isBatchable } from '../core/requests/batchable-change.js';
 import { guarded, LeaseLostRollback, updatableColumns } from './accept-writes.js';
 import { runEachCompiledOnce } from './compiled-once.js';
 import type { StoreDriver } from './driver.js';
+import { compileInsert } from './hot-statements.js';
 import { urnOrder } from './lease-fence.js';
 import { operationToRow, resourceToRow } from './rows.js';
 import { scheduleRunUpdate } from './schedule-queries.js';
@@ -48,13 +49,16 @@ export function createAcceptBatch(driver: StoreDriver) {
         }
         const won = changes.filter((_, index) => outcomes[index] === 'committed');
         if (won.length === 0) return outcomes;
-        for (let at = 0; at < won.length; at += INSERT_CHUNK)
-          await trx
-            .insertInto('operations')
-            .values(
-              won.slice(at, at + INSERT_CHUNK).map((change) => operationToRow(change.operation)),
-            )
-            .execute();
+        for (let at = 0; at < won.length; at += INSERT_CHUNK) {
+          const rows = won
+            .slice(at, at + INSERT_CHUNK)
+            .map((change) => operationToRow(change.operation));
+          await trx.executeQuery(
+            compileInsert(trx, 'accept-batch:insert operations', rows, () =>
+              trx.insertInto('operations').values(rows).compile(),
+            ),
+          );
+        }
         const runs = won.map((change) => change.scheduleRun!);
         runs.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
         const recorded = await runEachCompiledOnce(

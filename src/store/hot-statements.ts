@@ -82,11 +82,15 @@ type Row = Record<string, unknown>;
 
 /**
  * The shape and parameters of an insert of `rows` as kysely binds them: each row's defined
- * columns in key order (a row holding an expression is compiled every time, by compileHot).
+ * columns in key order (a row holding an expression is compiled every time, by compileHot). Rows
+ * of the same columns one after another are named once with their count (`a,b×750`): a batch's
+ * shape stays short to build and to look up.
  */
 function rowsShape(rows: readonly Row[]): { shape: string; parameters: unknown[] } {
   const parameters: unknown[] = [];
-  const columns: string[] = [];
+  const runs: string[] = [];
+  let previous: string[] = [];
+  let count = 0;
   for (const row of rows) {
     const defined: string[] = [];
     for (const key of Object.keys(row)) {
@@ -95,9 +99,16 @@ function rowsShape(rows: readonly Row[]): { shape: string; parameters: unknown[]
       defined.push(key);
       parameters.push(value);
     }
-    columns.push(defined.join(','));
+    if (count > 0 && sameValues(previous, defined)) {
+      count += 1;
+      continue;
+    }
+    if (count > 0) runs.push(`${previous.join(',')}×${count}`);
+    previous = defined;
+    count = 1;
   }
-  return { shape: columns.join(';'), parameters };
+  if (count > 0) runs.push(`${previous.join(',')}×${count}`);
+  return { shape: runs.join(';'), parameters };
 }
 
 /** An insert of plain rows, compiled once per table, statement and columns (see compileHot). */

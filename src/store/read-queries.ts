@@ -27,11 +27,12 @@ export function createReadQueries({ db }: StoreDriver) {
 
     async findResources(urns: readonly string[]): Promise<Resource[]> {
       if (urns.length === 0) return [];
-      const rows = await db
-        .selectFrom('resources')
-        .selectAll()
-        .where('urn', 'in', [...urns])
-        .execute();
+      const list = [...urns];
+      const { rows } = await db.executeQuery(
+        compileHot(db, `find resources(${list.length})`, list, () =>
+          db.selectFrom('resources').selectAll().where('urn', 'in', list).compile(),
+        ),
+      );
       return rows.map(rowToResource);
     },
 

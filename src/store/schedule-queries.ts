@@ -3,6 +3,7 @@ import { type ExpressionBuilder, type Kysely, sql } from 'kysely';
 import type { ScheduleFilter, ScheduleRun } from '../core/ports.js';
 import type { ClaimedSchedule, Schedule } from '../core/schedules/schedule.js';
 import type { StoreDriver } from './driver.js';
+import { compileHot } from './hot-statements.js';
 import { rowToSchedule, scheduleToRow } from './rows.js';
 import type { Database } from './schema.js';
 
@@ -63,34 +64,44 @@ export function createScheduleQueries(driver: StoreDriver) {
     ): Promise<ClaimedSchedule[]> {
       return driver.writeTransaction(async (trx) => {
         // Skipping rows another claimer has locked: N schedulers in one crowded second take disjoint batches.
-        const due = await driver
-          .lockSkippingLocked(
-            trx
-              .selectFrom('schedules')
-              .select('id')
-              .where('next_run_at', '<=', nowMs)
-              .where(claimable(nowMs))
-              .orderBy('next_run_at')
-              .limit(limit),
-          )
-          .execute();
+        const { rows: due } = await trx.executeQuery(
+          compileHot(trx, 'claim schedules: due ids', [nowMs, nowMs, limit], () =>
+            driver
+              .lockSkippingLocked(
+                trx
+                  .selectFrom('schedules')
+                  .select('id')
+                  .where('next_run_at', '<=', nowMs)
+                  .where(claimable(nowMs))
+                  .orderBy('next_run_at')
+                  .limit(limit),
+              )
+              .compile(),
+          ),
+        );
         if (due.length === 0) return [];
-        const rows = await trx
-          .updateTable('schedules')
-          .set({
-            lease_owner: owner,
-            lease_expires_at: nowMs + leaseMs,
-            lease_token: sql<number>`lease_token + 1`,
-          })
-          .where(
-            'id',
-            'in',
-            due.map((row) => row.id),
-          )
-          .where('next_run_at', '<=', nowMs)
-          .where(claimable(nowMs))
-          .returningAll()
-          .execute();
+        const ids = due.map((row) => row.id);
+        const expiresAtMs = nowMs + leaseMs;
+        const { rows } = await trx.executeQuery(
+          compileHot(
+            trx,
+            `claim schedules: lease(${ids.length})`,
+            [owner, expiresAtMs, ...ids, nowMs, nowMs],
+            () =>
+              trx
+                .updateTable('schedules')
+                .set({
+                  lease_owner: owner,
+                  lease_expires_at: expiresAtMs,
+                  lease_token: sql<number>`lease_token + 1`,
+                })
+                .where('id', 'in', ids)
+                .where('next_run_at', '<=', nowMs)
+                .where(claimable(nowMs))
+                .returningAll()
+                .compile(),
+          ),
+        );
         return rows
           .map((row) => ({ schedule: rowToSchedule(row), leaseToken: Number(row.lease_token) }))
           .sort((a, b) =>

@@ -24,6 +24,7 @@ import { createGroupCommit } from './group-commit.js';
 import { startCheckpointer } from './sqlite-checkpointer.js';
 import { claimDueSqlite } from './sqlite-claim.js';
 import { SQLITE_SCHEMA } from './sqlite-schema.js';
+import { withStatementCache } from './statement-cache.js';
 
 /** The WAL file is truncated to this size when it restarts (bench/wal-growth.ts measures why). */
 const WAL_SIZE_LIMIT_BYTES = 64 * 1024 * 1024;
@@ -203,29 +204,4 @@ function notWritable(path: string): string | undefined {
     const code = (err as NodeJS.ErrnoException).code;
     return code === 'ENOENT' ? undefined : code;
   }
-}
-
-/** Statements kept prepared; past this many, the oldest is dropped (IN-lists of varying length make new texts). */
-const STATEMENT_CACHE_SIZE = 500;
-
-/**
- * kysely's SQLite driver prepares every statement on every execution, which cost
- * about a sixth of a reconcile (docs/benchmarks.md). The store's SQL texts repeat,
- * so keep them prepared. Safe because the store never streams a result: a cached
- * statement is never still iterating when it is run again.
- */
-function withStatementCache(sqlite: BetterSqlite3.Database) {
-  const cache = new Map<string, BetterSqlite3.Statement>();
-  return {
-    close: () => sqlite.close(),
-    prepare(text: string): BetterSqlite3.Statement {
-      let statement = cache.get(text);
-      if (!statement) {
-        statement = sqlite.prepare(text);
-        if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
-        cache.set(text, statement);
-      }
-      return statement;
-    },
-  };
 }

@@ -1,0 +1,74 @@
+import BetterSqlite3 from 'better-sqlite3';
+
+import { withStatementCache } from '../../src/store/sqlite/statement-cache.js';
+
+/** The cache hands kysely rows built from raw arrays: they must be what better-sqlite3 itself gives. */
+describe('the SQLite statement cache', () => {
+  let sqlite: BetterSqlite3.Database;
+  beforeEach(() => {
+    sqlite = new BetterSqlite3(':memory:');
+    sqlite.exec(`
+      create table a (id integer primary key, name text, n integer, note text);
+      create table b (id integer primary key, a_id integer, name text);
+      insert into a values (1, 'one', 10, null), (2, 'two', 20, 'x');
+      insert into b values (7, 1, 'b-one'), (8, 2, 'b-two');
+    `);
+  });
+  afterEach(() => sqlite.close());
+
+  const texts = [
+    'select * from a order by id',
+    // The same name twice: the later column wins, at the first one's place, as in better-sqlite3.
+    'select a.*, b.* from a join b on b.a_id = a.id order by a.id',
+    // Names that would be code if pasted into source unquoted.
+    `select name as "x"" + process.exit() + ""y", n as "a\\b", id as "constructor", note as "__proto__" from a order by id`,
+    'update a set n = n + 1 where id = ? returning *',
+  ];
+
+  it.each(texts)('gives the rows better-sqlite3 gives: %s', (text) => {
+    const params = text.includes('?') ? [1] : [];
+    const cached = withStatementCache(sqlite).prepare(text);
+    const got = cached.all(params);
+    // The plain statement runs after, so an update's second run is compared with the same effect.
+    if (text.startsWith('update')) sqlite.exec('update a set n = n - 1 where id = 1');
+    const want = sqlite.prepare(text).all(...params);
+    expect(got).toEqual(want);
+    expect(got.map((row) => Object.keys(row as object))).toEqual(
+      want.map((row) => Object.keys(row as object)),
+    );
+    expect(cached.reader).toBe(true);
+  });
+
+  it('iterates rows as it lists them, and runs writes as they are', () => {
+    const db = withStatementCache(sqlite);
+    expect([...db.prepare('select * from a order by id').iterate([])]).toEqual(
+      db.prepare('select * from a order by id').all([]),
+    );
+    const insert = db.prepare('insert into a (id, name, n) values (?, ?, ?)');
+    expect(insert.reader).toBe(false);
+    expect(insert.run([3, 'three', 30])).toMatchObject({ changes: 1, lastInsertRowid: 3 });
+  });
+
+  it('leaves a statement with a column named __proto__ as better-sqlite3 runs it', () => {
+    sqlite.exec("update a set note = 'p' where id = 1");
+    const text = 'select note as "__proto__", id from a order by id';
+    const got = withStatementCache(sqlite).prepare(text).all([]);
+    expect(got).toEqual(sqlite.prepare(text).all());
+    expect(Object.getPrototypeOf(got[0])).toBe(Object.getPrototypeOf(sqlite.prepare(text).get()));
+  });
+
+  it('names the columns a statement returns after a migration added one', () => {
+    const select = withStatementCache(sqlite).prepare('select * from a where id = ?');
+    expect(select.all([1])).toEqual([{ id: 1, name: 'one', n: 10, note: null }]);
+    sqlite.exec("alter table a add column colour text not null default 'red'");
+    expect(select.all([1])).toEqual([{ id: 1, name: 'one', n: 10, note: null, colour: 'red' }]);
+    expect([...select.iterate([2])]).toEqual([
+      { id: 2, name: 'two', n: 20, note: 'x', colour: 'red' },
+    ]);
+  });
+
+  it('prepares a text once', () => {
+    const db = withStatementCache(sqlite);
+    expect(db.prepare('select 1 as one')).toBe(db.prepare('select 1 as one'));
+  });
+});
