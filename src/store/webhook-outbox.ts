@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 
 import type { EventInput, EventRecord } from '../core/model.js';
+import type { StoredWebhook } from '../core/webhooks/webhook.js';
 import { type EventStamps, stampOf } from './events.js';
 import { compileHot } from './hot-statements.js';
 import type { Database } from './schema.js';
@@ -19,14 +20,10 @@ export async function enqueueWebhookDeliveries(
   events: readonly EventInput[],
   ids: readonly number[],
   createdAt: EventStamps,
+  webhooks?: readonly StoredWebhook[],
 ): Promise<void> {
-  const { rows } = await trx.executeQuery(
-    compileHot(trx, 'enabled webhooks', [1], () =>
-      trx.selectFrom('webhooks').selectAll().where('enabled', '=', 1).compile(),
-    ),
-  );
-  if (rows.length === 0) return;
-  const webhooks = rows.map(rowToWebhook);
+  webhooks ??= await enabledWebhooks(trx);
+  if (webhooks.length === 0) return;
   const deliveries = [];
   for (const [index, event] of events.entries()) {
     const stamp = stampOf(createdAt, index);
@@ -51,6 +48,19 @@ export async function enqueueWebhookDeliveries(
   }
   if (deliveries.length > 0)
     await trx.insertInto('webhook_deliveries').values(deliveries).execute();
+}
+
+/**
+ * The webhooks that take events now. SQLite's `appendEvents` reads them first (its transaction holds
+ * the only write lock, so none can be made meanwhile) and, with none, inserts without `RETURNING`.
+ */
+export async function enabledWebhooks(trx: Kysely<Database>): Promise<StoredWebhook[]> {
+  const { rows } = await trx.executeQuery(
+    compileHot(trx, 'enabled webhooks', [1], () =>
+      trx.selectFrom('webhooks').selectAll().where('enabled', '=', 1).compile(),
+    ),
+  );
+  return rows.map(rowToWebhook);
 }
 
 /**

@@ -168,7 +168,7 @@ describeEachDialect('hot statements', () => {
       // PostgreSQL claims, writes back and appends events in statements of its own (postgres/).
       if (storeDialect() === 'sqlite')
         for (const name of [
-          'insert events returning id',
+          'insert events',
           'due rows',
           'claim resources',
           'start operations',

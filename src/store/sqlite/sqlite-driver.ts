@@ -18,7 +18,7 @@ import type { StoreDriver } from '../driver.js';
 import { eventRows } from '../events.js';
 import { compileInsert } from '../hot-statements.js';
 import type { Database } from '../schema.js';
-import { enqueueWebhookDeliveries } from '../webhook-outbox.js';
+import { enabledWebhooks, enqueueWebhookDeliveries } from '../webhook-outbox.js';
 import { writeBackRowByRow } from '../write-back.js';
 import { createGroupCommit } from './group-commit.js';
 import { startCheckpointer } from './sqlite-checkpointer.js';
@@ -95,6 +95,16 @@ export function openSqlite({ file, busyTimeoutMs }: SqliteOptions): StoreDriver 
     async appendEvents(trx, events, createdAt) {
       if (events.length === 0) return;
       const rows = eventRows(events, createdAt);
+      const webhooks = await enabledWebhooks(trx);
+      if (webhooks.length === 0) {
+        // No delivery to write: the ids are not needed (RETURNING would build a row per event).
+        await trx.executeQuery(
+          compileInsert(trx, 'insert events', rows, () =>
+            trx.insertInto('events').values(rows).compile(),
+          ),
+        );
+        return;
+      }
       const { rows: ids } = await trx.executeQuery(
         compileInsert(trx, 'insert events returning id', rows, () =>
           trx.insertInto('events').values(rows).returning('id').compile(),
@@ -102,7 +112,7 @@ export function openSqlite({ file, busyTimeoutMs }: SqliteOptions): StoreDriver 
       );
       // RETURNING's order is not promised; ids are drawn in insert order.
       const inOrder = ids.map((row) => Number(row.id)).sort((a, b) => a - b);
-      await enqueueWebhookDeliveries(trx, events, inOrder, createdAt);
+      await enqueueWebhookDeliveries(trx, events, inOrder, createdAt, webhooks);
     },
     lockForUpdate: (query) => query,
     lockSkippingLocked: (query) => query,
