@@ -22,6 +22,7 @@ import { enqueueWebhookDeliveries } from '../webhook-outbox.js';
 import { writeBackRowByRow } from '../write-back.js';
 import { createGroupCommit } from './group-commit.js';
 import { startCheckpointer } from './sqlite-checkpointer.js';
+import { type DialectStatement, rowsAsArrays } from './raw-rows.js';
 import { claimDueSqlite } from './sqlite-claim.js';
 import { SQLITE_SCHEMA } from './sqlite-schema.js';
 
@@ -215,13 +216,13 @@ const STATEMENT_CACHE_SIZE = 500;
  * statement is never still iterating when it is run again.
  */
 function withStatementCache(sqlite: BetterSqlite3.Database) {
-  const cache = new Map<string, BetterSqlite3.Statement>();
+  const cache = new Map<string, DialectStatement>();
   return {
     close: () => sqlite.close(),
-    prepare(text: string): BetterSqlite3.Statement {
+    prepare(text: string): DialectStatement {
       let statement = cache.get(text);
       if (!statement) {
-        statement = sqlite.prepare(text);
+        statement = rowsAsArrays(sqlite.prepare(text));
         if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
         cache.set(text, statement);
       }
