@@ -21,8 +21,8 @@ import type { Database } from '../schema.js';
 import { enqueueWebhookDeliveries } from '../webhook-outbox.js';
 import { writeBackRowByRow } from '../write-back.js';
 import { createGroupCommit } from './group-commit.js';
-import { startCheckpointer } from './sqlite-checkpointer.js';
 import { type DialectStatement, rowsAsArrays } from './raw-rows.js';
+import { startCheckpointer } from './sqlite-checkpointer.js';
 import { claimDueSqlite } from './sqlite-claim.js';
 import { SQLITE_SCHEMA } from './sqlite-schema.js';
 
