@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -12,7 +12,8 @@ import { noopCreateBody } from './noop-module.js';
  * autocannon (32 connections, 8 s) sends `post` (a new resource each), `get` (one resource) or
  * `list` (a page of 50) and prints requests/s; with `--profile` the Steward process runs under
  * `--cpu-prof` and the .cpuprofile's path is printed (open it in Chrome DevTools); `--no-worker`
- * sets STEWARD_WORKER=false. Run: `npm run -s build && node dist/bench/api-profile.js post --profile`.
+ * sets STEWARD_WORKER=false. Also printed (Linux): the Steward process's CPU milliseconds per
+ * request of the measured run, which a loaded machine disturbs far less than requests/s. Run: `npm run -s build && node dist/bench/api-profile.js post --profile`.
  */
 const [what = 'post', ...flags] = process.argv.slice(2);
 if (!['post', 'get', 'list'].includes(what))
@@ -40,6 +41,7 @@ try {
       next: () => ({ body: JSON.stringify(noopCreateBody('bench', `r-${n++}`)) }),
     });
   let figures;
+  let cpuBefore = cpuMsOf(server.pid);
   if (what === 'post') figures = await post();
   else {
     await post(); // something to read
@@ -50,13 +52,31 @@ try {
       what === 'get'
         ? `${api}/resources/${page.resources[0]!.urn}`
         : `${api}/resources?project=bench&page_size=50`;
+    cpuBefore = cpuMsOf(server.pid);
     figures = await cannon({ url, connections: 32, duration: 8 });
   }
-  console.log(`${what}: ${figures.requestsPerS.toFixed(0)}/s`, JSON.stringify(figures));
+  const cpuMs = cpuMsOf(server.pid) - cpuBefore;
+  const perRequest =
+    figures.total > 0 ? ` cpu ${(cpuMs / figures.total).toFixed(3)} ms/request` : '';
+  console.log(
+    `${what}: ${figures.requestsPerS.toFixed(0)}/s${perRequest}`,
+    JSON.stringify(figures),
+  );
   // The profile is written when the process exits: stop it first, keeping its folder.
   await server.stop(true);
   stopped = true;
   if (profile) console.log(`profile: ${join(dir, 'prof', readdirSync(join(dir, 'prof'))[0]!)}`);
 } finally {
   if (!stopped) await server.stop();
+}
+
+/** User and system CPU time of a process in milliseconds, from /proc (0 where there is none). */
+function cpuMsOf(pid: number): number {
+  try {
+    // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return 0;
+  }
 }

@@ -19,6 +19,7 @@ import type { WebhookCommands } from '../core/webhooks/webhook-commands.js';
 import type { AccessControl } from './auth/access-control.js';
 import { auditErrors } from './auth/audit.js';
 import { jsonBody } from './body.js';
+import { chain } from './chain.js';
 import { errorHandler, notFoundHandler } from './http-errors.js';
 import { idempotencyKeys } from './idempotency.js';
 import { methodNotAllowed } from './method-not-allowed.js';
@@ -102,11 +103,15 @@ export function createApp({
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
-  app.use(securityHeaders);
-  app.use(requestLog(logger));
-  app.use(requestMetrics(metrics.http));
   const document = openApiDocument(registry, schemas, access.mode);
-  app.use(methodNotAllowed(() => servedPaths(document().paths, serveApi)));
+  app.use(
+    chain([
+      securityHeaders,
+      requestLog(logger),
+      requestMetrics(metrics.http),
+      methodNotAllowed(() => servedPaths(document().paths, serveApi)),
+    ]),
+  );
   // Probes and the API's own description stay public; /metrics and the API need a token (when tokens are configured).
   app.use(healthRoutes(readiness));
   if (serveApi) app.get('/openapi.json', openApiRoute(document));
@@ -117,10 +122,12 @@ export function createApp({
   if (serveApi) {
     app.use(
       API_PREFIX,
-      access.guard,
-      jsonBody(limits),
-      // Every write route registered below takes Idempotency-Key (idempotency.ts says how one stores its answer).
-      idempotencyKeys(idempotency),
+      chain([
+        ...access.guard,
+        ...jsonBody(limits),
+        // Every write route registered below takes Idempotency-Key (idempotency.ts says how one stores its answer).
+        idempotencyKeys(idempotency),
+      ]),
       // Before apply's router: express answers an OPTIONS on its own for a router that has none for the path.
       resourceRoutes(commands, queries, schemas, limits),
       applyRoutes(apply, queries, schemas),

@@ -13,7 +13,9 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = Object.freeze(
   'Content-Security-Policy': "default-src 'none'; frame-ancestors 'none'",
 });
 
+const HEADER_ENTRIES = Object.entries(SECURITY_HEADERS);
+
 export const securityHeaders: RequestHandler = (_req, res, next) => {
-  for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value);
+  for (const [name, value] of HEADER_ENTRIES) res.setHeader(name, value);
   next();
 };

@@ -2,14 +2,24 @@ import type { Response } from 'express';
 
 import type { EncodedPage } from '../core/requests/bounded-page.js';
 
+/** Items are written in runs of about this many characters: one write per item cost a list page of 50 a tenth of its CPU in socket writes. */
+const WRITE_CHARS = 64 * 1024;
+
 /**
- * `{"<key>": [...], "next_page_token": …}` written item by item from the JSON the
- * page was measured with, so the answer is never serialised a second time nor
- * built as one more string the size of the page.
+ * `{"<key>": [...], "next_page_token": …}` written from the JSON the page was measured
+ * with, so the answer is never serialised a second time nor built as one more string
+ * the size of the page: items go out in runs of about 64 KiB (a page of small items
+ * in a single write, with its Content-Length).
  */
 export function sendPage(res: Response, key: string, page: EncodedPage<unknown>): void {
   res.status(200).type('application/json; charset=utf-8');
-  res.write(`{${JSON.stringify(key)}:[`);
-  page.json.forEach((item, i) => res.write(i === 0 ? item : `,${item}`));
-  res.end(`],"next_page_token":${JSON.stringify(page.next ?? null)}}`);
+  let run = `{${JSON.stringify(key)}:[`;
+  page.json.forEach((item, i) => {
+    run += i === 0 ? item : `,${item}`;
+    if (run.length >= WRITE_CHARS) {
+      res.write(run);
+      run = '';
+    }
+  });
+  res.end(`${run}],"next_page_token":${JSON.stringify(page.next ?? null)}}`);
 }
