@@ -1,8 +1,16 @@
 #!/usr/bin/env bash
-# The two jest passes of `npm test`, SQLite (jest.config.js) and PostgreSQL (jest.postgres.config.js),
-# as the two projects of one jest run on two workers (jest.passes.config.js): a worker that finishes
-# a file takes the next of either pass, so the run ends when the work of both does, not when the
-# longer pass does. Two workers, as the two one-worker passes had: a third made timing-bound suites
-# fail (docs/decisions.md). Each result line names its pass (PASS sqlite …, PASS postgres …).
+# The two jest passes of `npm test` at once: SQLite, and PostgreSQL (jest.postgres.config.js). Each
+# pass is one jest worker (two cores here), so together they take about as long as the longer one.
+# The PostgreSQL pass's output follows the SQLite pass's.
 set -u
-NODE_OPTIONS=--experimental-vm-modules exec npx jest -c jest.passes.config.js --maxWorkers=2
+log=$(mktemp)
+STEWARD_TEST_STORE=postgres NODE_OPTIONS=--experimental-vm-modules npx jest -c jest.postgres.config.js >"$log" 2>&1 &
+postgres_pid=$!
+NODE_OPTIONS=--experimental-vm-modules npx jest
+sqlite=$?
+wait "$postgres_pid"
+postgres=$?
+echo '--- the PostgreSQL pass ---'
+cat "$log"
+rm -f "$log"
+exit $((sqlite || postgres))
