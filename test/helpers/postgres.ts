@@ -8,14 +8,16 @@ import {
   mkdtempSync,
   readFileSync,
   rmSync,
-  writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 
+import pg from 'pg';
+
 import { freePort } from '../../bench/free-port.js';
 import { postgresTools } from '../../bench/postgres-binaries.js';
+import { clusterTemplate, copyTemplate } from './postgres-template.js';
 
 const run = promisify(execFile);
 
@@ -88,26 +90,20 @@ export async function startPostgres(): Promise<TestPostgres> {
     rmSync(dir, { recursive: true, force: true });
   };
   try {
-    const pwfile = join(dir, 'pwfile');
-    writeFileSync(pwfile, `${adminPassword}\n`, { mode: 0o600 });
-    mkdirSync(socketDir, { mode: 0o700 });
-    if (owner) for (const path of [dir, pwfile, socketDir]) chownSync(path, owner.uid, owner.gid);
+    if (owner) chownSync(dir, owner.uid, owner.gid);
     chmodSync(dir, 0o700);
-    const initArgs = [
-      '-D',
-      dataDir,
-      '-U',
-      adminUser,
-      `--pwfile=${pwfile}`,
+    // initdb's result, made once and copied (postgres-template.ts); its own password set below.
+    const template = await clusterTemplate(tools, [
       '-A',
       'scram-sha-256',
       '-E',
       'UTF8',
       '--locale=C',
       '--no-sync',
-    ];
-    await exec(command('initdb', initArgs), dir, 'initdb');
-    rmSync(pwfile);
+    ]);
+    await copyTemplate(template, dataDir);
+    mkdirSync(socketDir, { mode: 0o700 });
+    if (owner) chownSync(socketDir, owner.uid, owner.gid);
     const port = await freePort();
     const serverOptions = `-p ${port} -k ${socketDir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off`;
     started = true;
@@ -130,6 +126,7 @@ export async function startPostgres(): Promise<TestPostgres> {
         'pg_ctl start',
       );
     await startServer();
+    await setPassword(port, template.password, adminPassword);
     const version = readFileSync(join(dataDir, 'PG_VERSION'), 'utf8').trim();
     const url = `postgres://${adminUser}:${encodeURIComponent(adminPassword)}@127.0.0.1:${port}/postgres`;
     return {
@@ -164,6 +161,24 @@ export async function startPostgres(): Promise<TestPostgres> {
     throw new Error(`could not start a test PostgreSQL: ${(err as Error).message}${log}`, {
       cause: err,
     });
+  }
+}
+
+/** The copied cluster still has the template's password: each cluster gets its own, as initdb gave it. */
+async function setPassword(
+  port: number,
+  templatePassword: string,
+  password: string,
+): Promise<void> {
+  const client = new pg.Client({
+    connectionString: `postgres://postgres:${encodeURIComponent(templatePassword)}@127.0.0.1:${port}/postgres`,
+  });
+  await client.connect();
+  try {
+    // base64url: nothing to escape in the literal (ALTER ROLE takes no parameters).
+    await client.query(`alter role postgres password '${password}'`);
+  } finally {
+    await client.end();
   }
 }
 

@@ -28,10 +28,14 @@ const FIXTURE_MODULES = fileURLToPath(new URL('../../fixtures/modules', import.m
 const LEASE_MS = 1000;
 
 // timeoutMs is a guard against a hang, not a speed target: the loop runs until it has its kills and
-// acknowledged mutations (about 70 s here on a quiet day), and half of it bounds the loop. At 240 s a
+// acknowledged mutations (about 35 s here on a quiet day), and half of it bounds the loop. At 240 s a
 // machine having a slow day (2-3x) failed the proof for want of time, with nothing lost.
+// npm test's run is half the one it had (500 mutations, 20 kills): a restart now takes 1.5-4 s, not
+// 0.5 s, and the kills took most of the run. At this size the planted fault of docs/reliability.md
+// (answered before the COMMIT) still failed the run with 10 acknowledged changes lost; the soak run
+// keeps 5,000 and 200 (docs/decisions.md "npm test under 15 minutes").
 const COUNTS = soak(
-  { acked: 500, kills: 20, settleKills: 2, workers: 6, poolSize: 30, timeoutMs: 600_000 },
+  { acked: 250, kills: 10, settleKills: 2, workers: 6, poolSize: 30, timeoutMs: 600_000 },
   { acked: 5000, kills: 200, settleKills: 10, workers: 8, poolSize: 150, timeoutMs: 30 * 60_000 },
 );
 
