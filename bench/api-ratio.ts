@@ -13,6 +13,14 @@ const DURATION_S = 8;
 const PAGE_SIZE = 50;
 const STEADY_CREATES_PER_S = 1000;
 const PROJECT = 'bench';
+/**
+ * Creates per project: the runs make tens of thousands, and a project may hold 10,000 by default
+ * (STEWARD_QUOTA_PROJECT_RESOURCES); past that every create is a 403, which measures the quota.
+ */
+const PER_PROJECT = 5_000;
+/** The project of the `index`th resource made (`bench`, then `bench-1`, `bench-2`…). */
+const projectOf = (index: number) =>
+  index < PER_PROJECT ? PROJECT : `${PROJECT}-${Math.floor(index / PER_PROJECT)}`;
 
 export interface ConvergeFigures {
   /** The offered rate (autocannon's overallRate) and what it achieved. */
@@ -91,7 +99,10 @@ async function measureSteward(tokens: boolean): Promise<StewardApiFigures> {
         connections: CONNECTIONS,
         duration: DURATION_S,
         ...(rate !== undefined && { overallRate: rate }),
-        next: () => ({ body: JSON.stringify(noopCreateBody(PROJECT, `a-${n++}`)) }),
+        next: () => {
+          const index = n++;
+          return { body: JSON.stringify(noopCreateBody(projectOf(index), `a-${index}`)) };
+        },
       });
     await create(); // warm-up, and the resources the reads below read
     const post = await create();
@@ -102,9 +113,11 @@ async function measureSteward(tokens: boolean): Promise<StewardApiFigures> {
       headers,
       connections: CONNECTIONS,
       duration: DURATION_S,
-      next: () => ({
-        path: `${API_PREFIX}/resources/${encodeURIComponent(noopUrn(PROJECT, `a-${read++ % made}`))}`,
-      }),
+      next: () => {
+        const index = read++ % made;
+        const urn = noopUrn(projectOf(index), `a-${index}`);
+        return { path: `${API_PREFIX}/resources/${encodeURIComponent(urn)}` };
+      },
     });
     const list = await cannon({
       url: `${server.url}${API_PREFIX}/resources?project=${PROJECT}&page_size=${PAGE_SIZE}`,
