@@ -73,8 +73,10 @@ try {
 /** User and system CPU time of a process in milliseconds, from /proc (0 where there is none). */
 function cpuMsOf(pid: number): number {
   try {
-    // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    // Fields after the command's last closing parenthesis (a command may hold one): utime and
+    // stime are the 12th and 13th, in clock ticks, 100 a second on Linux (USER_HZ).
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
   } catch {
     return 0;

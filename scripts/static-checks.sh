@@ -5,7 +5,8 @@
 # typecheck's and build's. None writes what another reads (build writes dist/, which typecheck,
 # eslint and prettier leave out). Exits non-zero if any failed, after all have been printed.
 set -u
-dir=$(mktemp -d)
+dir=$(mktemp -d) || exit 1
+trap 'rm -rf "$dir"' EXIT
 checks=(typecheck build lint lint:dockerfile)
 pids=()
 for check in "${checks[@]}"; do
@@ -17,7 +18,6 @@ for i in "${!checks[@]}"; do
   wait "${pids[$i]}" || failed+=("${checks[$i]}")
   cat "$dir/${checks[$i]}.log"
 done
-rm -rf "$dir"
 if [ ${#failed[@]} -gt 0 ]; then
   echo "static checks failed: ${failed[*]}" >&2
   exit 1

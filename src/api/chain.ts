@@ -13,7 +13,9 @@ export function chain(handlers: readonly RequestHandler[]): RequestHandler {
   return (req: Request, res: Response, done: NextFunction) => {
     let index = 0;
     const next = (err?: unknown): void => {
-      if (err !== undefined && err !== null) {
+      // As express's router: 'route' from a middleware goes on to the next one, and only a truthy
+      // value is an error (so neither can skip the rest of the chain, the access guard among it).
+      if (err && err !== 'route') {
         done(err);
         return;
       }
@@ -24,7 +26,8 @@ export function chain(handlers: readonly RequestHandler[]): RequestHandler {
       }
       try {
         const result = handler(req, res, next) as unknown;
-        if (result instanceof Promise) result.catch((error: unknown) => done(error ?? new Error()));
+        if (result instanceof Promise)
+          result.catch((error: unknown) => done(error || new Error('Rejected promise')));
       } catch (error) {
         done(error);
       }

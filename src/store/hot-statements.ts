@@ -2,7 +2,7 @@ import type { CompiledQuery, Kysely } from 'kysely';
 
 import type { Database } from './schema.js';
 
-/** Shapes kept per database: a bound, should a caller ever make shapes without end (rows of every count). */
+/** Shapes kept per database: a bound, should a caller ever make shapes without end (rows of every count); the oldest goes first. */
 const MAX_SHAPES = 512;
 
 interface Shape {
@@ -46,7 +46,9 @@ export function compileHot<O>(
   const compiled = compile();
   const reusable = sameValues(compiled.parameters, parameters);
   if (!reusable && hotStatementCheck.enabled) hotStatementCheck.mismatched.add(shape);
-  if (known.size < MAX_SHAPES) known.set(shape, { compiled, reusable });
+  // The oldest shape makes way (an `in` list of every length seen must not stop new hot statements).
+  if (known.size >= MAX_SHAPES) known.delete(known.keys().next().value!);
+  known.set(shape, { compiled, reusable });
   return compiled;
 }
 

@@ -3,6 +3,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import {
   chownSync,
   existsSync,
+  lstatSync,
+  mkdirSync,
   mkdtempSync,
   readFileSync,
   renameSync,
@@ -36,13 +38,18 @@ export async function clusterTemplate(
   tools: PostgresTools,
   initArgs: string[],
 ): Promise<ClusterTemplate> {
+  // What decides initdb's bytes: the binaries (their version: a path may not name it), its options,
+  // the user it runs as and the time zone it writes into postgresql.conf.
+  const [versionFile, versionArgs] = tools.command('initdb', ['--version']);
+  const { stdout: version } = await run(versionFile, versionArgs);
   const key = createHash('sha256')
-    .update(JSON.stringify([tools.bin, initArgs]))
+    .update(JSON.stringify([tools.bin, version, initArgs, tools.owner?.uid, process.env.TZ]))
     .digest('hex')
     .slice(0, 16);
-  const finalDir = join(tmpdir(), `steward-pg-template-${key}`);
+  const root = templatesDir();
+  const finalDir = join(root, `steward-pg-template-${key}`);
   if (!existsSync(join(finalDir, 'password'))) {
-    const building = mkdtempSync(join(tmpdir(), 'steward-pg-template-building-'));
+    const building = mkdtempSync(join(root, 'steward-pg-template-building-'));
     try {
       const password = randomBytes(18).toString('base64url');
       const pwfile = join(building, 'pwfile');
@@ -65,8 +72,10 @@ export async function clusterTemplate(
       writeFileSync(join(building, 'password'), password, { mode: 0o600 });
       try {
         renameSync(building, finalDir);
-      } catch {
+      } catch (err) {
         // another worker's template got there first: use that one
+        const code = (err as NodeJS.ErrnoException).code;
+        if (code !== 'EEXIST' && code !== 'ENOTEMPTY') throw err;
       }
     } finally {
       rmSync(building, { recursive: true, force: true });
@@ -76,6 +85,26 @@ export async function clusterTemplate(
     dataDir: join(finalDir, 'data'),
     password: readFileSync(join(finalDir, 'password'), 'utf8'),
   };
+}
+
+/**
+ * This user's folder of templates in the temporary directory, made by this user: a server started
+ * from a template runs its postgresql.conf, so a folder another user could have made first (a
+ * predictable name in a shared /tmp) is refused. Others may pass through it (0711), so that
+ * initdb, run as the `postgres` user when this is root, reaches its own folder inside.
+ */
+function templatesDir(): string {
+  const uid = process.getuid?.() ?? 0;
+  const dir = join(tmpdir(), `steward-pg-templates-${uid}`);
+  try {
+    mkdirSync(dir, { mode: 0o711 });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  }
+  const stat = lstatSync(dir);
+  if (!stat.isDirectory() || stat.uid !== uid || (stat.mode & 0o022) !== 0)
+    throw new Error(`${dir} is not a folder of this user's that only it may write: remove it`);
+  return dir;
 }
 
 /** Copies the template's data directory to `dataDir`, keeping owners and modes (PostgreSQL wants 0700). */

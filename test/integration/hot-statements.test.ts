@@ -119,7 +119,7 @@ describeEachDialect('hot statements', () => {
       hotStatementCheck.reused.clear();
       hotStatementCheck.mismatched.clear();
       s = await startFakeSteward({
-        config: { revisionRetention: 2 },
+        config: { revisionRetention: 2, webhookAllow: ['127.0.0.1/32'] },
         kinds: [{ kind: 'fake_app', dependencies: { db: { kind: 'fake' } } }],
       });
     });
@@ -176,6 +176,54 @@ describeEachDialect('hot statements', () => {
           'finish operation',
         ])
           expect(reused).toContain(name);
+    });
+
+    it('so does each of a batch of schedule firings, and an event insert while a webhook takes events', async () => {
+      const names = ['s-1', 's-2', 's-3'];
+      for (const name of names) expect((await s.create(name)).status).toBe(202);
+      await s.drain();
+      // Deliveries go nowhere (nothing listens on port 9): only the outbox rows matter here.
+      const webhook = await call('POST', `${s.api}/webhooks`, {
+        url: 'http://127.0.0.1:9/hook',
+        events: ['*'],
+        secret: 'whsec-hot-statements-check',
+      });
+      expect(webhook.status).toBe(201);
+      // Two rounds, so that each statement of a round is reused in the next. Due a little ahead (a
+      // schedule's `at` must be in the future when made), fired once it passed.
+      for (const round of [1, 2]) {
+        const at = new Date(Date.now() + 1500).toISOString();
+        for (const name of names)
+          expect(
+            (
+              await call('POST', `${s.api}/resources/${urnOf(name)}/schedules`, {
+                // Configs as they are: a change of nothing, an action the batch commits.
+                request: { action: 'update', configs: {} },
+                at,
+              })
+            ).status,
+          ).toBe(201);
+        await new Promise((resolve) => setTimeout(resolve, Date.parse(at) - Date.now() + 50));
+        expect(await s.h.steward.scheduler.runOnce()).toBe(names.length);
+        await s.drain();
+        for (const name of names) {
+          const [last] = await s.operations(urnOf(name));
+          expect(last).toMatchObject({ action: 'update', status: 'succeeded' });
+          expect(last.created_by).toMatch(/^schedule:/);
+        }
+      }
+
+      expect([...hotStatementCheck.mismatched]).toEqual([]);
+      const reused = [...hotStatementCheck.reused].map((shape) => shape.replace(/\(.*$/, ''));
+      for (const name of [
+        'find resources',
+        'claim schedules: due ids',
+        'claim schedules: lease',
+        'accept-batch:insert operations',
+        'accept-batch:schedule-run',
+      ])
+        expect(reused).toContain(name);
+      if (storeDialect() === 'sqlite') expect(reused).toContain('insert events returning id');
     });
   });
 });

@@ -44,6 +44,23 @@ describe('middleware chained as one layer', () => {
     }
   });
 
+  it("goes on past next('route') and a falsy next value, as express does; a falsy rejection is an error", async () => {
+    const onward: RequestHandler[] = [
+      (_req, _res, next) => next('route'),
+      (_req, _res, next) => next(false as unknown as Error),
+      (_req, _res, next) => next(''),
+    ];
+    for (const step of onward) {
+      const res = await request(appWith([step, mark('guard')])).get('/api/thing');
+      expect(res.body).toEqual({ seen: ['guard'] });
+    }
+    const falsy = await request(appWith([() => Promise.reject(false), mark('guard')])).get(
+      '/api/thing',
+    );
+    expect(falsy.status).toBe(418);
+    expect(falsy.body).toEqual({ error: 'Rejected promise' });
+  });
+
   it('ends with an answer given by a handler, and waits for one that calls next later', async () => {
     const answer: RequestHandler = (_req, res) => {
       res.status(202).json({ answered: true });

@@ -49,12 +49,18 @@ describe('the SQLite statement cache', () => {
     expect(insert.run([3, 'three', 30])).toMatchObject({ changes: 1, lastInsertRowid: 3 });
   });
 
-  it('leaves a statement with a column named __proto__ as better-sqlite3 runs it', () => {
+  it('makes rows with a column named __proto__ as better-sqlite3 makes them', () => {
     sqlite.exec("update a set note = 'p' where id = 1");
     const text = 'select note as "__proto__", id from a order by id';
-    const got = withStatementCache(sqlite).prepare(text).all([]);
-    expect(got).toEqual(sqlite.prepare(text).all());
-    expect(Object.getPrototypeOf(got[0])).toBe(Object.getPrototypeOf(sqlite.prepare(text).get()));
+    const got = withStatementCache(sqlite).prepare(text).all([]) as object[];
+    const want = sqlite.prepare(text).all() as object[];
+    expect(got).toEqual(want);
+    expect(got.map((row) => Object.getOwnPropertyDescriptor(row, '__proto__'))).toEqual(
+      want.map((row) => Object.getOwnPropertyDescriptor(row, '__proto__')),
+    );
+    expect(got.map((row) => Object.getPrototypeOf(row))).toEqual(
+      want.map((row) => Object.getPrototypeOf(row)),
+    );
   });
 
   it('names the columns a statement returns after a migration added one', () => {
@@ -65,6 +71,13 @@ describe('the SQLite statement cache', () => {
     expect([...select.iterate([2])]).toEqual([
       { id: 2, name: 'two', n: 20, note: 'x', colour: 'red' },
     ]);
+  });
+
+  it('names the columns anew after a schema change that keeps their count', () => {
+    const select = withStatementCache(sqlite).prepare('select * from a where id = ?');
+    expect(Object.keys(select.all([1])[0] as object)).toEqual(['id', 'name', 'n', 'note']);
+    sqlite.exec('alter table a rename column note to remark');
+    expect(select.all([1])).toEqual([{ id: 1, name: 'one', n: 10, remark: null }]);
   });
 
   it('prepares a text once', () => {

@@ -13,19 +13,21 @@ const STATEMENT_CACHE_SIZE = 500;
  *   when it is run again.
  * - better-sqlite3 builds each row object in C++, one property at a time: for the 33 columns of a
  *   resource that is half of reading it (12 µs a row against 6 µs for the row as an array,
- *   docs/benchmarks.md § Schedules). A statement that returns rows is run in raw mode, and its
- *   rows are made from the arrays by a function written for its columns, an object literal
- *   with the same keys in the same order (what better-sqlite3 would give, a later column of the
- *   same name winning as there).
+ *   docs/decisions.md "SQLite rows are read as arrays"). A statement that returns rows is run in
+ *   raw mode, and its rows are made from the arrays by a function written for its columns, an
+ *   object literal with the same keys in the same order (what better-sqlite3 would give, a later
+ *   column of the same name winning as there).
  */
 export function withStatementCache(sqlite: BetterSqlite3.Database): SqliteDatabase {
   const cache = new Map<string, SqliteStatement>();
+  const schemaVersion = sqlite.prepare<[], number>('pragma schema_version').pluck();
+  const currentSchema = () => schemaVersion.get()!;
   return {
     close: () => sqlite.close(),
     prepare(text: string): SqliteStatement {
       let statement = cache.get(text);
       if (!statement) {
-        statement = withRowBuilder(sqlite.prepare(text));
+        statement = withRowBuilder(sqlite.prepare(text), currentSchema);
         if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
         cache.set(text, statement);
       }
@@ -34,19 +36,24 @@ export function withStatementCache(sqlite: BetterSqlite3.Database): SqliteDataba
   };
 }
 
-function withRowBuilder(statement: BetterSqlite3.Statement): SqliteStatement {
+function withRowBuilder(
+  statement: BetterSqlite3.Statement,
+  currentSchema: () => number,
+): SqliteStatement {
   if (!statement.reader) return statement;
-  const columnsOf = () => statement.columns().map((column) => column.name);
-  let names = columnsOf();
-  // In an object literal this key would set the prototype, not a property: such rows as before.
-  if (names.includes('__proto__')) return statement;
-  let rowOf = rowBuilder(names);
+  let builtFor = currentSchema();
+  let rowOf = rowBuilder(statement.columns().map((column) => column.name));
   const raw = statement.raw(true);
-  /** SQLite prepares a statement again after a schema change: a `select *` may have gained a column since. */
-  const builderFor = (values: unknown[]) => {
-    if (values.length !== names.length) {
-      names = columnsOf();
-      rowOf = rowBuilder(names);
+  /**
+   * SQLite prepares a statement again, as it runs, when the schema changed since (a migration, maybe
+   * in another process on the file): a `select *` may have other columns now. Asked after the run,
+   * when `columns()` describes the statement as it ran.
+   */
+  const builder = () => {
+    const version = currentSchema();
+    if (version !== builtFor) {
+      builtFor = version;
+      rowOf = rowBuilder(statement.columns().map((column) => column.name));
     }
     return rowOf;
   };
@@ -54,24 +61,32 @@ function withRowBuilder(statement: BetterSqlite3.Statement): SqliteStatement {
     reader: true,
     all(parameters) {
       const rows = raw.all(parameters) as unknown[][];
-      return rows.length === 0 ? rows : rows.map(builderFor(rows[0]!));
+      return rows.length === 0 ? rows : rows.map(builder());
     },
     run: (parameters) => raw.run(parameters),
     *iterate(parameters) {
       for (const values of raw.iterate(parameters) as IterableIterator<unknown[]>)
-        yield builderFor(values)(values);
+        yield builder()(values);
     },
   };
 }
 
+type RowBuilder = (values: unknown[]) => Record<string, unknown>;
+
 /**
  * `(values) => ({ name0: values[0], … })` for these column names. Written as source so that every
  * row of a statement is one object literal of one shape (V8 builds it in one step); the names
- * enter the source only as JSON string literals, so no column name can become code.
+ * enter the source only as JSON string literals, so no column name can become code. A column
+ * named `__proto__` is, in a literal, the prototype: such rows are made one assignment at a time,
+ * as better-sqlite3 makes them (its `__proto__` assignment goes to the prototype setter too).
  */
-function rowBuilder(names: readonly string[]): (values: unknown[]) => Record<string, unknown> {
+function rowBuilder(names: readonly string[]): RowBuilder {
+  if (names.includes('__proto__'))
+    return (values) => {
+      const row: Record<string, unknown> = {};
+      names.forEach((name, index) => (row[name] = values[index]));
+      return row;
+    };
   const properties = names.map((name, index) => `${JSON.stringify(name)}: values[${index}]`);
-  return new Function('values', `return { ${properties.join(', ')} };`) as (
-    values: unknown[],
-  ) => Record<string, unknown>;
+  return new Function('values', `return { ${properties.join(', ')} };`) as RowBuilder;
 }
