@@ -20,6 +20,13 @@ const BROWSER_TEST_TIMEOUT_MS = 120_000;
   BROWSER_TEST_TIMEOUT_MS,
 );
 
+/**
+ * How long a locator waits (Playwright's default is 30 s): in a CI run both jest passes beside a
+ * browser suite kept the activity page from showing its first operation within 30 s once, where
+ * it takes 3 s alone. A guard below the test's own limit, not a timed assertion.
+ */
+const BROWSER_WAIT_MS = 90_000;
+
 /** Debian's Chromium (.ci/run installs it); browser downloads do not work where tests run. */
 const CHROMIUM = process.env.STEWARD_TEST_CHROMIUM ?? '/usr/bin/chromium';
 
@@ -48,6 +55,7 @@ export function useBrowser(): { browser(): Browser; openPage(url?: string): Prom
     browser: current,
     async openPage(url) {
       const context = await current().newContext({ viewport: { width: 1280, height: 800 } });
+      context.setDefaultTimeout(BROWSER_WAIT_MS);
       const page = await context.newPage();
       // A console error is a bug (a CSP refusal shows up here): collect them for the test to check.
       // Not Chromium's line for each 4xx answer: a 401 before sign-in is the console working.
