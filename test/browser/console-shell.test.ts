@@ -63,6 +63,25 @@ describeOneDialect('sqlite', 'console shell', () => {
     expect(stored).toEqual({ session: 1, local: 0, cookies: '' });
   });
 
+  it('comes back to the page that asked even when the page does not yet know it was sent to sign-in', async () => {
+    // Two CI runs signed in on #/activity and #/resources/{urn} and landed on the resource
+    // list: the 401's move to #/sign-in?next=… reaches the page in a hashchange event, a task
+    // that came after the click. Holding every hashchange back 1.5 s makes that order certain.
+    const page = await openPage();
+    await page.addInitScript(`{
+      const add = window.addEventListener;
+      window.addEventListener = function (type, listener, options) {
+        if (type !== 'hashchange') return add.call(this, type, listener, options);
+        return add.call(this, type, (event) => setTimeout(() => listener.call(this, event), 1500), options);
+      };
+    }`);
+    await page.goto(`${s.console}#/activity`);
+    await page.getByLabel('Token').fill(s.tokens['vic-viewer']);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Activity' }).waitFor();
+    expect(page.url()).toMatch(/#\/activity$/);
+  });
+
   it('says Steward is open when no tokens are configured', async () => {
     const open = await startConsoleSteward({ config: { worker: false } });
     try {

@@ -95,7 +95,7 @@ function Content({ route, session }: { route: Route; session: Session }) {
   if (session.state === 'failed')
     return <ErrorBanner title="Steward could not be reached" error={session.error} />;
   if (route.path === '/sign-in' || session.state === 'signed-out')
-    return <SignInPage session={session} next={route.query.get('next')} />;
+    return <SignInPage session={session} />;
   const props: PageProps = { route, whoami: session.whoami };
   return <Page {...props} />;
 }

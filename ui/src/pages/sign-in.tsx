@@ -1,14 +1,14 @@
 import { useState } from 'preact/hooks';
 
 import { ErrorBanner } from '../components/error-banner.js';
-import { navigate } from '../router.js';
+import { currentRoute, navigate } from '../router.js';
 import { type Session, signIn } from '../session.js';
 
 /**
  * Paste a token (from `steward token create`). It is checked with whoami and kept
  * in this tab's sessionStorage only. An open Steward needs none, and says so.
  */
-export function SignInPage({ session, next }: { session: Session; next: string | null }) {
+export function SignInPage({ session }: { session: Session }) {
   const [token, setToken] = useState('');
   const [busy, setBusy] = useState(false);
   const [result, setResult] = useState<Session>();
@@ -21,7 +21,7 @@ export function SignInPage({ session, next }: { session: Session; next: string |
     setResult(answer);
     if (answer.state === 'signed-in') {
       setToken('');
-      goBack(next);
+      goBack();
     }
   };
   return (
@@ -68,8 +68,16 @@ export function SignInPage({ session, next }: { session: Session; next: string |
   );
 }
 
-/** Back to the page that asked for sign-in; only a route of this console (never another origin). */
-function goBack(next: string | null): void {
+/**
+ * Back to the page that asked for sign-in; only a route of this console (never another origin).
+ * Read from the address at the moment of sign-in, not from a rendered prop: a 401 moves the page to
+ * `#/sign-in?next=…` at once, but the page hears of it in a hashchange event, and a click can come
+ * first (twice in CI under load: signed in on one page, landed on the resource list). Shown in place
+ * of a page (signed out on `#/activity`), sign-in stays on that page.
+ */
+function goBack(): void {
+  const { path, query } = currentRoute();
+  const next = path === '/sign-in' ? query.get('next') : `${path}${query.size ? `?${query}` : ''}`;
   const target = next && next.startsWith('/') && !next.startsWith('/sign-in') ? next : '/resources';
   const at = target.indexOf('?');
   navigate(
