@@ -7,5 +7,7 @@ export default {
   testMatch: ['<rootDir>/test/**/*.test.ts', '<rootDir>/modules/**/*.test.ts'],
   testTimeout: 30000,
   reporters: ['default', '<rootDir>/test/summary-reporter.js'],
+  // Before each test file's framework: see the file (an AsyncLocalStorage per test file otherwise piles up).
+  setupFiles: ['<rootDir>/test/setup-async-storage.ts'],
   setupFilesAfterEnv: ['<rootDir>/test/setup-store.ts'],
 };

@@ -27,7 +27,19 @@ export interface BodyValidator {
   documents(): Record<string, object>;
 }
 
+/**
+ * One validator per folder in a process: the files do not change while it runs, and ajv reading
+ * them (its meta-schema compiled for each Ajv) cost 20-120 ms every time Steward was made.
+ */
+const LOADED = new Map<string, BodyValidator>();
+
 export function loadBodySchemas(dir: string = findSchemasDir()): BodyValidator {
+  let validator = LOADED.get(dir);
+  if (!validator) LOADED.set(dir, (validator = readBodySchemas(dir)));
+  return validator;
+}
+
+function readBodySchemas(dir: string): BodyValidator {
   const ajv = new Ajv({ allErrors: true, strict: false });
   addFormats(ajv);
   const documents: Record<string, object> = {};
