@@ -178,6 +178,63 @@ describeEachDialect('hot statements', () => {
           expect(reused).toContain(name);
     });
 
+    it('so does each list page of resources, whatever its filters and scope', async () => {
+      for (const [name, project, team] of [
+        ['l-1', 'p', 'a'],
+        ['l-2', 'p', 'b'],
+        ['l-3', 'q', 'a'],
+      ] as const)
+        expect((await s.create(name, {}, { project, labels: { team } })).status).toBe(202);
+      await s.drain();
+      const listed = async (query: string): Promise<string[]> => {
+        const urns: string[] = [];
+        let token: string | null = null;
+        do {
+          const next: string = token === null ? '' : `&page_token=${encodeURIComponent(token)}`;
+          const res = await call('GET', `${s.api}/resources?page_size=1&${query}${next}`);
+          expect(res.status).toBe(200);
+          urns.push(...(res.body.resources as Array<{ urn: string }>).map((r) => r.urn));
+          token = res.body.next_page_token as string | null;
+        } while (token !== null);
+        return urns;
+      };
+      const [l1, l2, l3] = [urnOf('l-1'), urnOf('l-2'), urnOf('l-3', 'fake', 'q')];
+      // Twice each: the second round reuses what the first compiled.
+      for (let round = 0; round < 2; round += 1) {
+        expect(await listed('')).toEqual([l1, l2, l3]);
+        expect(await listed('project=p')).toEqual([l1, l2]);
+        expect(await listed('kind=fake&status=COMPLETED&paused=false')).toEqual([l1, l2, l3]);
+        expect(await listed('paused=true')).toEqual([]);
+        expect(await listed('labels=team=a')).toEqual([l1, l3]);
+        expect(await listed('project=q&labels=team=a')).toEqual([l3]);
+        expect(await listed('labels=team=b')).toEqual([l2]);
+        // A caller held to some projects: the scope is a list the query binds.
+        const { queries } = s.h.steward;
+        for (const scope of [['q'], ['p', 'q'], []]) {
+          const page = await queries.listResources({}, 50, undefined, scope);
+          expect(page.items.map((r) => r.urn)).toEqual(
+            [l1, l2, l3].filter((urn) => scope.includes(urn.split(':')[3]!)),
+          );
+        }
+      }
+      expect([...hotStatementCheck.mismatched]).toEqual([]);
+      const reused = [...hotStatementCheck.reused];
+      for (const shape of [
+        'list resources()',
+        'list resource sizes()',
+        'list resources(after)',
+        'list resource sizes(project,after)',
+        'list resources(kind,status,paused)',
+        'list resources(paused)',
+        'list resources(labels×1)',
+        'list resources(project,labels×1)',
+        'list resources(labels×1,after)',
+        'list resources(projects×1)',
+        'list resource sizes(projects×2)',
+      ])
+        expect(reused).toContain(shape);
+    });
+
     it('so does each of a batch of schedule firings, and an event insert while a webhook takes events', async () => {
       const names = ['s-1', 's-2', 's-3'];
       for (const name of names) expect((await s.create(name)).status).toBe(202);

@@ -22,6 +22,7 @@ import {
   requestOptions,
 } from '../request-parsing.js';
 import type { BodyValidator } from '../schemas.js';
+import { sendJson } from '../send-json.js';
 import { sendPage } from '../send-page.js';
 import { acceptedAnswer } from './accepted-answer.js';
 import { pauseRoutes, sendCascade } from './day-two.js';
@@ -80,7 +81,7 @@ export function resourceRoutes(
     const caller = callerOf(res);
     const resource = await queries.getResource(req.params.urn, caller.scope, mayChange(caller));
     res.setHeader('ETag', `"${resource.version}"`);
-    res.json(resource);
+    sendJson(req, res, resource);
   });
 
   router.patch('/resources/:urn', async (req, res) => {
