@@ -1,5 +1,5 @@
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, sql, type SqliteDatabase,SqliteDialect } from 'kysely';
+import { Kysely, sql, type SqliteDatabase, SqliteDialect } from 'kysely';
 
 import type { Database } from '../../src/store/schema.js';
 import { createGroupCommit } from '../../src/store/sqlite/group-commit.js';
