@@ -41,12 +41,8 @@ export function createAcceptWrites(driver: StoreDriver) {
           if (holder) return { claimHeldBy: holder };
         }
         if (change.expected === null) {
-          const existing = await trx.executeQuery(
-            compileHot(trx, 'resource exists', [resource.urn], () =>
-              trx.selectFrom('resources').select('urn').where('urn', '=', resource.urn).compile(),
-            ),
-          );
-          if (existing.rows.length > 0) return 'conflict';
+          // No look first: a row with this URN makes the insert fail on the primary key, which the
+          // catch below answers 'conflict' (the transaction, or its savepoint, rolls back whole).
           const inserted = {
             ...row,
             ...footprint,
@@ -99,7 +95,7 @@ export function createAcceptWrites(driver: StoreDriver) {
         }
         if (['delete', 'orphan'].includes(change.operation.action))
           await assertNoDependents(trx, resource.urn);
-        if (change.reindex) await reindex(trx, resource);
+        if (change.reindex) await reindex(trx, resource, change.expected === null);
         if (change.superseded) {
           await trx
             .updateTable('operations')
@@ -245,7 +241,8 @@ async function assertNoDependents(trx: Kysely<Database>, urn: string): Promise<v
   if (dependent) throw new RollbackConflict();
 }
 
-async function reindex(trx: Kysely<Database>, resource: Resource): Promise<void> {
+/** Writes the resource's label and dependency rows; `created`: it was just inserted, so it has none to replace. */
+async function reindex(trx: Kysely<Database>, resource: Resource, created: boolean): Promise<void> {
   const targets = [...new Set(Object.values(resource.spec.dependencies))];
   if (targets.length) {
     // A dependency deleted (or being deleted) since core checked: roll back, core re-reads and answers 400.
@@ -260,16 +257,19 @@ async function reindex(trx: Kysely<Database>, resource: Resource): Promise<void>
     if (alive.length !== targets.length) throw new RollbackConflict();
   }
   const { urn } = resource;
-  await trx.executeQuery(
-    compileHot(trx, 'delete resource_labels', [urn], () =>
-      trx.deleteFrom('resource_labels').where('urn', '=', urn).compile(),
-    ),
-  );
-  await trx.executeQuery(
-    compileHot(trx, 'delete resource_dependencies', [urn], () =>
-      trx.deleteFrom('resource_dependencies').where('urn', '=', urn).compile(),
-    ),
-  );
+  // A URN's rows leave with its resource row (write-back.ts, the delete's write-back), so a new row has none.
+  if (!created) {
+    await trx.executeQuery(
+      compileHot(trx, 'delete resource_labels', [urn], () =>
+        trx.deleteFrom('resource_labels').where('urn', '=', urn).compile(),
+      ),
+    );
+    await trx.executeQuery(
+      compileHot(trx, 'delete resource_dependencies', [urn], () =>
+        trx.deleteFrom('resource_dependencies').where('urn', '=', urn).compile(),
+      ),
+    );
+  }
   const labels = Object.entries(resource.labels).map(([key, value]) => ({
     urn: resource.urn,
     key,

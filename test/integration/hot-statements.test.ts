@@ -153,7 +153,6 @@ describeEachDialect('hot statements', () => {
       const reused = [...hotStatementCheck.reused].map((shape) => shape.replace(/\(.*$/, ''));
       for (const name of [
         'find resource',
-        'resource exists',
         'insert resources',
         'insert operations',
         'insert revisions',

@@ -23,8 +23,8 @@ type Settled = { job: Job; ok: true; value: unknown } | { job: Job; ok: false; e
 
 /**
  * Group commit for SQLite's one writer. kysely's SQLite driver runs every statement on one
- * connection, so write transactions already wait for one another; those that queue up while one
- * runs are run together instead, each in a savepoint of one `BEGIN IMMEDIATE … COMMIT`, and each
+ * connection, so write transactions already wait for one another; those asked for in one turn of
+ * the event loop, or that queue up while a batch runs, are run together instead, each in a savepoint of one `BEGIN IMMEDIATE … COMMIT`, and each
  * caller is answered only after that COMMIT (an answer still means committed). A transaction that
  * throws is rolled back to its savepoint alone, as its own transaction would have been, and the
  * others commit; a failure of the batch itself (BEGIN, COMMIT, an error that made SQLite roll the
@@ -39,12 +39,17 @@ export function createGroupCommit(db: Kysely<Database>, inTransaction: () => boo
   function writeTransaction<T>(fn: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       queue.push({ fn, resolve: resolve as (value: unknown) => void, reject });
-      if (!flushing) void flush();
+      if (!flushing) {
+        flushing = true;
+        // Started in the next turn, not now: better-sqlite3 runs a whole transaction in microtasks, so
+        // begun at once it commits before the next request's I/O callback runs and no batch forms (one
+        // BEGIN per create under 32 connections). Those that arrive in this turn's callbacks join it.
+        setImmediate(() => void flush());
+      }
     });
   }
 
   async function flush(): Promise<void> {
-    flushing = true;
     try {
       while (queue.length > 0) await runBatch();
     } finally {
