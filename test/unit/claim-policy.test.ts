@@ -131,14 +131,14 @@ describe('claim window', () => {
     expect(window.claimable(8, 8)).toBe(0);
   });
 
-  it('lets fast syncs queue up to three claims per slot, bounded by the leases held', () => {
+  it('lets fast syncs queue up to twelve claims per slot, bounded by the leases held', () => {
     const window = createClaimWindow({ concurrency: 8, windowMs: 20 });
     for (let i = 0; i < 20; i += 1) window.record(0);
-    expect(window.claimable(8, 8)).toBe(24);
-    expect(window.claimable(0, 0)).toBe(32);
+    expect(window.claimable(8, 8)).toBe(96);
+    expect(window.claimable(0, 0)).toBe(104);
     // Leases still being written back count against the second allowance.
-    expect(window.claimable(8, 40)).toBe(0);
-    expect(window.claimable(8, 30)).toBe(10);
+    expect(window.claimable(8, 112)).toBe(0);
+    expect(window.claimable(8, 100)).toBe(12);
   });
 
   it('stops queueing claims behind slow syncs', () => {
