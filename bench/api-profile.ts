@@ -13,11 +13,13 @@ import { noopCreateBody } from './noop-module.js';
  * `list` (a page of 50) and prints requests/s; with `--profile` the Steward process runs under
  * `--cpu-prof` and the .cpuprofile's path is printed (open it in Chrome DevTools); `--no-worker`
  * sets STEWARD_WORKER=false. Also printed (Linux): the Steward process's CPU milliseconds per
- * request of the measured run, which a loaded machine disturbs far less than requests/s. Run: `npm run -s build && node dist/bench/api-profile.js post --profile`.
+ * request of the measured run, which a loaded machine disturbs far less than requests/s; with `--threads`, that
+ * CPU split by thread (`tid:ms`, largest first: the event loop, GC helpers, worker threads).
+ * Run: `npm run -s build && node dist/bench/api-profile.js post --profile`.
  */
 const [what = 'post', ...flags] = process.argv.slice(2);
 if (!['post', 'get', 'list'].includes(what))
-  throw new Error('usage: api-profile.js post|get|list [--profile] [--no-worker]');
+  throw new Error('usage: api-profile.js post|get|list [--profile] [--no-worker] [--threads]');
 const profile = flags.includes('--profile');
 const dir = mkdtempSync(join(tmpdir(), 'steward-api-profile-'));
 const server = await startStewardServe({
@@ -42,6 +44,7 @@ try {
     });
   let figures;
   let cpuBefore = cpuMsOf(server.pid);
+  let threadsBefore = threadCpuMsOf(server.pid);
   if (what === 'post') figures = await post();
   else {
     await post(); // something to read
@@ -53,13 +56,22 @@ try {
         ? `${api}/resources/${page.resources[0]!.urn}`
         : `${api}/resources?project=bench&page_size=50`;
     cpuBefore = cpuMsOf(server.pid);
+    threadsBefore = threadCpuMsOf(server.pid);
     figures = await cannon({ url, connections: 32, duration: 8 });
   }
   const cpuMs = cpuMsOf(server.pid) - cpuBefore;
   const perRequest =
     figures.total > 0 ? ` cpu ${(cpuMs / figures.total).toFixed(3)} ms/request` : '';
+  const threads = flags.includes('--threads')
+    ? ` threads ${[...threadCpuMsOf(server.pid)]
+        .map(([tid, ms]) => [tid, ms - (threadsBefore.get(tid) ?? 0)] as const)
+        .filter(([, ms]) => ms > 0)
+        .sort((a, b) => b[1] - a[1])
+        .map(([tid, ms]) => `${tid}:${(ms / Math.max(1, figures.total)).toFixed(2)}`)
+        .join(' ')}`
+    : '';
   console.log(
-    `${what}: ${figures.requestsPerS.toFixed(0)}/s${perRequest}`,
+    `${what}: ${figures.requestsPerS.toFixed(0)}/s${perRequest}${threads}`,
     JSON.stringify(figures),
   );
   // The profile is written when the process exits: stop it first, keeping its folder.
@@ -72,10 +84,28 @@ try {
 
 /** User and system CPU time of a process in milliseconds, from /proc (0 where there is none). */
 function cpuMsOf(pid: number): number {
+  return statCpuMs(`/proc/${pid}/stat`);
+}
+
+/** The same for each thread of the process, by thread id (empty where there is no /proc). */
+function threadCpuMsOf(pid: number): Map<string, number> {
+  try {
+    return new Map(
+      readdirSync(`/proc/${pid}/task`).map((tid) => [
+        tid,
+        statCpuMs(`/proc/${pid}/task/${tid}/stat`),
+      ]),
+    );
+  } catch {
+    return new Map();
+  }
+}
+
+function statCpuMs(path: string): number {
   try {
     // Fields after the command's last closing parenthesis (a command may hold one): utime and
     // stime are the 12th and 13th, in clock ticks, 100 a second on Linux (USER_HZ).
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const stat = readFileSync(path, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
   } catch {
