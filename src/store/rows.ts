@@ -62,7 +62,7 @@ export function claimColumn(kind: string, key: string | null): string | null {
   return key === null ? null : `${kind}:${key}`;
 }
 
-export function rowToResource(row: Selectable<ResourcesTable>): Resource {
+export function rowToResource(row: ListedRow): Resource {
   return parseResourceText(rowToResourceText(row, 0), largeColumns(row));
 }
 

@@ -42,7 +42,6 @@ function row(overrides: Partial<ListedRow> = {}): ListedRow {
   return {
     urn: 'orn:steward:plain:p:a',
     kind: 'plain',
-  description: 'A kind with nothing secret.',
     project: 'p',
     name: 'a',
     labels: JSON.stringify({ team: 'a', 'tier"x': 'wé\n' }),
@@ -107,7 +106,6 @@ const rows: Array<[string, ListedRow]> = [
     row({
       urn: 'orn:steward:vault:p:v',
       kind: 'vault',
-  description: 'A kind with a writeOnly config.',
       configs: JSON.stringify({ user: 'u', password: SEALED }),
     }),
   ],
