@@ -7,9 +7,9 @@ import {
   type Revision,
 } from '../model.js';
 import type { Registry } from '../modules/registry.js';
-import type { ResourceText } from '../resource-text.js';
 import { parseUrn } from '../names.js';
 import type { AcceptWrites, ResourcePages, ResourceReads } from '../ports.js';
+import type { ResourceText } from '../resource-text.js';
 import { forCaller } from './allowed-actions.js';
 import {
   boundedPage,
