@@ -118,7 +118,7 @@ async function main(): Promise<void> {
     () => measureApiRatios(),
     1,
   );
-  // Slow (a million rows cloned, then Steward started on them): once.
+  // A million rows cloned (one statement, about 20 s), then Steward started on them: once.
   results.scale = await step(
     'scale',
     `scale: ${SCALE_RESOURCES.toLocaleString('en-US')} resources`,

@@ -6,6 +6,7 @@ import { API_PREFIX } from '../src/api/prefix.js';
 import { startStewardServe } from './api-processes.js';
 import { cannon, type CannonFigures } from './cannon.js';
 import { noopCreateBody, noopUrn } from './noop-module.js';
+import { cloneResources } from './scale-clone.js';
 import { sleep } from './stats.js';
 
 const PROJECT = 'bench';
@@ -19,7 +20,7 @@ const TICKS_PER_S = 100;
 
 export interface ScaleResult {
   resources: number;
-  /** Inserting the clones in SQL (one transaction per 1,000 made), seconds. */
+  /** Inserting the clones in SQL (bench/scale-clone.ts), seconds. */
   cloneS: number;
   /** From `steward serve` spawned to /readyz answering, on the full file. */
   startupMs: number;
@@ -39,9 +40,54 @@ export interface ScaleResult {
  * latency under autocannon at 8 connections.
  */
 export async function measureScale(total: number): Promise<ScaleResult> {
+  const { dir, cloneS } = await makeScaleFile(total);
+  const spawned = Date.now();
+  const second = await startStewardServe({ tokens: false, dir });
+  try {
+    const startupMs = Date.now() - spawned;
+    await sleep(2000); // the first look for due work and the start-up pruning run on
+    const before = cpuTicks(second.pid);
+    await sleep(IDLE_MS);
+    const idleCpuPctOfCore =
+      ((cpuTicks(second.pid) - before) / TICKS_PER_S / (IDLE_MS / 1000)) * 100;
+    const rssMiB = rss(second.pid);
+    let read = 0;
+    const get = await cannon({
+      url: second.url,
+      connections: CONNECTIONS,
+      duration: DURATION_S,
+      next: () => ({
+        path: `${API_PREFIX}/resources/${encodeURIComponent(cloneUrn((read += 7919) % total))}`,
+      }),
+    });
+    const list = await cannon({
+      url: `${second.url}${API_PREFIX}/resources?project=${PROJECT}&page_size=50`,
+      connections: CONNECTIONS,
+      duration: DURATION_S,
+    });
+    return {
+      resources: total,
+      cloneS,
+      startupMs,
+      idleCpuPctOfCore,
+      idleMs: IDLE_MS,
+      rssMiB,
+      get,
+      list,
+      connections: CONNECTIONS,
+    };
+  } finally {
+    await second.stop();
+  }
+}
+
+/**
+ * A folder whose steward.db holds `total` COMPLETED resources of project `bench`: `MADE` made
+ * through the API by `steward serve` (every default, worker on), the rest cloned from them in
+ * SQL (bench/scale-clone.ts). `cloneS`: the seconds the cloning took.
+ */
+export async function makeScaleFile(total: number): Promise<{ dir: string; cloneS: number }> {
   const first = await startStewardServe({ tokens: false });
-  const { dir } = first;
-  let kept = false;
   try {
     for (let i = 0; i < MADE; i += 50)
       await Promise.all(
@@ -56,51 +102,12 @@ export async function measureScale(total: number): Promise<ScaleResult> {
         ),
       );
     await waitForNothingPending(first.db!);
-    await first.stop(true);
-    kept = true;
-    const cloneS = cloneResources(first.db!, total);
-
-    const spawned = Date.now();
-    const second = await startStewardServe({ tokens: false, dir });
-    try {
-      const startupMs = Date.now() - spawned;
-      await sleep(2000); // the first look for due work and the start-up pruning run on
-      const before = cpuTicks(second.pid);
-      await sleep(IDLE_MS);
-      const idleCpuPctOfCore =
-        ((cpuTicks(second.pid) - before) / TICKS_PER_S / (IDLE_MS / 1000)) * 100;
-      const rssMiB = rss(second.pid);
-      let read = 0;
-      const get = await cannon({
-        url: second.url,
-        connections: CONNECTIONS,
-        duration: DURATION_S,
-        next: () => ({
-          path: `${API_PREFIX}/resources/${encodeURIComponent(cloneUrn((read += 7919) % total))}`,
-        }),
-      });
-      const list = await cannon({
-        url: `${second.url}${API_PREFIX}/resources?project=${PROJECT}&page_size=50`,
-        connections: CONNECTIONS,
-        duration: DURATION_S,
-      });
-      return {
-        resources: total,
-        cloneS,
-        startupMs,
-        idleCpuPctOfCore,
-        idleMs: IDLE_MS,
-        rssMiB,
-        get,
-        list,
-        connections: CONNECTIONS,
-      };
-    } finally {
-      await second.stop();
-    }
-  } finally {
-    if (!kept) await first.stop();
+  } catch (error) {
+    await first.stop();
+    throw error;
   }
+  await first.stop(true);
+  return { dir: first.dir, cloneS: cloneResources(first.db!, PROJECT, MADE, total) };
 }
 
 /** Resource `n` of the stored ones: the made ones keep their names, clone k of made i is `s-i-k`. */
@@ -108,32 +115,6 @@ function cloneUrn(n: number): string {
   const made = n % MADE;
   const copy = Math.floor(n / MADE);
   return noopUrn(PROJECT, copy === 0 ? `s-${made}` : `s-${made}-${copy}`);
-}
-
-/** Copies every made resource row (all columns as stored) under a new name until `total` are stored. */
-function cloneResources(file: string, total: number): number {
-  const db = new BetterSqlite3(file);
-  try {
-    db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = NORMAL');
-    const columns = (db.pragma('table_info(resources)') as Array<{ name: string }>).map(
-      (c) => c.name,
-    );
-    const select = columns
-      .map((c) => (c === 'urn' ? `urn || '-' || @copy` : c === 'name' ? `name || '-' || @copy` : c))
-      .join(', ');
-    const insert = db.prepare(
-      `insert into resources (${columns.join(', ')}) select ${select} from resources where project = '${PROJECT}' and name not like '%-%-%'`,
-    );
-    const started = Date.now();
-    const copies = Math.ceil(total / MADE);
-    for (let copy = 1; copy < copies; copy += 1)
-      db.transaction(() => insert.run({ copy: String(copy) }))(); // a string: a number binds as REAL ("1.0")
-    db.pragma('wal_checkpoint(TRUNCATE)');
-    return (Date.now() - started) / 1000;
-  } finally {
-    db.close();
-  }
 }
 
 async function waitForNothingPending(file: string): Promise<void> {

@@ -10,6 +10,7 @@ import type {
   ResourceStatus,
   Revision,
 } from './model.js';
+import type { ResourceText } from './resource-text.js';
 import type { ClaimedSchedule, Schedule, ScheduleOutcome } from './schedules/schedule.js';
 import type { ProjectShares } from './sync/claim-policy.js';
 import type { WebhookBook, WebhookQueue } from './webhooks/webhook.js';
@@ -53,15 +54,25 @@ export interface ResourceReads {
 export interface ResourcePages {
   /** Ordered by URN; `after` is the last URN of the previous page. */
   listResources(filter: ResourceFilter, limit: number, after?: string): Promise<Resource[]>;
+  /**
+   * What listResources would return, as stored text (a list page writes its items from it), each
+   * with its size: the characters of its large text columns. With `inlineChars`, a row whose large columns
+   * are longer comes without them (`large` undefined): a page reads no more than that per row.
+   */
+  listResourceTexts(
+    filter: ResourceFilter,
+    limit: number,
+    after?: string,
+    inlineChars?: number,
+  ): Promise<ResourceText[]>;
   /** Newest first; `before` is the last id of the previous page. */
   listOperations(filter: OperationFilter, limit: number, before?: string): Promise<Operation[]>;
   /** Newest first; `before` is the last revision id of the previous page. */
   listRevisions(urn: string, limit: number, before?: number): Promise<Revision[]>;
   /**
-   * The sizes of what each list above would return, in its order: the characters of the
+   * The sizes of what listOperations and listRevisions would return, in their order: the characters of the
    * row's large text columns, read without loading the rows (the page byte bound).
    */
-  listResourceSizes(filter: ResourceFilter, limit: number, after?: string): Promise<number[]>;
   listOperationSizes(filter: OperationFilter, limit: number, before?: string): Promise<number[]>;
   listRevisionSizes(urn: string, limit: number, before?: number): Promise<number[]>;
 }

@@ -1,4 +1,11 @@
-import { type Expression, type ExpressionBuilder, type Kysely, sql, type SqlBool } from 'kysely';
+import {
+  type Expression,
+  type ExpressionBuilder,
+  type Kysely,
+  type SelectQueryBuilder,
+  sql,
+  type SqlBool,
+} from 'kysely';
 
 import type {
   Operation,
@@ -8,9 +15,17 @@ import type {
   Revision,
 } from '../core/model.js';
 import type { OperationFilter } from '../core/ports.js';
+import type { ResourceText } from '../core/resource-text.js';
 import type { StoreDriver } from './driver.js';
 import { compileHot } from './hot-statements.js';
-import { rowToOperation, rowToResource, rowToRevision } from './rows.js';
+import {
+  LISTED_COLUMNS,
+  type ListedRow,
+  rowToOperation,
+  rowToResource,
+  rowToResourceText,
+  rowToRevision,
+} from './rows.js';
 import type { Database } from './schema.js';
 
 /** The read side of the store: intent-named queries, each served by an index. */
@@ -51,20 +66,42 @@ export function createReadQueries({ db }: StoreDriver) {
       return rows.map(rowToResource);
     },
 
-    /** What listResources would return, as the characters of each row's text (the page byte bound reads these, not the rows). */
-    async listResourceSizes(
+    /**
+     * A list page's rows in one statement: what listResources would return, as text
+     * (rows.ts rowToResourceText), with each row's size. With `inlineChars`, a row whose large
+     * columns hold more characters than that comes without them (`large` undefined), so no
+     * more than `limit × inlineChars` of them are read however large the rows are.
+     */
+    async listResourceTexts(
       filter: ResourceFilter,
       limit: number,
       after?: string,
-    ): Promise<number[]> {
+      inlineChars?: number,
+    ): Promise<ResourceText[]> {
       const query = resourcesMatching(db, filter, after);
       if (!query) return [];
+      const page = () =>
+        query
+          .build()
+          .select([...LISTED_COLUMNS, textLength(RESOURCE_TEXT)])
+          .orderBy('urn')
+          .limit(limit);
       const { rows } = await db.executeQuery(
-        compileHot(db, `list resource sizes(${query.shape})`, [...query.parameters, limit], () =>
-          query.build().select(textLength(RESOURCE_TEXT)).orderBy('urn').limit(limit).compile(),
-        ),
+        inlineChars === undefined
+          ? compileHot(
+              db,
+              `list resource texts(${query.shape})`,
+              [...query.parameters, limit],
+              () => page().compile(),
+            )
+          : compileHot(
+              db,
+              `list resource texts inline(${query.shape})`,
+              [...RESOURCE_TEXT.map(() => inlineChars), ...query.parameters, limit],
+              () => inlineLarge(db, page(), inlineChars).compile(),
+            ),
       );
-      return rows.map((row) => Number(row.size));
+      return rows.map((row) => rowToResourceText(row as ListedRow, Number(row.size)));
     },
 
     async findDependents(urn: string): Promise<string[]> {
@@ -178,6 +215,32 @@ const RESOURCE_TEXT = [
 ] as const;
 const OPERATION_TEXT = ['params', 'error'] as const;
 const REVISION_TEXT = ['labels', 'configs', 'dependencies', 'changes'] as const;
+
+/**
+ * `page` (a select with `size`) with each of its large columns null where `size` is over
+ * `inlineChars`. The outer ORDER BY keeps the page's order: both databases read the inner
+ * select as it comes (SQLite as a co-routine, with no sort; EXPLAIN QUERY PLAN in
+ * docs/decisions.md).
+ */
+function inlineLarge(
+  db: Kysely<Database>,
+  page: SelectQueryBuilder<Database, 'resources', ListedRow & { size: number }>,
+  inlineChars: number,
+) {
+  const small = LISTED_COLUMNS.filter(
+    (column) => !(RESOURCE_TEXT as readonly string[]).includes(column),
+  );
+  return db
+    .selectFrom(page.as('page'))
+    .select([
+      ...small,
+      'size',
+      ...RESOURCE_TEXT.map((column) =>
+        sql`case when ${sql.ref('size')} <= ${inlineChars} then ${sql.ref(column)} end`.as(column),
+      ),
+    ])
+    .orderBy('urn');
+}
 
 /** `length(a) + length(b) + …` as `size`: characters on both databases (a null counts 0). */
 function textLength(columns: readonly string[]) {

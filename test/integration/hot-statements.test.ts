@@ -219,17 +219,16 @@ describeEachDialect('hot statements', () => {
       expect([...hotStatementCheck.mismatched]).toEqual([]);
       const reused = [...hotStatementCheck.reused];
       for (const shape of [
-        'list resources()',
-        'list resource sizes()',
-        'list resources(after)',
-        'list resource sizes(project,after)',
-        'list resources(kind,status,paused)',
-        'list resources(paused)',
-        'list resources(labels×1)',
-        'list resources(project,labels×1)',
-        'list resources(labels×1,after)',
-        'list resources(projects×1)',
-        'list resource sizes(projects×2)',
+        'list resource texts inline()',
+        'list resource texts inline(after)',
+        'list resource texts inline(project,after)',
+        'list resource texts inline(kind,status,paused)',
+        'list resource texts inline(paused)',
+        'list resource texts inline(labels×1)',
+        'list resource texts inline(project,labels×1)',
+        'list resource texts inline(labels×1,after)',
+        'list resource texts inline(projects×1)',
+        'list resource texts inline(projects×2)',
       ])
         expect(reused).toContain(shape);
     });

@@ -1,4 +1,4 @@
-import type { Resource } from '../model.js';
+import type { Resource, ResourcePolicy, ResourceStatus } from '../model.js';
 import type { Registry } from '../modules/registry.js';
 import { TRANSITIONS, type UserRequest } from './transitions.js';
 
@@ -33,9 +33,29 @@ export function allowedActions(
   registry: Registry,
   mayChange: boolean,
 ): string[] {
-  if (!mayChange) return [];
   const { status, paused } = resource.state;
-  const module = registry.find(resource.kind);
+  return allowedActionsOf(
+    { kind: resource.kind, status, paused, mode: resource.spec.policy.mode },
+    registry,
+    mayChange,
+  );
+}
+
+/** What allowedActions reads of a resource: a list page computes it once per distinct value. */
+export interface ActionsKey {
+  kind: string;
+  status: ResourceStatus;
+  paused: boolean;
+  mode: ResourcePolicy['mode'];
+}
+
+export function allowedActionsOf(
+  { kind, status, paused, mode }: ActionsKey,
+  registry: Registry,
+  mayChange: boolean,
+): string[] {
+  if (!mayChange) return [];
+  const module = registry.find(kind);
   const allowed = LISTED.filter((request) => {
     if (!TRANSITIONS[request].from.includes(status)) return false;
     if (request === 'pause') return !paused;
@@ -48,7 +68,7 @@ export function allowedActions(
     return true;
   });
   // Module actions change the backend: not in observe mode (observe-requests.ts).
-  if (!module || resource.spec.policy.mode === 'observe') return allowed;
+  if (!module || mode === 'observe') return allowed;
   if (!TRANSITIONS.action.from.includes(status)) return allowed;
   const actions = Object.keys(module.definition.actions).filter((name) => !LIFECYCLE.has(name));
   return [...allowed, ...actions.sort()];

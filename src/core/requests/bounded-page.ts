@@ -30,6 +30,14 @@ export function rowsToLoad(sizes: readonly number[], pageSize: number, maxBytes:
 }
 
 /**
+ * The most characters of large columns a row of a page of `rows` may have to be read with the
+ * rest of its row, in the one statement of a list page: `rows` of them stay within the bound.
+ */
+export function inlineRowChars(rows: number, maxBytes: number): number {
+  return Math.floor((maxBytes - ENVELOPE_BYTES) / rows);
+}
+
+/**
  * The items in order while their JSON, with the answer around it, stays within
  * `maxBytes` (always at least one item, however large). `more`: rows exist past
  * `items`; the next token is then where the page ended.
@@ -39,13 +47,14 @@ export function boundedPage<T>(
   more: boolean,
   maxBytes: number,
   tokenOf: (last: T) => string,
+  jsonOf: (item: T) => string = JSON.stringify,
 ): EncodedPage<T> {
   const budget = maxBytes - ENVELOPE_BYTES;
   const kept: T[] = [];
   const json: string[] = [];
   let total = 0;
   for (const item of items) {
-    const text = JSON.stringify(item);
+    const text = jsonOf(item);
     const bytes = Buffer.byteLength(text, 'utf8') + 1; // and its comma
     if (kept.length > 0 && total + bytes > budget) break;
     total += bytes;

@@ -9,14 +9,17 @@ import {
 import type { Registry } from '../modules/registry.js';
 import { parseUrn } from '../names.js';
 import type { AcceptWrites, ResourcePages, ResourceReads } from '../ports.js';
+import type { ResourceText } from '../resource-text.js';
 import { forCaller } from './allowed-actions.js';
 import {
   boundedPage,
   DEFAULT_MAX_PAGE_BYTES,
   type EncodedPage,
+  inlineRowChars,
   rowsToLoad,
 } from './bounded-page.js';
 import { decodePageToken, encodePageToken } from './page-token.js';
+import { resourceJsonWriter } from './resource-json.js';
 import {
   ALL_PROJECTS,
   assertResourceInScope,
@@ -65,26 +68,45 @@ export function createQueries({
     return mayChange === undefined ? view : forCaller(view, registry, mayChange);
   }
 
-  /** Pages are bounded by count and by bytes: the sizes are read first, then only the rows that fit are loaded. */
+  /**
+   * Pages are bounded by count and by bytes, in one statement: each row comes with its size, and
+   * with its large columns only when they are small enough that the whole page stays within the
+   * bound (bounded-page.ts inlineRowChars). When a row that fits the page came without them, the
+   * rows that fit are read again, whole. Items are written from the stored JSON text
+   * (resource-json.ts); the page's `items` are the rows as text.
+   */
   async function listResources(
     filter: ResourceFilter,
     pageSize: number,
     pageToken?: string,
     scope: ProjectScope = ALL_PROJECTS,
     mayChange?: boolean,
-  ): Promise<EncodedPage<Resource>> {
+  ): Promise<EncodedPage<ResourceText>> {
     // A kind no module has is a typo (400 naming the kinds), as a bad status is, not an empty list.
     if (filter.kind !== undefined) registry.get(filter.kind);
     const after = decodePageToken<string>('resources', pageToken, 'string');
     const scoped = { ...filter, projects: projectsOf(scope) };
-    const sizes = await store.listResourceSizes(scoped, pageSize + 1, after);
-    const count = rowsToLoad(sizes, pageSize, maxPageBytes);
-    const rows = await store.listResources(scoped, count, after);
+    const limit = pageSize + 1;
+    const listed = await store.listResourceTexts(
+      scoped,
+      limit,
+      after,
+      inlineRowChars(limit, maxPageBytes),
+    );
+    const count = rowsToLoad(
+      listed.map((row) => row.size),
+      pageSize,
+      maxPageBytes,
+    );
+    let rows = listed.slice(0, count);
+    if (rows.some((row) => row.large === undefined))
+      rows = await store.listResourceTexts(scoped, count, after);
     return boundedPage(
-      rows.map((row) => viewFor(row, mayChange)),
-      sizes.length > count,
+      rows,
+      listed.length > count,
       maxPageBytes,
       (last) => encodePageToken('resources', last.urn),
+      resourceJsonWriter(registry, mayChange),
     );
   }
 
