@@ -17,7 +17,7 @@ COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY modules ./modules
 COPY ui ./ui
-COPY scripts/build-ui.mjs ./scripts/
+COPY scripts/build-ui.mjs scripts/bundle-cli.mjs ./scripts/
 # Then only production dependencies, and of better-sqlite3's build only the addon (its sources and objects are ~13 MB).
 RUN npm run build \
  && npm prune --omit=dev --no-audit --no-fund \

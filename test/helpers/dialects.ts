@@ -93,6 +93,10 @@ export const ONE_DIALECT_SUITES: Readonly<Record<string, { dialect: Dialect; rea
     reason:
       "docs/schedules.md's lease example through the CLI, with a real process; schedules.test.ts covers firing on both databases",
   },
+  'test/integration/cli-bundle.test.ts': {
+    dialect: 'sqlite',
+    reason: 'the build output of the CLI; the store behind it is covered by every other suite',
+  },
   'test/integration/access-control-cli.test.ts': {
     dialect: 'sqlite',
     reason:

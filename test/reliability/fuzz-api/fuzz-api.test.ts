@@ -164,7 +164,9 @@ describeEachDialect('fuzzed API input', (dialect) => {
         ]
           .sort(([a], [b]) => a - b)
           .map(([status, n]) => `${status} ${n}`)
-          .join(', ')}`,
+          .join(
+            ', ',
+          )}; database read after ${snapshots.counts.read} requests, unchanged after ${snapshots.counts.unchanged}`,
       );
       for (const endpoint of endpoints)
         expect(sent.get(`${endpoint.method} ${endpoint.template}`)).toBeGreaterThanOrEqual(
