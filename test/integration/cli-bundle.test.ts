@@ -29,7 +29,9 @@ describeOneDialect('sqlite', 'the CLI bundle', () => {
     const dir = mkdtempSync(join(tmpdir(), 'steward-cli-bundle-'));
     const steward = await spawnSteward({ STEWARD_DB: await testDatabase(dir) });
     try {
-      const page = await fetch(`${steward.url}/ui/`, { headers: { 'accept-encoding': 'identity' } });
+      const page = await fetch(`${steward.url}/ui/`, {
+        headers: { 'accept-encoding': 'identity' },
+      });
       expect(page.status).toBe(200);
       expect(await page.text()).toContain('<html');
       // A body the API's schemas refuse: they were found and compiled.
@@ -39,7 +41,9 @@ describeOneDialect('sqlite', 'the CLI bundle', () => {
         body: JSON.stringify({ kind: 'file', project: 'p' }),
       });
       expect(bad.status).toBe(400);
-      expect((await bad.json()).error.code).toBe('invalid_request');
+      expect(((await bad.json()) as { error: { code: string } }).error.code).toBe(
+        'invalid_request',
+      );
     } finally {
       expect(await steward.stop()).toBe(0);
       rmSync(dir, { recursive: true, force: true });
