@@ -139,7 +139,8 @@ export const tickToNextRun = () =>
 
 /**
  * One scheduler look (`runOnce`): it claims every due schedule and fires each. Schedules due at one
- * instant may fire in any order, so the model tries each order and keeps the one that agrees with
+ * instant may fire in any order, and different resources' in any interleaving (schedules.ts
+ * firingOrders), so the model tries each order and keeps the one that agrees with
  * what Steward did (which ran, with what outcome, and the order of the operations they made);
  * when none does, it keeps the first, and the check after the command shows the difference.
  */

@@ -216,10 +216,31 @@ export function orderThatAgrees(
 }
 
 /**
- * The orders a scheduler may fire `due` in: by due time, and schedules due at the same instant in
- * any order (the claim sorts by `next_run_at` alone).
+ * The orders a scheduler may fire `due` in (src/core/schedules/scheduler.ts): one resource's
+ * firings one after another by due time, schedules due at the same instant in any order (the claim
+ * sorts by `next_run_at` alone); different resources' side by side, so in any interleaving (a
+ * batch fires each resource's first firing in one transaction and hands some back to be fired
+ * alone after it, as a delete is). The first order is `due`'s own where it is one of them.
  */
 function firingOrders(due: readonly ModelSchedule[]): ModelSchedule[][] {
+  const byResource = new Map<string, ModelSchedule[]>();
+  for (const schedule of due)
+    byResource.set(schedule.urn, [...(byResource.get(schedule.urn) ?? []), schedule]);
+  const choices = [...byResource.values()].map(resourceOrders);
+  const combinations = choices.reduce<ModelSchedule[][][]>(
+    (sets, options) => sets.flatMap((set) => options.map((option) => [...set, option])),
+    [[]],
+  );
+  const orders = combinations.flatMap(interleavings);
+  const key = (order: readonly ModelSchedule[]) => order.map(({ id }) => id).join();
+  const inDueOrder = orders.findIndex((order) => key(order) === key(due));
+  return inDueOrder <= 0
+    ? orders
+    : [orders[inDueOrder]!, ...orders.filter((_, i) => i !== inDueOrder)];
+}
+
+/** One resource's firing orders: by due time, those due at the same instant in any order. */
+function resourceOrders(due: readonly ModelSchedule[]): ModelSchedule[][] {
   const groups: ModelSchedule[][] = [];
   for (const schedule of due) {
     const last = groups.at(-1);
@@ -229,6 +250,18 @@ function firingOrders(due: readonly ModelSchedule[]): ModelSchedule[][] {
   return groups.reduce<ModelSchedule[][]>(
     (orders, group) => orders.flatMap((order) => permutations(group).map((p) => [...order, ...p])),
     [[]],
+  );
+}
+
+/** Every merge of `sequences` that keeps each one's own order. */
+function interleavings<T>(sequences: readonly (readonly T[])[]): T[][] {
+  const left = sequences.filter((sequence) => sequence.length > 0);
+  if (left.length <= 1) return [[...(left[0] ?? [])]];
+  return left.flatMap((sequence, i) =>
+    interleavings(left.map((other, j) => (j === i ? other.slice(1) : other))).map((rest) => [
+      sequence[0]!,
+      ...rest,
+    ]),
   );
 }
 
