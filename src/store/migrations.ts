@@ -436,7 +436,9 @@ export async function migrateToLatest(db: Kysely<Database>, dialect: SchemaDiale
   for (let attempt = 1; ; attempt += 1) {
     const { error, results } = await migrator.migrateToLatest();
     if (!error) return;
-    const raced = /already exists|database is locked|SQLITE_BUSY/i.test(
+    // What the loser meets: a table, index or column the winner made (ADD COLUMN's "duplicate
+    // column name"), or the write lock the winner holds.
+    const raced = /already exists|duplicate column name|database is locked|SQLITE_BUSY/i.test(
       String((error as Error).message ?? error),
     );
     if (raced) {

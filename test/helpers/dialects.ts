@@ -93,6 +93,11 @@ export const ONE_DIALECT_SUITES: Readonly<Record<string, { dialect: Dialect; rea
     reason:
       "docs/schedules.md's lease example through the CLI, with a real process; schedules.test.ts covers firing on both databases",
   },
+  'test/integration/migrate-race.test.ts': {
+    dialect: 'sqlite',
+    reason:
+      "SQLite's migrations racing on one file; on PostgreSQL kysely serialises them with an advisory lock",
+  },
   'test/integration/cli-bundle.test.ts': {
     dialect: 'sqlite',
     reason: 'the build output of the CLI; the store behind it is covered by every other suite',
