@@ -34,9 +34,12 @@ export function createDueLoop({
   let loop: Promise<void> | undefined;
   let wakeUp: (() => void) | undefined;
   let timer: NodeJS.Timeout | undefined;
+  /** A wake came since this turn's look began: a wake during a look means look again, not sleep. */
+  let woken = false;
 
   async function run(): Promise<void> {
     while (!stopping) {
+      woken = false;
       let waitMs = pollIntervalMs;
       try {
         const nowMs = clock().getTime();
@@ -51,12 +54,13 @@ export function createDueLoop({
         log.warn(failure, { error: describeError(err) });
       }
       if (stopping) return;
-      if (waitMs === 0) continue;
+      if (waitMs === 0 || woken) continue;
       await new Promise<void>((resolve) => {
         wakeUp = resolve;
         timer = setTimeout(resolve, waitMs);
         timer.unref();
       });
+      wakeUp = undefined;
     }
   }
 
@@ -72,6 +76,7 @@ export function createDueLoop({
     },
     /** Ends a sleep: something may be due now. */
     wake(): void {
+      woken = true;
       clearTimeout(timer);
       wakeUp?.();
     },
