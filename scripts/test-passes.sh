@@ -2,9 +2,9 @@
 # The two jest passes of `npm test` at once: SQLite, and PostgreSQL (jest.postgres.config.js). Each
 # pass is one jest process of one worker (two cores here), so together they take about as long as the
 # longer one. The SQLite pass is the longer (every file, where the PostgreSQL pass has the store
-# suites), so the SQLite-only suites in MOVED run after the PostgreSQL pass, in the second process,
-# still on SQLite: the two processes then end within a minute of each other (docs/decisions.md,
-# "npm test's two processes"). Running them as projects of one jest run on two workers was tried:
+# suites), so the SQLite-only suites in `moved` run after the PostgreSQL pass, in the second process,
+# still on SQLite, and the two processes end closer together (docs/decisions.md, "npm test's time,
+# third round"). Running them as projects of one jest run on two workers was tried:
 # it put a heavy file beside its own copy of the other store, and two browser suites side by side.
 # The PostgreSQL process's output follows the SQLite pass's.
 set -u
