@@ -8,7 +8,7 @@
 # it put a heavy file beside its own copy of the other store, and two browser suites side by side.
 # The PostgreSQL process's output follows the SQLite pass's.
 set -u
-moved=(test/reliability/conformance/ test/reliability/load/)
+moved=(test/reliability/load/)
 log=$(mktemp)
 (
   STEWARD_TEST_STORE=postgres NODE_OPTIONS=--experimental-vm-modules npx jest -c jest.postgres.config.js
