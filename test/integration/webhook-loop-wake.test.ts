@@ -34,9 +34,12 @@ describeEachDialect('the webhook delivery loop, woken by commits', () => {
     let outboxReads = 0;
     const committed = new Set<() => void>();
     const counted: Store = Object.create(store) as Store;
-    counted.anyWebhookEnabled = () => {
+    // A look is counted once its answer is in: until the first answer, the loop takes a webhook
+    // to be enabled and a commit wakes it (PostgreSQL under CI's load took longer than `settle`).
+    counted.anyWebhookEnabled = async () => {
+      const enabled = await store.anyWebhookEnabled();
       looks += 1;
-      return store.anyWebhookEnabled();
+      return enabled;
     };
     counted.findNextDeliveryDue = (nowMs) => {
       outboxReads += 1;

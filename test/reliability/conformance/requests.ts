@@ -196,7 +196,16 @@ export async function send(
   );
   const url = new URL(`${base}${path}`);
   for (const [k, v] of Object.entries(request.query)) url.searchParams.set(k, v);
-  const headers: Record<string, string> = { ...request.headers, ...extraHeaders };
+  // A connection per request. The Steward under test runs in this process, so under load a long
+  // synchronous stretch here (building the next operation's arbitraries) can let an idle
+  // keep-alive connection reach the server's keep-alive timeout while fetch is already writing the
+  // next request on it: the server closes it unread and fetch gets ECONNRESET (CI, seed 20261126).
+  // That race is the client's to handle (RFC 9112 §9.3.1) and not what these properties are about.
+  const headers: Record<string, string> = {
+    ...request.headers,
+    ...extraHeaders,
+    connection: 'close',
+  };
   let body: string | undefined;
   if (request.body !== undefined) {
     body = JSON.stringify(request.body);
