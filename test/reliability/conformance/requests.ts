@@ -199,8 +199,9 @@ export async function send(
   // A connection per request. The Steward under test runs in this process, so under load a long
   // synchronous stretch here (building the next operation's arbitraries) can let an idle
   // keep-alive connection reach the server's keep-alive timeout while fetch is already writing the
-  // next request on it: the server closes it unread and fetch gets ECONNRESET (CI, seed 20261126).
-  // That race is the client's to handle (RFC 9112 §9.3.1) and not what these properties are about.
+  // next request on it: the server closes it unread and fetch gets ECONNRESET (CI, seed 20261126;
+  // the likely cause, not reproduced on purpose: docs/decisions.md, "npm test's time, fourth
+  // round"). That race is the client's to handle (RFC 9112 §9.3.1), not what these properties test.
   const headers: Record<string, string> = {
     ...request.headers,
     ...extraHeaders,
