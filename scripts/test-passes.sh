@@ -6,6 +6,8 @@
 # still on SQLite, and the two processes end closer together (docs/decisions.md, "npm test's time,
 # third round"). Running them as projects of one jest run on two workers was tried:
 # it put a heavy file beside its own copy of the other store, and two browser suites side by side.
+# More workers with the heavy suites kept apart gained nothing: the machine is busy throughout, so
+# only less CPU makes the run shorter ("npm test's time, fourth round").
 # The PostgreSQL process's output follows the SQLite pass's.
 set -u
 moved=(test/reliability/load/)
