@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -6,33 +6,51 @@ import { API_PREFIX } from '../src/api/prefix.js';
 import { startStewardServe } from './api-processes.js';
 import { cannon } from './cannon.js';
 import { noopCreateBody } from './noop-module.js';
+import { cpuMsOf, threadCpuMsOf } from './process-cpu.js';
 
 /**
  * One request kind of the API phase against `steward serve`, for looking into issue 18's figures:
  * autocannon (32 connections, 8 s) sends `post` (a new resource each), `get` (one resource) or
  * `list` (a page of 50) and prints requests/s; with `--profile` the Steward process runs under
  * `--cpu-prof` and the .cpuprofile's path is printed (open it in Chrome DevTools); `--no-worker`
- * sets STEWARD_WORKER=false. Also printed (Linux): the Steward process's CPU milliseconds per
- * request of the measured run, which a loaded machine disturbs far less than requests/s; with `--threads`, that
- * CPU split by thread (`tid:ms`, largest first: the event loop, GC helpers, worker threads).
+ * sets STEWARD_WORKER=false; `--tokens` configures an admin token and sends it. For one step of an
+ * ablation, BENCH_ENV adds settings to the Steward process (`BENCH_ENV='STEWARD_LOG_LEVEL=warn'`)
+ * and BENCH_NODE_ARGS node flags (`BENCH_NODE_ARGS=--max-semi-space-size=64`), each space-separated.
+ * Also printed (Linux): the Steward process's CPU milliseconds per request of the measured run,
+ * which a loaded machine disturbs far less than requests/s; with `--threads`, that CPU split by
+ * thread (`tid:ms`, largest first: the event loop, GC helpers, worker threads).
  * Run: `npm run -s build && node dist/bench/api-profile.js post --profile`.
  */
 const [what = 'post', ...flags] = process.argv.slice(2);
 if (!['post', 'get', 'list'].includes(what))
-  throw new Error('usage: api-profile.js post|get|list [--profile] [--no-worker] [--threads]');
+  throw new Error(
+    'usage: api-profile.js post|get|list [--profile] [--no-worker] [--threads] [--tokens]',
+  );
 const profile = flags.includes('--profile');
 const dir = mkdtempSync(join(tmpdir(), 'steward-api-profile-'));
 const server = await startStewardServe({
-  tokens: false,
+  tokens: flags.includes('--tokens'),
   dir,
-  nodeArgs: profile
-    ? ['--cpu-prof', `--cpu-prof-dir=${join(dir, 'prof')}`, '--cpu-prof-interval=500']
-    : [],
-  env: flags.includes('--no-worker') ? { STEWARD_WORKER: 'false' } : {},
+  nodeArgs: [
+    ...(profile
+      ? ['--cpu-prof', `--cpu-prof-dir=${join(dir, 'prof')}`, '--cpu-prof-interval=500']
+      : []),
+    ...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
+  ],
+  env: {
+    ...(flags.includes('--no-worker') ? { STEWARD_WORKER: 'false' } : {}),
+    ...Object.fromEntries(
+      (process.env.BENCH_ENV ?? '')
+        .split(' ')
+        .filter(Boolean)
+        .map((kv) => kv.split('=')),
+    ),
+  },
 });
 let stopped = false;
 try {
   const api = `${server.url}${API_PREFIX}`;
+  const headers = server.authorization ? { authorization: server.authorization } : undefined;
   let n = 0;
   const post = () =>
     cannon({
@@ -40,6 +58,7 @@ try {
       method: 'POST',
       connections: 32,
       duration: 8,
+      headers,
       next: () => ({ body: JSON.stringify(noopCreateBody('bench', `r-${n++}`)) }),
     });
   let figures;
@@ -48,7 +67,9 @@ try {
   if (what === 'post') figures = await post();
   else {
     await post(); // something to read
-    const page = (await (await fetch(`${api}/resources?project=bench&page_size=1`)).json()) as {
+    const page = (await (
+      await fetch(`${api}/resources?project=bench&page_size=1`, { headers })
+    ).json()) as {
       resources: Array<{ urn: string }>;
     };
     const url =
@@ -57,7 +78,7 @@ try {
         : `${api}/resources?project=bench&page_size=50`;
     cpuBefore = cpuMsOf(server.pid);
     threadsBefore = threadCpuMsOf(server.pid);
-    figures = await cannon({ url, connections: 32, duration: 8 });
+    figures = await cannon({ url, connections: 32, duration: 8, headers });
   }
   const cpuMs = cpuMsOf(server.pid) - cpuBefore;
   const perRequest =
@@ -80,35 +101,4 @@ try {
   if (profile) console.log(`profile: ${join(dir, 'prof', readdirSync(join(dir, 'prof'))[0]!)}`);
 } finally {
   if (!stopped) await server.stop();
-}
-
-/** User and system CPU time of a process in milliseconds, from /proc (0 where there is none). */
-function cpuMsOf(pid: number): number {
-  return statCpuMs(`/proc/${pid}/stat`);
-}
-
-/** The same for each thread of the process, by thread id (empty where there is no /proc). */
-function threadCpuMsOf(pid: number): Map<string, number> {
-  try {
-    return new Map(
-      readdirSync(`/proc/${pid}/task`).map((tid) => [
-        tid,
-        statCpuMs(`/proc/${pid}/task/${tid}/stat`),
-      ]),
-    );
-  } catch {
-    return new Map();
-  }
-}
-
-function statCpuMs(path: string): number {
-  try {
-    // Fields after the command's last closing parenthesis (a command may hold one): utime and
-    // stime are the 12th and 13th, in clock ticks, 100 a second on Linux (USER_HZ).
-    const stat = readFileSync(path, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-  } catch {
-    return 0;
-  }
 }

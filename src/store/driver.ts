@@ -18,8 +18,13 @@ export interface StoreDriver {
   writeTransaction<T>(fn: (trx: Kysely<Database>) => Promise<T>): Promise<T>;
   /** Announces new due work to every process (PostgreSQL NOTIFY, delivered on commit); a no-op on SQLite. */
   notifyWork(trx: Kysely<Database>): Promise<void>;
-  /** Calls `listener` when another process announces work; resolves to a function that stops listening. */
+  /** Calls `listener` when another process announces work (PostgreSQL LISTEN); resolves to a function that stops listening. */
   listenForWork(listener: () => void): Promise<() => Promise<void>>;
+  /**
+   * Where nothing is announced (SQLite): calls `listener` when another connection has committed to the
+   * database, which may have made work due or appended events; returns the function that stops it.
+   */
+  watchOtherCommits?(listener: () => void): () => void;
   /**
    * Appends events in the caller's transaction, in order, in one statement. Ids MUST become
    * visible in id order (a watcher resumes "after id N"): SQLite has one writer at a time, so

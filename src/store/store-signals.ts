@@ -3,15 +3,27 @@ import type { StoreDriver } from './driver.js';
 
 /**
  * The store's signals (core's StoreSignals): this process's own commits are announced
- * at once, and other processes' announcements of work (PostgreSQL NOTIFY) are relayed.
- * LISTEN starts with the first work listener, so a process that runs no worker holds no
- * listening connection; it ends when the store closes.
+ * at once, and what other processes did is relayed: their announcements of work (PostgreSQL
+ * NOTIFY), or on SQLite their commits to the file, which may have made work due and appended
+ * events. LISTEN starts with the first work listener, so a process that runs no worker holds no
+ * listening connection; SQLite's watch with the first listener of either. Both end when the
+ * store closes.
  */
-export function createStoreSignals(driver: Pick<StoreDriver, 'listenForWork'>) {
+export function createStoreSignals(
+  driver: Pick<StoreDriver, 'listenForWork' | 'watchOtherCommits'>,
+) {
   const work = new Set<() => void>();
   const events = new Set<() => void>();
   let listening: Promise<() => Promise<void>> | undefined;
+  let stopWatching: (() => void) | undefined;
   let closed = false;
+  const watchOthers = () => {
+    if (stopWatching || closed || !driver.watchOtherCommits) return;
+    stopWatching = driver.watchOtherCommits(() => {
+      emit(work);
+      emit(events);
+    });
+  };
   const emit = (listeners: ReadonlySet<() => void>) => {
     for (const listener of listeners) listener();
   };
@@ -24,9 +36,13 @@ export function createStoreSignals(driver: Pick<StoreDriver, 'listenForWork'>) {
       // The driver keeps trying to listen; should it give up, polling is the backstop.
       if (!listening && !closed)
         listening = driver.listenForWork(() => emit(work)).catch(() => () => Promise.resolve());
+      watchOthers();
       return subscribe(work, listener);
     },
-    onEventsCommitted: (listener) => subscribe(events, listener),
+    onEventsCommitted(listener) {
+      watchOthers();
+      return subscribe(events, listener);
+    },
   };
   return {
     signals,
@@ -36,6 +52,7 @@ export function createStoreSignals(driver: Pick<StoreDriver, 'listenForWork'>) {
     eventsCommitted: () => emit(events),
     async close(): Promise<void> {
       closed = true;
+      stopWatching?.();
       const stop = await listening;
       await stop?.();
     },

@@ -21,16 +21,19 @@ describeOneDialect('sqlite', 'several Steward processes on one database file', (
     rmSync(dir, { recursive: true, force: true });
   });
 
-  function start(extra: Record<string, string> = {}) {
-    return spawnSteward({
-      STEWARD_DB: join(dir, 'steward.db'),
-      STEWARD_FILE_ROOT: join(dir, 'files'),
-      STEWARD_MODULE_PATHS: FIXTURE_MODULES,
-      LEDGER_FILE: join(dir, 'ledger.txt'),
-      STEWARD_POLL_INTERVAL_MS: '50',
-      STEWARD_BACKOFF_BASE_MS: '10',
-      ...extra,
-    }).then((child) => {
+  function start(extra: Record<string, string> = {}, args?: string[]) {
+    return spawnSteward(
+      {
+        STEWARD_DB: join(dir, 'steward.db'),
+        STEWARD_FILE_ROOT: join(dir, 'files'),
+        STEWARD_MODULE_PATHS: FIXTURE_MODULES,
+        LEDGER_FILE: join(dir, 'ledger.txt'),
+        STEWARD_POLL_INTERVAL_MS: '50',
+        STEWARD_BACKOFF_BASE_MS: '10',
+        ...extra,
+      },
+      args,
+    ).then((child) => {
       children.push(child);
       return child;
     });
@@ -49,14 +52,7 @@ describeOneDialect('sqlite', 'several Steward processes on one database file', (
       );
       for (const res of await Promise.all(batch)) expect(res.status).toBe(202);
     }
-    await waitFor(
-      async () => {
-        const res = await call('GET', `${a.api}/resources?status=COMPLETED&page_size=500`);
-        return res.body.resources.length === 300 || undefined;
-      },
-      '300 resources to complete',
-      60_000,
-    );
+    await untilCompleted(a.api, 300, 60_000);
 
     const lines = readLedger(dir).trim().split('\n');
     const running = new Map<string, string>();
@@ -77,6 +73,32 @@ describeOneDialect('sqlite', 'several Steward processes on one database file', (
     expect(await a.stop('SIGTERM')).toBe(0);
     expect(await b.stop('SIGTERM')).toBe(0);
   }, 120_000); // a guard: two processes and 300 creates on a loaded 2-core machine took 28 s
+
+  it('a worker process hears of creates accepted by an API process on the same file without polling for them', async () => {
+    // An hour between polls: only the other writer's commits, seen through the file, wake the worker.
+    const hour = { STEWARD_POLL_INTERVAL_MS: '3600000' };
+    const api = await start({ ...hour, STEWARD_WORKER: 'false' });
+    const worker = await start(hour, ['worker']);
+    const created = await Promise.all(
+      Array.from({ length: 5 }, (_, i) =>
+        call('POST', `${api.api}/resources`, {
+          kind: 'ledger',
+          project: 'p',
+          name: `r${i}`,
+          spec: { configs: { steps: 1, max_delay_ms: 1 } },
+        }),
+      ),
+    );
+    for (const res of created) expect(res.status).toBe(202);
+    await untilCompleted(api.api, 5, 20_000);
+    const pids = new Set(
+      readLedger(dir)
+        .trim()
+        .split('\n')
+        .map((line) => line.split(' ')[2]),
+    );
+    expect(pids).toEqual(new Set([String(worker.proc.pid)]));
+  });
 
   it('a process killed with SIGKILL mid-sync leaves its resources to the other once the lease expires', async () => {
     const lease = { STEWARD_LEASE_MS: '500' };
@@ -112,6 +134,18 @@ describeOneDialect('sqlite', 'several Steward processes on one database file', (
     );
   });
 });
+
+/** Until `count` resources are COMPLETED, as `api` lists them. */
+function untilCompleted(api: string, count: number, timeoutMs: number) {
+  return waitFor(
+    async () => {
+      const res = await call('GET', `${api}/resources?status=COMPLETED&page_size=500`);
+      return res.body.resources.length === count || undefined;
+    },
+    `${count} resources to complete`,
+    timeoutMs,
+  );
+}
 
 /** The fixture module's ledger; empty until the first sync writes it. */
 function readLedger(dir: string): string {

@@ -5,8 +5,8 @@ import { call, type Harness, startSteward, waitForStatus } from '../helpers/harn
 
 /**
  * The one wake-up mechanism (core's StoreSignals): the store signals its own commits
- * and relays other processes' NOTIFY. Polls are set far beyond every wait here, so
- * only a signal can make the worker look.
+ * and relays what other processes did (PostgreSQL NOTIFY; on SQLite, their commits to the
+ * file). Polls are set far beyond every wait here, so only a signal can make the worker look.
  */
 describeEachDialect('store signals', (dialect) => {
   const started: Harness[] = [];
@@ -62,13 +62,10 @@ describeEachDialect('store signals', (dialect) => {
     expect(counts.events).toBe(2);
   });
 
-  (dialect === 'postgres' ? it : it.skip)(
-    "on PostgreSQL another process's create wakes this worker (NOTIFY, relayed by its store)",
-    async () => {
-      const api = await start({ worker: false });
-      const worker = await start({ db: api.steward.config.db });
-      const { resource } = await create(api, 'd');
-      await waitForStatus(worker.api, resource.urn, 'COMPLETED');
-    },
-  );
+  it("another process's create wakes this worker (PostgreSQL: NOTIFY; SQLite: its commit to the file)", async () => {
+    const api = await start({ worker: false });
+    const worker = await start({ db: api.steward.config.db });
+    const { resource } = await create(api, 'd');
+    await waitForStatus(worker.api, resource.urn, 'COMPLETED');
+  });
 });

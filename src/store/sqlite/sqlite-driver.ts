@@ -21,6 +21,7 @@ import type { Database } from '../schema.js';
 import { enabledWebhooks, enqueueWebhookDeliveries } from '../webhook-outbox.js';
 import { writeBackRowByRow } from '../write-back.js';
 import { createGroupCommit } from './group-commit.js';
+import { watchOtherWriters } from './other-writers.js';
 import { startCheckpointer } from './sqlite-checkpointer.js';
 import { claimDueSqlite } from './sqlite-claim.js';
 import { SQLITE_SCHEMA } from './sqlite-schema.js';
@@ -89,9 +90,12 @@ export function openSqlite({ file, busyTimeoutMs }: SqliteOptions): StoreDriver 
     // the write lock up front so another process can only make us wait, never deadlock. Those
     // that queue up meanwhile commit together (group-commit.ts).
     writeTransaction: createGroupCommit(db, () => sqlite.inTransaction).writeTransaction,
-    // One process per file is the common case; several processes on one file fall back to polling.
+    // Nothing to announce: another process on the file sees the commit itself (other-writers.ts).
     notifyWork: () => Promise.resolve(),
     listenForWork: () => Promise.resolve(() => Promise.resolve()),
+    ...(file !== ':memory:' && {
+      watchOtherCommits: (listener: () => void) => watchOtherWriters(sqlite, listener),
+    }),
     async appendEvents(trx, events, createdAt) {
       if (events.length === 0) return;
       const rows = eventRows(events, createdAt);
