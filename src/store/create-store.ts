@@ -33,7 +33,8 @@ export async function createStore(options: StoreOptions): Promise<Store> {
     ? openPostgres({ url: options.db, poolSize: options.poolSize ?? 10 })
     : openSqlite({ file: options.db, busyTimeoutMs: options.busyTimeoutMs });
   try {
-    if (options.migrate !== false) await migrateToLatest(driver.db, driver.schema);
+    if (options.migrate !== false)
+      await migrateToLatest(driver.db, driver.schema, driver.migrationLock);
   } catch (err) {
     await driver.close();
     throw new Error(`cannot use database ${redactUrl(options.db)}: ${(err as Error).message}`);

@@ -21,6 +21,12 @@ export interface StoreDriver {
   /** Calls `listener` when another process announces work (PostgreSQL LISTEN); resolves to a function that stops listening. */
   listenForWork(listener: () => void): Promise<() => Promise<void>>;
   /**
+   * Runs the migrations with every other process kept out until they are done (SQLite: in one
+   * `BEGIN IMMEDIATE` transaction, rolled back if `run` throws). Absent where the migrator serialises
+   * them itself (PostgreSQL: kysely's advisory lock, each run in a transaction).
+   */
+  migrationLock?<T>(run: () => Promise<T>): Promise<T>;
+  /**
    * Where nothing is announced (SQLite): calls `listener` when another connection has committed to the
    * database, which may have made work due or appended events; returns the function that stops it.
    */

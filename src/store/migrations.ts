@@ -423,37 +423,44 @@ export function migrations(dialect: SchemaDialect): Record<string, Migration> {
 }
 
 /**
- * Brings the database to the newest schema; refuses a database newer than this
- * code. Several processes may start on one database at once: on PostgreSQL
- * kysely serialises them with an advisory lock; on SQLite the loser's migration
- * transaction fails and rolls back, so it looks again (and finds the work done).
+ * Brings the database to the newest schema; refuses a database newer than this code. Several
+ * processes may start on one database at once: one migrates while the others wait (PostgreSQL:
+ * kysely's advisory lock; SQLite: `lock`, the driver's migrationLock, which holds the write lock for
+ * the whole run and rolls a failed run back), and the others then find nothing left to do. One that
+ * waited past the busy timeout (a long migration in another process) tries again, a few times. A
+ * database with nothing to migrate is found so without the lock.
  */
-export async function migrateToLatest(db: Kysely<Database>, dialect: SchemaDialect): Promise<void> {
+export async function migrateToLatest(
+  db: Kysely<Database>,
+  dialect: SchemaDialect,
+  lock: <T>(run: () => Promise<T>) => Promise<T> = (run) => run(),
+): Promise<void> {
   const known = migrations(dialect);
-  await refuseNewerDatabase(db, Object.keys(known));
   const provider: MigrationProvider = { getMigrations: () => Promise.resolve(known) };
   const migrator = new Migrator({ db, provider });
+  // Nothing to do is found without the lock, so a process starting on a migrated file never waits.
+  await refuseNewerDatabase(db, Object.keys(known));
+  if ((await migrator.getMigrations()).every((migration) => migration.executedAt)) return;
   for (let attempt = 1; ; attempt += 1) {
-    const { error, results } = await migrator.migrateToLatest();
-    if (!error) return;
-    // What the loser meets: a table, index or column the winner made (ADD COLUMN's "duplicate
-    // column name"), or the write lock the winner holds.
-    const raced = /already exists|duplicate column name|database is locked|SQLITE_BUSY/i.test(
-      String((error as Error).message ?? error),
-    );
-    if (raced) {
-      const state = await migrator.getMigrations().catch(() => undefined);
-      if (state?.every((migration) => migration.executedAt)) return; // another process finished it meanwhile
-      if (attempt < 5) {
-        await new Promise((resolve) => setTimeout(resolve, 20 + Math.random() * 80 * attempt));
-        continue;
-      }
+    try {
+      await lock(async () => {
+        await refuseNewerDatabase(db, Object.keys(known));
+        const { error, results } = await migrator.migrateToLatest();
+        if (!error) return;
+        const failed = results?.find((result) => result.status === 'Error');
+        const reason = error instanceof Error ? error.message : String(error);
+        throw new Error(
+          `database migration failed${failed ? ` at ${failed.migrationName}` : ''}: ${reason}`,
+        );
+      });
+      return;
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      if (!/database is locked|SQLITE_BUSY/i.test(message)) throw err;
+      if (attempt >= 5)
+        throw new Error(`database migration failed: another process held the database: ${message}`);
+      await new Promise((resolve) => setTimeout(resolve, 20 + Math.random() * 80 * attempt));
     }
-    const failed = results?.find((result) => result.status === 'Error');
-    const reason = error instanceof Error ? error.message : String(error);
-    throw new Error(
-      `database migration failed${failed ? ` at ${failed.migrationName}` : ''}: ${reason}`,
-    );
   }
 }
 

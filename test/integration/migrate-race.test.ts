@@ -8,9 +8,10 @@ import { ensureBuilt, runCli } from '../helpers/cli-run.js';
 import { describeOneDialect } from '../helpers/dialects.js';
 
 /**
- * Several processes starting on one new SQLite file migrate it at once (docs/scaling.md): the
- * losers of each migration's race look again and find it done. CI once had one stop with
- * "duplicate column name" (an ADD COLUMN the winner had made), which was not taken for a race.
+ * Several processes starting on one new SQLite file migrate it at once (docs/scaling.md): one holds
+ * the write lock for the whole run (the driver's migrationLock) while the others wait, then find
+ * nothing left to do. Before that lock, the processes raced migration by migration, and CI once had
+ * one stop with "duplicate column name" (an ADD COLUMN the winner had made).
  */
 describeOneDialect('sqlite', 'steward migrate, four at once on a new file', () => {
   beforeAll(() => ensureBuilt());

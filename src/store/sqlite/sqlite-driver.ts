@@ -93,6 +93,20 @@ export function openSqlite({ file, busyTimeoutMs }: SqliteOptions): StoreDriver 
     // Nothing to announce: another process on the file sees the commit itself (other-writers.ts).
     notifyWork: () => Promise.resolve(),
     listenForWork: () => Promise.resolve(() => Promise.resolve()),
+    // kysely's SQLite adapter takes no lock and no transaction for migrations (it assumes one
+    // connection), so two processes starting on a new file would race DDL for DDL: this holds the
+    // write lock for the whole run. The loser waits up to the busy timeout, then finds them done.
+    async migrationLock(run) {
+      sqlite.exec('BEGIN IMMEDIATE');
+      try {
+        const result = await run();
+        sqlite.exec('COMMIT');
+        return result;
+      } catch (err) {
+        if (sqlite.inTransaction) sqlite.exec('ROLLBACK');
+        throw err;
+      }
+    },
     ...(file !== ':memory:' && {
       watchOtherCommits: (listener: () => void) => watchOtherWriters(sqlite, listener),
     }),
