@@ -38,6 +38,11 @@ export const ONE_DIALECT_SUITES: Readonly<Record<string, { dialect: Dialect; rea
     reason:
       'several processes on one SQLite file (WAL, busy timeout); scale-out.test.ts does it on PostgreSQL',
   },
+  'test/integration/sqlite-other-writers.test.ts': {
+    dialect: 'sqlite',
+    reason:
+      "SQLite's data_version, how a process hears of other connections' commits to its file; PostgreSQL's NOTIFY is store-signals.test.ts",
+  },
   'test/integration/schedule-claim-plan.test.ts': {
     dialect: 'sqlite',
     reason:

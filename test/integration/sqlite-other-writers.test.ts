@@ -8,6 +8,7 @@ import type { Store } from '../../src/core/ports.js';
 import { createStore } from '../../src/store/create-store.js';
 import { watchOtherWriters } from '../../src/store/sqlite/other-writers.js';
 import { startCheckpointer } from '../../src/store/sqlite/sqlite-checkpointer.js';
+import { describeOneDialect } from '../helpers/dialects.js';
 import { waitFor } from '../helpers/harness.js';
 
 /**
@@ -16,7 +17,7 @@ import { waitFor } from '../helpers/harness.js';
  * hears of accepted work. Real files, connections opened as Steward opens them, and the
  * checkpointer's worker thread running beside them.
  */
-describe('commits by other connections to a SQLite file', () => {
+describeOneDialect('sqlite', 'commits by other connections to a SQLite file', () => {
   let dir: string;
   let file: string;
   const open: BetterSqlite3.Database[] = [];
