@@ -234,10 +234,12 @@ export interface StoreSignals {
   /**
    * Calls `listener` when work may be due: after this process commits an accepted request,
    * and (PostgreSQL) when another process announces work with NOTIFY, which this store
-   * LISTENs for from the first call on until it is closed.
+   * LISTENs for from the first call on until it is closed. `announced` is false when the
+   * store only saw another process commit something (SQLite): that may be work, and says
+   * nothing of whether this process's database trouble is over.
    */
-  onWorkDue(listener: () => void): () => void;
-  /** Calls `listener` after this process commits a write that may have appended events. */
+  onWorkDue(listener: (announced: boolean) => void): () => void;
+  /** Calls `listener` after this process (or, on SQLite, another one) commits a write that may have appended events. */
   onEventsCommitted(listener: () => void): () => void;
 }
 

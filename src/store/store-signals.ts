@@ -12,22 +12,25 @@ import type { StoreDriver } from './driver.js';
 export function createStoreSignals(
   driver: Pick<StoreDriver, 'listenForWork' | 'watchOtherCommits'>,
 ) {
-  const work = new Set<() => void>();
+  const work = new Set<(announced: boolean) => void>();
   const events = new Set<() => void>();
   let listening: Promise<() => Promise<void>> | undefined;
   let stopWatching: (() => void) | undefined;
   let closed = false;
+  const emitWork = (announced: boolean) => {
+    for (const listener of work) listener(announced);
+  };
+  const emitEvents = () => {
+    for (const listener of events) listener();
+  };
   const watchOthers = () => {
     if (stopWatching || closed || !driver.watchOtherCommits) return;
     stopWatching = driver.watchOtherCommits(() => {
-      emit(work);
-      emit(events);
+      emitWork(false);
+      emitEvents();
     });
   };
-  const emit = (listeners: ReadonlySet<() => void>) => {
-    for (const listener of listeners) listener();
-  };
-  const subscribe = (listeners: Set<() => void>, listener: () => void) => {
+  const subscribe = <L>(listeners: Set<L>, listener: L) => {
     listeners.add(listener);
     return () => void listeners.delete(listener);
   };
@@ -35,7 +38,7 @@ export function createStoreSignals(
     onWorkDue(listener) {
       // The driver keeps trying to listen; should it give up, polling is the backstop.
       if (!listening && !closed)
-        listening = driver.listenForWork(() => emit(work)).catch(() => () => Promise.resolve());
+        listening = driver.listenForWork(() => emitWork(true)).catch(() => () => Promise.resolve());
       watchOthers();
       return subscribe(work, listener);
     },
@@ -47,9 +50,9 @@ export function createStoreSignals(
   return {
     signals,
     /** This process committed a write that makes work due. */
-    workDue: () => emit(work),
+    workDue: () => emitWork(true),
     /** This process committed a write that may have appended events. */
-    eventsCommitted: () => emit(events),
+    eventsCommitted: emitEvents,
     async close(): Promise<void> {
       closed = true;
       stopWatching?.();

@@ -163,7 +163,9 @@ export function createSyncEngine({
   /**
    * The back-off after a failed claim. New work announced from outside (an accepted
    * request, or the LISTEN connection coming back after an outage) and stop() end it
-   * early; this worker's own slots finishing do not, so an outage is not hammered.
+   * early; this worker's own slots finishing do not, so an outage is not hammered. Nor does
+   * another process's commit seen in a SQLite file: that process may be fine while this one's
+   * claims keep failing, and it commits up to fifty times a second.
    */
   function pauseUnlessWoken(ms: number): Promise<void> {
     return new Promise<void>((resolve) => {
@@ -177,9 +179,9 @@ export function createSyncEngine({
     });
   }
 
-  function externalWake(): void {
+  function externalWake(announced: boolean): void {
     aloneWindow.woken(); // the new work may be another project's
-    endPause?.();
+    if (announced) endPause?.();
     signal();
   }
 

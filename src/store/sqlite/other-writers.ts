@@ -33,17 +33,19 @@ export function watchOtherWriters(
   let stopped = false;
   const look = () => {
     if (stopped || !sqlite.open) return;
+    let changed = false;
     try {
       const version = dataVersion.get();
-      if (version !== seen) {
-        seen = version;
-        lastCommitAt = Date.now();
-        onCommit();
-      }
+      changed = version !== seen;
+      seen = version;
     } catch {
       // Not readable just now (the file is being closed): the next look tries again.
     }
+    if (changed) lastCommitAt = Date.now();
     next();
+    // Outside the catch, and after the next look is set: a listener's error is not swallowed,
+    // and does not stop the looks.
+    if (changed) onCommit();
   };
   const next = () => {
     timer = setTimeout(look, Date.now() - lastCommitAt < busyForMs ? busyMs : quietMs);

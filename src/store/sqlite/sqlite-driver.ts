@@ -8,7 +8,7 @@ import {
   openSync,
   readSync,
 } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, resolve } from 'node:path';
 
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
@@ -47,6 +47,34 @@ export interface SqliteOptions {
  */
 const UNAVAILABLE =
   /^SQLITE_(BUSY|LOCKED|READONLY|IOERR|FULL|CANTOPEN|PROTOCOL|NOTADB|CORRUPT|NOMEM|PERM|CONSTRAINT_TRIGGER$)/;
+
+/**
+ * Migration runs of this process, by file. A second store opening the same file in the same process
+ * waits for the first's run here: in SQLite's busy handler it would block the event loop, and with
+ * it the run it waits for, for the whole busy timeout.
+ */
+const migrating = new Map<string, Promise<unknown>>();
+
+function oneAtATime<T>(key: string, run: () => Promise<T>): Promise<T> {
+  const mine = (migrating.get(key) ?? Promise.resolve()).catch(() => undefined).then(run);
+  migrating.set(key, mine);
+  return mine.finally(() => {
+    if (migrating.get(key) === mine) migrating.delete(key);
+  });
+}
+
+/** `run` inside BEGIN IMMEDIATE … COMMIT on the connection, rolled back if it throws. */
+async function inWriteLock<T>(sqlite: BetterSqlite3.Database, run: () => Promise<T>): Promise<T> {
+  sqlite.exec('BEGIN IMMEDIATE');
+  try {
+    const result = await run();
+    sqlite.exec('COMMIT');
+    return result;
+  } catch (err) {
+    if (sqlite.inTransaction) sqlite.exec('ROLLBACK');
+    throw err;
+  }
+}
 
 export function openSqlite({ file, busyTimeoutMs }: SqliteOptions): StoreDriver {
   let created = false;
@@ -96,17 +124,10 @@ export function openSqlite({ file, busyTimeoutMs }: SqliteOptions): StoreDriver 
     // kysely's SQLite adapter takes no lock and no transaction for migrations (it assumes one
     // connection), so two processes starting on a new file would race DDL for DDL: this holds the
     // write lock for the whole run. The loser waits up to the busy timeout, then finds them done.
-    async migrationLock(run) {
-      sqlite.exec('BEGIN IMMEDIATE');
-      try {
-        const result = await run();
-        sqlite.exec('COMMIT');
-        return result;
-      } catch (err) {
-        if (sqlite.inTransaction) sqlite.exec('ROLLBACK');
-        throw err;
-      }
-    },
+    migrationLock: (run) =>
+      file === ':memory:'
+        ? inWriteLock(sqlite, run)
+        : oneAtATime(resolve(file), () => inWriteLock(sqlite, run)),
     ...(file !== ':memory:' && {
       watchOtherCommits: (listener: () => void) => watchOtherWriters(sqlite, listener),
     }),

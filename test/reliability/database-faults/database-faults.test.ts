@@ -92,6 +92,27 @@ describeEachDialect('a statement that fails inside a write transaction', () => {
     expect(ledgerSyncs(ctx.dir, urnOf('d'))).toHaveLength(1);
   });
 
+  it('a claim that keeps failing backs off while another process commits to the database', async () => {
+    const s = ctx.steward;
+    await ctx.faults.on('operations:running');
+    const mark = outputMark(s);
+    expect((await create(s, 'f')).status).toBe(202);
+    await claimsBackOff(s, mark, 2, /injected fault/);
+    // Another connection commits every few milliseconds for a second or two (a new switch row
+    // each time, for an event type that never comes). On SQLite this process sees each commit
+    // (other-writers.ts) and looks for work, but a commit by another process says nothing of
+    // this one's trouble: the back-off must go on doubling, not start again at each commit.
+    const from = outputMark(s);
+    for (let i = 0; i < 100; i += 1) {
+      await ctx.faults.on(`events:noise-${i}`);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    // Doubling from 200 ms, a second or two holds a handful of claims; one per commit seen would be dozens.
+    expect(logsSince(s, from, 'claim failed; backing off').length).toBeLessThanOrEqual(8);
+    await ctx.faults.off();
+    await waitForStatus(s.api, urnOf('f'), 'COMPLETED', 30_000);
+  });
+
   it('a write-back that fails stores nothing of the sync; the step runs again after the lease, and completes once the fault is gone', async () => {
     const s = ctx.steward;
     await ctx.faults.on('operations:succeeded');
