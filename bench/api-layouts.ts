@@ -1,12 +1,6 @@
-import Database from 'better-sqlite3';
-
 import { API_PREFIX } from '../src/api/prefix.js';
-import {
-  type RunningServer,
-  startBareExpress,
-  startStewardServe,
-  startStewardWorker,
-} from './api-processes.js';
+import { startBareExpress, startStewardServe, startStewardWorker } from './api-processes.js';
+import { drainBacklog, measureSteady } from './api-ratio.js';
 import { cannon, type CannonFigures } from './cannon.js';
 import { noopCreateBody } from './noop-module.js';
 import { cpuMsOf } from './process-cpu.js';
@@ -77,12 +71,7 @@ async function measure(layout: Layout): Promise<string> {
         POLL_MS === undefined ? {} : { STEWARD_POLL_INTERVAL_MS: String(POLL_MS) },
       )
     : undefined;
-  const db = new Database(server.db!, { readonly: true });
   try {
-    const pendingCount = db
-      .prepare<[], number>("select count(*) from resources where status = 'PENDING'")
-      .pluck();
-    const pending = () => pendingCount.get()!;
     const cpu = () => [cpuMsOf(server.pid), worker ? cpuMsOf(worker.pid) : 0] as const;
     let n = 0;
     const create = (overallRate?: number) =>
@@ -99,45 +88,32 @@ async function measure(layout: Layout): Promise<string> {
         },
       });
     await create(); // warm-up
-    await drained(server, pending);
+    await drainBacklog(server);
     const [api0, worker0] = cpu();
     const post = await create();
     const [api1, worker1] = cpu();
-    const drainMs = await drained(server, pending);
-    let most = 0;
-    const sampler = setInterval(() => (most = Math.max(most, pending())), 250);
-    const offered = await create(1000);
-    clearInterval(sampler);
-    const offeredDrainMs = await drained(server, pending);
+    const drainStarted = Date.now();
+    await drainBacklog(server);
+    const drainMs = Date.now() - drainStarted;
+    const offered = await measureSteady(server, () => create(1000));
     await sleep(SETTLE_MS);
     const [api2, worker2] = cpu();
     await sleep(IDLE_MS);
     const [api3, worker3] = cpu();
     const perCreate = (ms: number) => (ms / post.total).toFixed(3);
     const idlePct = (ms: number) => ((ms / IDLE_MS) * 100).toFixed(2);
-    const failures = post.failures + offered.failures;
+    const failures = post.failures + offered.failures + (offered.allCompleted ? 0 : 1);
     return (
       `  ${layout}: ${post.requestsPerS.toFixed(0)} creates/s (p50 ${post.p50Ms} ms, p99 ${post.p99Ms} ms), ` +
       `CPU per create: API process ${perCreate(api1 - api0)} ms` +
       (worker ? `, worker process ${perCreate(worker1 - worker0)} ms` : '') +
-      `; drained in ${drainMs} ms; offered 1,000/s: ${offered.requestsPerS.toFixed(0)}/s accepted, ` +
-      `at most ${most} PENDING, drained in ${offeredDrainMs} ms; idle: API process ${idlePct(api3 - api2)} %` +
+      `; drained in ${drainMs} ms; offered 1,000/s: ${offered.createsPerS.toFixed(0)}/s accepted, ` +
+      `at most ${offered.maxBacklog} PENDING, drained in ${offered.drainMs} ms; idle: API process ${idlePct(api3 - api2)} %` +
       (worker ? `, worker process ${idlePct(worker3 - worker2)} %` : '') +
-      ` of a core${failures ? `; ${failures} FAILURES: not a measurement` : ''}`
+      ` of a core${failures ? `; ${failures} FAILURES (or not all COMPLETED): not a measurement` : ''}`
     );
   } finally {
-    db.close();
     await worker?.stop();
     await server.stop();
   }
-}
-
-/** Waits until nothing is PENDING; how long that took, in ms. */
-async function drained(server: RunningServer, pending: () => number): Promise<number> {
-  const started = Date.now();
-  while (pending() > 0) {
-    if (Date.now() - started > 120_000) throw new Error(`${server.url}: still PENDING after 120 s`);
-    await sleep(20);
-  }
-  return Date.now() - started;
 }

@@ -136,7 +136,7 @@ async function measureSteward(tokens: boolean): Promise<StewardApiFigures> {
 }
 
 /** Waits until the worker has reconciled every resource the earlier runs left PENDING. */
-async function drainBacklog(server: RunningServer): Promise<void> {
+export async function drainBacklog(server: RunningServer): Promise<void> {
   const db = new BetterSqlite3(server.db!, { readonly: true, timeout: 5000 });
   try {
     const pending = db.prepare<[], { n: number }>(
@@ -149,7 +149,7 @@ async function drainBacklog(server: RunningServer): Promise<void> {
 }
 
 /** Runs `load` while sampling the PENDING count from the database file, then waits for it to drain. */
-async function measureSteady(
+export async function measureSteady(
   server: RunningServer,
   load: () => Promise<CannonFigures>,
 ): Promise<ConvergeFigures> {
