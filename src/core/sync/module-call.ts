@@ -20,6 +20,12 @@ export interface SyncCallOptions {
  * Calls a module function with a deadline: at `timeoutMs` the signal aborts and the call
  * counts as failed even if the module ignores the signal (its promise is left behind; its
  * result, if any, is never written). `sync` and `observe` (observe-module.ts) both go through it.
+ *
+ * The deadline is the clock's, not only its timer's. Node runs due timers list by list, one list
+ * per duration, each list from its oldest timer: after the event loop stalled (a loaded machine, a
+ * long GC), a module's own 450 ms timer can run before this call's 150 ms deadline timer, when an
+ * older 450 ms timer heads its list. The module's late answer then won the race and was applied:
+ * a late `PENDING` step reset the resource's attempts (module-faults, seen once under load).
  */
 export async function withDeadline<T>(
   name: string,
@@ -27,13 +33,15 @@ export async function withDeadline<T>(
   timeoutMs: number,
   fn: (signal: AbortSignal) => Promise<T>,
 ): Promise<unknown> {
+  const startedMs = performance.now();
+  const timedOut = (): Error => {
+    const error = new Error(`${name} timed out after ${timeoutMs} ms`);
+    controller.abort(error);
+    return error;
+  };
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      const error = new Error(`${name} timed out after ${timeoutMs} ms`);
-      controller.abort(error);
-      reject(error);
-    }, timeoutMs);
+    timer = setTimeout(() => reject(timedOut()), timeoutMs);
   });
   const aborted = new Promise<never>((_, reject) => {
     const onAbort = () =>
@@ -46,8 +54,17 @@ export async function withDeadline<T>(
     else controller.signal.addEventListener('abort', onAbort, { once: true });
   });
   try {
-    const call = Promise.resolve().then(() => fn(controller.signal));
-    return await Promise.race([call, deadline, aborted]);
+    // Settled as a value either way, so that a late throw is reported as the timeout too.
+    const call = Promise.resolve()
+      .then(() => fn(controller.signal))
+      .then(
+        (value) => ({ ok: true as const, value }),
+        (error: unknown) => ({ ok: false as const, error }),
+      );
+    const settled = await Promise.race([call, deadline, aborted]);
+    if (performance.now() - startedMs >= timeoutMs) throw timedOut();
+    if (!settled.ok) throw settled.error;
+    return settled.value;
   } finally {
     clearTimeout(timer);
   }
