@@ -1,6 +1,6 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { spawnSteward } from '../helpers/child-steward.js';
@@ -8,21 +8,60 @@ import { describeOneDialect } from '../helpers/dialects.js';
 import { testDatabase } from '../helpers/test-database.js';
 
 const BUNDLE = fileURLToPath(new URL('../../dist/src/cli.js', import.meta.url));
+const FOLDER = dirname(BUNDLE);
+const CHUNK = /^\.\/cli-chunk-[A-Z0-9]+\.js$/;
+
+/** The relative specifiers a file of the bundle imports: statically, or on demand (`import("…")`). */
+function importsOf(file: string): { fixed: string[]; onDemand: string[] } {
+  const text = readFileSync(join(FOLDER, file), 'utf8');
+  const specifiers = (pattern: RegExp) => [...text.matchAll(pattern)].map((m) => m[1]!);
+  return {
+    fixed: specifiers(/(?:^|[\s;}])(?:from|import)\s*"(\.{1,2}\/[^"]+)"/g),
+    onDemand: specifiers(/\bimport\(\s*"(\.{1,2}\/[^"]+)"\s*\)/g),
+  };
+}
 
 /**
- * `npm run build` writes the CLI as one file (scripts/bundle-cli.mjs). It must load nothing of
- * dist/ but the SDK (one copy of its classes for Steward and user modules), and every file it
- * took in must still find what lies beside that file (import.meta.url rewritten per file).
+ * `npm run build` writes the CLI as a bundle in chunks (scripts/bundle-cli.mjs): dist/src/cli.js and
+ * the cli-chunk-*.js beside it. It must load nothing of dist/ but the SDK (one copy of its classes
+ * for Steward and user modules), every file it took in must still find what lies beside that file
+ * (import.meta.url rewritten per file), and a client command must not load the server side.
  */
 describeOneDialect('sqlite', 'the CLI bundle', () => {
-  it('imports the SDK from its files and no other file of dist/', () => {
-    const text = readFileSync(BUNDLE, 'utf8');
-    const relative = [...text.matchAll(/(?:from|import)\s*\(?\s*"(\.{1,2}\/[^"]+)"/g)].map(
-      (m) => m[1],
-    );
-    expect(new Set(relative)).toEqual(new Set(['./sdk/index.js']));
-    // Every import.meta.url is an address relative to the bundle, never the bundle's own.
-    expect(text).not.toMatch(/fileURLToPath\(import\.meta\.url\)/);
+  const files = ['cli.js', ...readdirSync(FOLDER).filter((name) => CHUNK.test(`./${name}`))];
+
+  it('imports the SDK from its files, its own chunks, and no other file of dist/', () => {
+    expect(files.length).toBeGreaterThan(1);
+    for (const file of files) {
+      const { fixed, onDemand } = importsOf(file);
+      for (const specifier of [...fixed, ...onDemand])
+        expect(specifier === './sdk/index.js' || CHUNK.test(specifier) ? file : specifier).toBe(
+          file,
+        );
+      // Every import.meta.url is an address relative to the bundle, never the file's own.
+      expect(readFileSync(join(FOLDER, file), 'utf8')).not.toMatch(
+        /fileURLToPath\(import\.meta\.url\)/,
+      );
+    }
+  });
+
+  it('leaves the server side to chunks a client command does not load', () => {
+    // What `steward resource get` loads: cli.js and the chunks it imports statically, transitively.
+    const loaded = new Set<string>();
+    const visit = (file: string): void => {
+      if (loaded.has(file)) return;
+      loaded.add(file);
+      for (const specifier of importsOf(file).fixed)
+        if (CHUNK.test(specifier)) visit(specifier.slice(2));
+    };
+    visit('cli.js');
+    const text = [...loaded].map((file) => readFileSync(join(FOLDER, file), 'utf8')).join('\n');
+    // esbuild heads each file it took in with its path, as a comment.
+    for (const serverPackage of ['express', 'kysely', 'ajv', 'winston', 'prom-client'])
+      expect(text).not.toContain(`node_modules/${serverPackage}/`);
+    // …and the whole server side is there, on demand.
+    const all = files.map((file) => readFileSync(join(FOLDER, file), 'utf8')).join('\n');
+    expect(all).toContain('node_modules/express/');
   });
 
   it('finds the console and the API schemas beside the files it was made from', async () => {
