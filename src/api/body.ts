@@ -1,7 +1,7 @@
 import express, { type RequestHandler } from 'express';
 
 import { InvalidRequestError, StewardError } from '../core/errors.js';
-import { findForbiddenKey } from '../core/json.js';
+import { findForbiddenKey, findNulText } from '../core/json.js';
 import { LIMIT_SETTINGS, type Limits } from '../core/requests/limits.js';
 import { nestsDeeperThan } from './json-depth.js';
 
@@ -17,7 +17,8 @@ const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
  * any Content-Encoding is undone) → 413, nested deeper than `limits.bodyDepth` → 400
  * (counted on the raw bytes before parsing: 1 MiB of `[` would hold the event loop
  * in JSON.parse, and walking or storing it would overflow the stack), unparsable →
- * 400, a `__proto__`/`constructor`/`prototype` key anywhere → 400.
+ * 400, a `__proto__`/`constructor`/`prototype` key anywhere → 400, NUL (U+0000) in any string,
+ * key or value → 400 (findNulText says why).
  */
 export function jsonBody(limits: Pick<Limits, 'bodyBytes' | 'bodyDepth'>): RequestHandler[] {
   const tooDeep = () =>
@@ -58,11 +59,22 @@ export function jsonBody(limits: Pick<Limits, 'bodyBytes' | 'bodyDepth'>): Reque
       return;
     }
     const key = findForbiddenKey(req.body);
+    if (key) {
+      next(
+        new InvalidRequestError(`the key at ${key} is not allowed in a request body`, {
+          path: key,
+        }),
+      );
+      return;
+    }
+    // Shown escaped: the pointer may hold the NUL itself (a key).
+    const nul = findNulText(req.body)?.replace(/\0/g, '\\u0000');
     next(
-      key
-        ? new InvalidRequestError(`the key at ${key} is not allowed in a request body`, {
-            path: key,
-          })
+      nul
+        ? new InvalidRequestError(
+            `the text at ${nul} holds NUL (U+0000), which Steward does not store`,
+            { path: nul },
+          )
         : undefined,
     );
   };

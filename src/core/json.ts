@@ -52,6 +52,24 @@ export function findForbiddenKey(value: unknown, path = ''): string | undefined 
   return undefined;
 }
 
+/**
+ * The JSON pointer of the first string in a parsed body, key or value, that holds NUL (U+0000), if
+ * any. JSON and SQLite can hold it, PostgreSQL's text and jsonb cannot: refused on every store, a
+ * body is answered the same whichever database Steward runs on, and a SQLite database moves to
+ * PostgreSQL whole (docs/decisions.md, "NUL in a request body").
+ */
+export function findNulText(value: unknown, path = ''): string | undefined {
+  if (typeof value === 'string') return value.includes('\0') ? path || '/' : undefined;
+  if (typeof value !== 'object' || value === null) return undefined;
+  for (const [key, child] of Object.entries(value)) {
+    const childPath = `${path}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+    if (key.includes('\0')) return childPath;
+    const found = findNulText(child, childPath);
+    if (found) return found;
+  }
+  return undefined;
+}
+
 /** Deep-freezes a value in place and returns it. */
 export function deepFreeze<T>(value: T): T {
   if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {

@@ -238,6 +238,35 @@ describeEachDialect('bad input', () => {
       code: 'invalid_request',
       check: forbidden('/labels/__proto__'),
     },
+    'NUL in a label value (SQLite stored it, PostgreSQL refused it)': {
+      method: 'POST',
+      path: '/resources',
+      body: '{"kind":"fake","project":"p","name":"nul","labels":{"team":"a\\u0000b"}}',
+      status: 400,
+      code: 'invalid_request',
+      check: (res: JsonResponse) => {
+        expect(res.body.error.message).toBe(
+          'the text at /labels/team holds NUL (U+0000), which Steward does not store',
+        );
+        expect(res.body.error.details).toEqual({ path: '/labels/team' });
+      },
+    },
+    'NUL in a key of configs, in a PATCH': {
+      method: 'PATCH',
+      path: E,
+      body: '{"configs":{"a\\u0000b":1}}',
+      status: 400,
+      code: 'invalid_request',
+      check: says(/^the text at \/configs\/a\\u0000b holds NUL \(U\+0000\)/),
+    },
+    'NUL deep in an array of an apply': {
+      method: 'PUT',
+      path: E,
+      body: '{"kind":"fake","configs":{"list":["ok",["x\\u0000"]]}}',
+      status: 400,
+      code: 'invalid_request',
+      check: says(/^the text at \/configs\/list\/1\/0 holds NUL/),
+    },
     'a __proto__ key in a PATCH': {
       method: 'PATCH',
       path: E,

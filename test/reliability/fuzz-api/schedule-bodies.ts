@@ -56,9 +56,9 @@ export const BAD_SCHEDULE_BODIES: unknown[] = [
 ];
 
 /**
- * Near misses a schedule may take, since they are checked when it fires, not when it is made (a
+ * Near misses a schedule may take, since some are checked when it fires, not when it is made (a
  * 2xx or a 4xx, either is fine): a dependency on a resource gone now, and a label value with NUL
- * (a resource's label may hold it on SQLite; PostgreSQL refuses it when the update is stored).
+ * (refused with the body now, on both stores: api/body.ts).
  */
 export const ODD_SCHEDULE_BODIES: unknown[] = [
   { request: { action: 'update', labels: { team: 'a\u0000b' } }, at: LATER },
