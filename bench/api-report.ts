@@ -71,7 +71,7 @@ export function apiDetail({ api }: BenchResults): string[] {
     `| ${name} | ${perS(f.requestsPerS)} | ${ms(f.p50Ms)} | ${ms(f.p99Ms)} | ${f.failures} |`;
   return [
     '',
-    '## API',
+    '## API: this run',
     '',
     `autocannon from the benchmark process, ${api.connections} connections, ${api.durationS} s a run, against \`steward serve\``,
     'as `npm start` runs it (every default: the sync worker on, request logs, metrics, audit; output discarded),',
@@ -145,7 +145,7 @@ export function scaleDetail({ scale }: BenchResults): string[] {
   if (!scale) return [];
   return [
     '',
-    '## Scale',
+    '## Scale: this run',
     '',
     `${scale.resources.toLocaleString('en-US')} COMPLETED resources in one SQLite file: 1,000 made through the API by \`steward serve\``,
     `(every default, worker on), the rest cloned from their rows in SQL (${scale.cloneS.toFixed(0)} s), then \`steward serve\``,

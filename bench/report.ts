@@ -110,12 +110,19 @@ export function printTable(r: BenchResults): void {
 
 const summaryCells = (s: Summary) => `${ms(s.p50)} | ${ms(s.p99)} | ${ms(s.max)} | ${s.count}`;
 
+/** Where the part a full run writes begins and ends: the rest of the file is written by hand. */
+const BEGIN =
+  '<!-- `npm run bench` (every phase) rewrites this file from here to the end marker below (bench/report.ts); what follows the marker is written by hand and kept. -->';
+const END = '<!-- end of what `npm run bench` writes -->';
+
 export function writeMarkdown(file: string, r: BenchResults): void {
   const { machine: m, throughput, http, latency, ceiling } = r;
   const out: string[] = [
     '# Benchmark results',
     '',
-    `Written by \`${r.command}\` on ${m.date}; every run overwrites this file. Source: \`bench/\`.`,
+    BEGIN,
+    '',
+    `Written by \`${r.command}\` on ${m.date}; every full run rewrites this part. Source: \`bench/\`.`,
     '',
     `Machine: ${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB, ${m.os}; Node ${m.node}; SQLite ${m.sqlite}.`,
     '',
@@ -208,24 +215,28 @@ export function writeMarkdown(file: string, r: BenchResults): void {
     '## Reproduce',
     '',
     '```',
-    'npm run bench                                  # all phases, rewrites this file',
+    'npm run bench                                  # all phases, rewrites this part of the file',
     'npm run -s build && node dist/bench/run.js throughput latency   # some phases (throughput, http, latency, ceiling, schedules, api, scale)',
     'node --cpu-prof --cpu-prof-dir=prof dist/bench/run.js throughput  # a CPU profile of one phase',
     'node dist/bench/schedule-profile.js burst 3000   # a CPU profile of the schedules firing window only (or: idle 100000)',
     '```',
     '',
   );
+  out.push(END, '');
   mkdirSync(dirname(file), { recursive: true });
   writeFileSync(file, out.join('\n') + handWrittenTail(file));
 }
 
 /**
- * The sections at the end of the file written by hand from runs outside `npm run bench` (the
- * console's, which needs a browser: bench/console-scale.ts), from `## Console` on: kept as they are.
+ * What follows the end marker: the measurements written by hand, one step at a time (the
+ * schedules', API's and scale's steps, the console's, which needs a browser), kept as they are.
+ * A file without the marker (written before it existed) keeps its `## Console` section on.
  */
 function handWrittenTail(file: string): string {
   if (!existsSync(file)) return '';
   const text = readFileSync(file, 'utf8');
+  const end = text.indexOf(END);
+  if (end >= 0) return text.slice(end + END.length).replace(/^\n+/, '\n');
   const at = text.indexOf('\n## Console\n');
   return at < 0 ? '' : text.slice(at);
 }

@@ -60,7 +60,7 @@ const loadOf = (load: readonly number[]) => load.map((x) => x.toFixed(2)).join('
 export function scheduleDetail(r: BenchResults): string[] {
   const { scheduleBurst: burst, scheduleIdle: idle } = r;
   if (!burst && !idle) return [];
-  const out = ['', '## Schedules', ''];
+  const out = ['', '## Schedules: this run', ''];
   if (burst) {
     const n = burst.schedules.toLocaleString('en-US');
     out.push(
