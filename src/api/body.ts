@@ -6,6 +6,11 @@ import { LIMIT_SETTINGS, type Limits } from '../core/requests/limits.js';
 import { nestsDeeperThan } from './json-depth.js';
 
 const JSON_TYPE = /^application\/([\w.+-]+\+)?json\s*(;|$)/i;
+/** How a JSON text writes NUL (U+0000): `\u0000`, the only way it can. */
+const NUL_ESCAPE = Buffer.from('\\u0000');
+/** Set on a request whose raw body holds NUL_ESCAPE (maybe as an escaped backslash and `u0000`: the walk decides). */
+const MAY_HOLD_NUL = Symbol('may hold NUL');
+type MayHoldNul = { [MAY_HOLD_NUL]?: true };
 
 /** The methods whose routes take a body; on the others a body is never read, let alone parsed. */
 const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
@@ -30,8 +35,13 @@ export function jsonBody(limits: Pick<Limits, 'bodyBytes' | 'bodyDepth'>): Reque
     limit: limits.bodyBytes,
     strict: true,
     type: () => true,
-    verify: (_req, _res, raw, encoding) => {
-      if (nestsDeeperThan(utf8Of(raw, encoding), limits.bodyDepth)) throw tooDeep();
+    verify: (req, _res, raw, encoding) => {
+      const utf8 = utf8Of(raw, encoding);
+      if (nestsDeeperThan(utf8, limits.bodyDepth)) throw tooDeep();
+      // JSON can carry NUL only as this escape (a raw control character does not parse): a body
+      // without it is not walked for one (refuseForbiddenKeys).
+      if (Buffer.from(utf8.buffer, utf8.byteOffset, utf8.byteLength).includes(NUL_ESCAPE))
+        (req as MayHoldNul)[MAY_HOLD_NUL] = true;
     },
   });
   const requireJson: RequestHandler = (req, _res, next) => {
@@ -68,7 +78,9 @@ export function jsonBody(limits: Pick<Limits, 'bodyBytes' | 'bodyDepth'>): Reque
       return;
     }
     // Shown escaped: the pointer may hold the NUL itself (a key).
-    const nul = findNulText(req.body)?.replace(/\0/g, '\\u0000');
+    const nul = (req as MayHoldNul)[MAY_HOLD_NUL]
+      ? findNulText(req.body)?.replace(/\0/g, '\\u0000')
+      : undefined;
     next(
       nul
         ? new InvalidRequestError(

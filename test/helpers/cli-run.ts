@@ -17,7 +17,7 @@ export function ensureBuilt(): void {
     )
     .reduce((a, b) => Math.max(a, b), 0);
   if (existsSync(CLI) && statSync(CLI).mtimeMs >= newest) return;
-  // As `npm run build` makes it, the console aside: tsc's files, then the CLI as one file.
+  // As `npm run build` makes it, the console aside: tsc's files, then the CLI bundled (in chunks).
   for (const [command, args] of [
     ['npx', ['tsc', '-p', 'tsconfig.build.json', '--noCheck']],
     [process.execPath, [join(REPO, 'scripts', 'bundle-cli.mjs')]],

@@ -37,14 +37,30 @@ describe('writeMarkdown (bench/report.ts)', () => {
     expect(before).toContain('\n## API\n');
     expect(before).toContain('\n## Console\n');
 
+    // A line of the generated part that the code does not write goes: the part is the code's.
+    writeFileSync(
+      file,
+      readFileSync(file, 'utf8').replace('## Reproduce\n', '## Reproduce\n\nstale\n'),
+    );
     writeMarkdown(file, results('2030-01-01'));
     const once = readFileSync(file, 'utf8');
     expect(once).toContain('Written by `npm run bench` on 2030-01-01');
-    expect(once).not.toContain('2026-11-25T11:15:54');
+    expect(once).not.toContain('\nstale\n');
     expect(handWritten(once)).toBe(before);
+    // The doc's commands to reproduce are the ones the code writes (they hold no figures).
+    const reproduce = (text: string) => /\n## Reproduce\n[^]*?```\n\n/.exec(text)?.[0];
+    expect(reproduce(readFileSync(BENCHMARKS, 'utf8'))).toBe(reproduce(once));
 
     writeMarkdown(file, results('2030-01-02'));
     expect(readFileSync(file, 'utf8')).toBe(once.replace('2030-01-01', '2030-01-02'));
+  });
+
+  it('refuses to write over a file whose end marker was edited away', () => {
+    const file = join(dir, 'benchmarks.md');
+    writeFileSync(file, readFileSync(BENCHMARKS, 'utf8').replace(END, ''));
+    const before = readFileSync(file, 'utf8');
+    expect(() => writeMarkdown(file, results('2030-01-01'))).toThrow(/put back/);
+    expect(readFileSync(file, 'utf8')).toBe(before);
   });
 
   it('keeps the console section of a file written before the end marker existed', () => {
