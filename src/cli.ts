@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 
 import { registerApplyCommand } from './cli/apply-command.js';
+import { registerAuditCommands } from './cli/audit-commands.js';
 import { CliError, EXIT } from './cli/cli-error.js';
 import { registerDiffCommand } from './cli/diff-command.js';
 import { registerModuleCommands } from './cli/module-commands.js';
@@ -14,11 +15,12 @@ import { registerSecretsCommands } from './cli/secrets-commands.js';
 import { registerServerCommands } from './cli/server-commands.js';
 import { registerTokenCommands } from './cli/token-commands.js';
 import { registerWatchCommand } from './cli/watch-command.js';
+import { registerWebhookCommands } from './cli/webhook-commands.js';
 
 /**
  * The `steward` command. `serve`, `worker`, `migrate` and `module test|dev` run
  * Steward itself; `module init` scaffolds a module; `token` edits its tokens file; `resource`, `apply`, `diff`, `operation`,
- * `schedule`, `module list|get` and `watch` are a client of its API at --url, else
+ * `schedule`, `webhook`, `audit`, `module list|get` and `watch` are a client of its API at --url, else
  * STEWARD_URL, with the token in STEWARD_TOKEN (docs/cli.md).
  */
 const program = new Command()
@@ -39,6 +41,8 @@ registerApplyCommand(program);
 registerDiffCommand(program);
 registerOperationCommands(program);
 registerScheduleCommands(program);
+registerWebhookCommands(program);
+registerAuditCommands(program);
 const moduleCommand = program
   .command('module')
   .description('inspect the loaded kinds, and tools for module authors');

@@ -14,3 +14,6 @@ export type Schedule = Schemas['Schedule'];
 export type EventRecord = Schemas['Event'];
 export type LogChunk = Schemas['LogChunk'];
 export type SpecChange = Schemas['DryRun']['changes'][number];
+export type Webhook = Schemas['Webhook'];
+export type WebhookDelivery = Schemas['WebhookDelivery'];
+export type AuditEntry = Schemas['AuditEntry'];

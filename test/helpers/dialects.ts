@@ -98,6 +98,11 @@ export const ONE_DIALECT_SUITES: Readonly<Record<string, { dialect: Dialect; rea
     reason:
       "docs/schedules.md's lease example through the CLI, with a real process; schedules.test.ts covers firing on both databases",
   },
+  'test/integration/cli-webhooks-audit.test.ts': {
+    dialect: 'sqlite',
+    reason:
+      "the CLI's webhook and audit commands and their output; webhooks.test.ts and audit.test.ts cover the store behind them on both databases",
+  },
   'test/integration/migrate-race.test.ts': {
     dialect: 'sqlite',
     reason:

@@ -177,6 +177,13 @@ const ACTIONS: Array<[method: string, path: RegExp, action: string]> = [
   ['GET', /^\/modules\/[^/]+$/, 'module.get'],
   ['GET', /^\/events$/, 'event.watch'],
   ['GET', /^\/audit$/, 'audit.list'],
+  ['POST', /^\/webhooks$/, 'webhook.create'],
+  ['GET', /^\/webhooks$/, 'webhook.list'],
+  ['GET', /^\/webhooks\/[^/]+$/, 'webhook.get'],
+  ['DELETE', /^\/webhooks\/[^/]+$/, 'webhook.delete'],
+  ['GET', /^\/webhooks\/[^/]+\/deliveries$/, 'webhook.deliveries'],
+  ['POST', /^\/webhooks\/[^/]+\/deliveries\/[^/]+\/redeliver$/, 'webhook.redeliver'],
+  ['GET', /^\/whoami$/, 'whoami'],
 ];
 
 /** Every action name an audit entry can carry (GET /audit?action= takes one of these, or a method). */

@@ -1,6 +1,7 @@
-import { Router } from 'express';
+import { type Response, Router } from 'express';
 
 import type { NewWebhook, WebhookCommands } from '../../core/webhooks/webhook-commands.js';
+import { noteAudit } from '../auth/audit.js';
 import { requireRole } from '../auth/authorize.js';
 import { callerOf } from '../auth/caller.js';
 import { PermissionDeniedError } from '../auth/errors.js';
@@ -22,6 +23,7 @@ export function webhookRoutes(webhooks: WebhookCommands, schemas: BodyValidator)
     const caller = callerOf(res);
     requireRole(caller, 'admin', 'manage webhooks');
     const body = schemas.assert<NewWebhook>('create-webhook.json', req.body);
+    if (body.project !== undefined) noteAudit(res, { project: body.project });
     if (body.project === undefined && caller.scope !== '*')
       throw new PermissionDeniedError(
         `token ${caller.name} may not make a webhook of every project: name its project`,
@@ -56,7 +58,7 @@ export function webhookRoutes(webhooks: WebhookCommands, schemas: BodyValidator)
   router.delete('/webhooks/:id', async (req, res) => {
     queryOf(req, []);
     const caller = callerOf(res);
-    await webhooks.get(req.params.id, caller.scope);
+    noteProject(res, await webhooks.get(req.params.id, caller.scope));
     requireRole(caller, 'admin', 'manage webhooks');
     await webhooks.remove(req.params.id, caller.scope);
     res.status(204).end();
@@ -79,11 +81,16 @@ export function webhookRoutes(webhooks: WebhookCommands, schemas: BodyValidator)
   router.post('/webhooks/:id/deliveries/:delivery_id/redeliver', async (req, res) => {
     queryOf(req, []);
     const caller = callerOf(res);
-    await webhooks.get(req.params.id, caller.scope);
+    noteProject(res, await webhooks.get(req.params.id, caller.scope));
     requireRole(caller, 'admin', 'manage webhooks');
     const delivery = await webhooks.redeliver(req.params.id, req.params.delivery_id, caller.scope);
     res.status(201).json(delivery);
   });
 
   return router;
+}
+
+/** A webhook's writes are filed under its project in the audit table (none for a webhook of every project). */
+function noteProject(res: Response, webhook: { project?: string | null }): void {
+  if (webhook.project) noteAudit(res, { project: webhook.project });
 }
