@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -111,12 +111,18 @@ export async function checkAccessibility(page: Page): Promise<void> {
   expect(summary).toEqual([]);
 }
 
-/** Saves a screenshot of the page to docs/console/{name}.png (docs/console.md shows them). */
+/**
+ * Saves a screenshot of the page to docs/console/{name}.png (docs/console.md shows them): when
+ * STEWARD_SCREENSHOTS=1 or the file is missing. Not on every run: every run wrote new bytes (the
+ * times on the page differ), so `npm test` left the checkout changed.
+ */
 export async function screenshot(
   page: Page,
   name: string,
   { fullPage = false } = {},
 ): Promise<void> {
+  const path = join(SCREENSHOTS, `${name}.png`);
+  if (process.env.STEWARD_SCREENSHOTS !== '1' && existsSync(path)) return;
   mkdirSync(SCREENSHOTS, { recursive: true });
-  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage });
+  await page.screenshot({ path, fullPage });
 }
