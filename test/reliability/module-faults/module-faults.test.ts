@@ -340,7 +340,10 @@ describeEachDialect('module faults', () => {
       const resources = soak(10, 50);
       const attempts = 5;
       s = await startFakeSteward({
-        config: { worker: true, maxAttempts: attempts, syncTimeoutMs: 10_000 },
+        // A lease far longer than the harness's 3 s: the 10 MiB results' GC on a loaded machine
+        // held the event loop past a renewal, a lease lapsed, and the resource's sync ran again
+        // (at least once, as designed), so the count below saw 53 calls (a PostgreSQL run of npm test).
+        config: { worker: true, maxAttempts: attempts, syncTimeoutMs: 10_000, leaseMs: 120_000 },
       });
       const names = Array.from({ length: resources }, (_, i) => `big-${i}`);
       for (const name of names) s.always(urnOf(name), { type: 'oversized', bytes: 10 * MiB });
