@@ -107,7 +107,12 @@ describeOneDialect('sqlite', 'console: create form', () => {
 
     await size.fill('');
     await page.getByRole('button', { name: 'Create', exact: true }).click();
-    expect(await fieldError(page, size)).toContain("must have required property 'size'");
+    // The field is still invalid from the first answer: wait for the second's message, not just
+    // for aria-invalid (a loaded machine answered after the first message had been read again).
+    await waitFor(
+      async () => (await fieldError(page, size)).includes("must have required property 'size'"),
+      "the field's error to be the second answer's",
+    );
 
     await size.fill('2');
     await configs(page).getByLabel('note').fill('reject');
