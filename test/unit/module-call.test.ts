@@ -38,6 +38,31 @@ describe('withDeadline (module-call.ts)', () => {
     expect(controller.signal.aborted).toBe(true);
   });
 
+  // A stall before the call starts or after it answered is not the module's time: timing the call
+  // from withDeadline's start to the race's end timed such fast failures out under load.
+  it.each(['resolve', 'reject'] as const)(
+    'keeps a fast answer made before a stall (%s)',
+    async (outcome) => {
+      const controller = new AbortController();
+      const call = withDeadline('sync', controller, 150, () =>
+        outcome === 'resolve'
+          ? Promise.resolve({ status: 'COMPLETED' })
+          : Promise.reject(new Error('backend unreachable')),
+      );
+      const settled = call.then(
+        (value) => ({ value }),
+        (err: Error) => ({ error: err.message }),
+      );
+      stall(300);
+      expect(await settled).toEqual(
+        outcome === 'resolve'
+          ? { value: { status: 'COMPLETED' } }
+          : { error: 'backend unreachable' },
+      );
+      expect(controller.signal.aborted).toBe(false);
+    },
+  );
+
   // Node keeps one timer list per duration, run in the order of each list's oldest timer. The
   // older call's 450 ms timer (due at 450) is older than this call's deadline (due at 350 + 150):
   // after a stall, the 450 ms list runs first, this call's module timer with it, and the late

@@ -25,7 +25,10 @@ export interface SyncCallOptions {
  * per duration, each list from its oldest timer: after the event loop stalled (a loaded machine, a
  * long GC), a module's own 450 ms timer can run before this call's 150 ms deadline timer, when an
  * older 450 ms timer heads its list. The module's late answer then won the race and was applied:
- * a late `PENDING` step reset the resource's attempts (module-faults, seen once under load).
+ * a late `PENDING` step reset the resource's attempts (module-faults, seen once under load). So the
+ * call is also timed from when the module was called to when its promise settled, both taken in
+ * the microtasks around it: a stall before the call or after its answer is not the module's time
+ * (timing from this function's start to the race's end made fast failures time out under load).
  */
 export async function withDeadline<T>(
   name: string,
@@ -33,7 +36,6 @@ export async function withDeadline<T>(
   timeoutMs: number,
   fn: (signal: AbortSignal) => Promise<T>,
 ): Promise<unknown> {
-  const startedMs = performance.now();
   const timedOut = (): Error => {
     const error = new Error(`${name} timed out after ${timeoutMs} ms`);
     controller.abort(error);
@@ -53,16 +55,27 @@ export async function withDeadline<T>(
     if (controller.signal.aborted) onAbort();
     else controller.signal.addEventListener('abort', onAbort, { once: true });
   });
+  let calledMs = 0;
+  let settledMs = 0;
   try {
     // Settled as a value either way, so that a late throw is reported as the timeout too.
     const call = Promise.resolve()
-      .then(() => fn(controller.signal))
+      .then(() => {
+        calledMs = performance.now();
+        return fn(controller.signal);
+      })
       .then(
-        (value) => ({ ok: true as const, value }),
-        (error: unknown) => ({ ok: false as const, error }),
+        (value) => {
+          settledMs = performance.now();
+          return { ok: true as const, value };
+        },
+        (error: unknown) => {
+          settledMs = performance.now();
+          return { ok: false as const, error };
+        },
       );
     const settled = await Promise.race([call, deadline, aborted]);
-    if (performance.now() - startedMs >= timeoutMs) throw timedOut();
+    if (settledMs - calledMs >= timeoutMs) throw timedOut();
     if (!settled.ok) throw settled.error;
     return settled.value;
   } finally {
