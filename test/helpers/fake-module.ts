@@ -25,6 +25,11 @@ export type Behaviour =
   /** Returns COMPLETED with an output of `bytes` characters, allocated afresh on each call. */
   | { type: 'oversized'; bytes: number }
   /**
+   * Returns COMPLETED with `blob` as its output, made before the call: the call itself is
+   * immediate, so the time to allocate it cannot count against the sync's deadline.
+   */
+  | { type: 'oversized'; blob: string }
+  /**
    * Ignores the abort signal: after `ms` it logs, reads the clock, calls `settled`,
    * then carries on as ok (`resolve`) or throws (`reject`).
    */
@@ -158,7 +163,12 @@ export function createFakeModule(
           case 'oversized':
             return {
               status: 'COMPLETED',
-              output: { blob: Buffer.alloc(behaviour.bytes, 'a').toString('latin1') },
+              output: {
+                blob:
+                  'blob' in behaviour
+                    ? behaviour.blob
+                    : Buffer.alloc(behaviour.bytes, 'a').toString('latin1'),
+              },
             };
           case 'late':
             await new Promise((resolve) => setTimeout(resolve, behaviour.ms));
