@@ -6,6 +6,7 @@ import { engineOptionsFrom } from '../../src/engine-options.js';
 import { describeEachDialect } from '../helpers/dialects.js';
 import { createFakeModule, type Ledger } from '../helpers/fake-module.js';
 import { type Harness, startSteward, testConfig, waitFor } from '../helpers/harness.js';
+import { storeQuery } from '../reliability/crash-loop/store.js';
 
 /**
  * Two workers on one database: claims never hand one resource to both, and a
@@ -33,6 +34,23 @@ describeEachDialect('workers sharing one database', () => {
     });
     engines.push(engine);
     return { fake, engine };
+  }
+
+  /** Worker a (no loop running, a 200 ms lease) and one resource whose syncs wait until `release`. */
+  async function stalledResource() {
+    const ledger: Ledger = { calls: [], active: new Map(), overlaps: [], completed: [] };
+    const a = createFakeModule({ ledger, worker: 'a' });
+    h = await startSteward({
+      config: { worker: false, leaseMs: 200 },
+      overrides: { extraModules: [{ definition: a.definition, origin: 'a' }], workerId: 'a' },
+    });
+    let release!: () => void;
+    a.script(() => ({ type: 'gate', until: new Promise<void>((resolve) => (release = resolve)) }));
+    const accepted = await h.steward.commands.create(
+      { kind: 'fake', project: 'p', name: 'stalled' },
+      { actor: 'test' },
+    );
+    return { ledger, accepted, urn: accepted.resource.urn, release: () => release() };
   }
 
   it('never runs sync for one resource in two workers at once, across 500 resources', async () => {
@@ -69,20 +87,8 @@ describeEachDialect('workers sharing one database', () => {
   }, 120_000);
 
   it('hands a resource to another worker once the lease of a stalled one expires, and discards the late write-back', async () => {
-    const ledger: Ledger = { calls: [], active: new Map(), overlaps: [], completed: [] };
-    const a = createFakeModule({ ledger, worker: 'a' });
-    h = await startSteward({
-      config: { worker: false, leaseMs: 200 },
-      overrides: { extraModules: [{ definition: a.definition, origin: 'a' }], workerId: 'a' },
-    });
+    const { ledger, accepted, urn, release } = await stalledResource();
     const b = secondWorker(ledger, 'b', 200);
-    let release!: () => void;
-    a.script(() => ({ type: 'gate', until: new Promise<void>((resolve) => (release = resolve)) }));
-    const accepted = await h.steward.commands.create(
-      { kind: 'fake', project: 'p', name: 'stalled' },
-      { actor: 'test' },
-    );
-    const urn = accepted.resource.urn;
 
     // Worker a claims and stalls inside sync; runOnce has no heartbeat, like a frozen process.
     const stalled = h.steward.engine.runOnce();
@@ -105,6 +111,47 @@ describeEachDialect('workers sharing one database', () => {
     const afterA = await h.steward.queries.getResource(urn);
     expect(afterA.state.output.worker).toBe('b');
     expect(afterA.state.sync.last_synced_at).toBe(afterB.state.sync.last_synced_at);
+    const operation = await h.steward.queries.getOperation(accepted.operation.id);
+    expect(operation).toMatchObject({ status: 'succeeded', attempts: 1 });
+  });
+
+  it('claims again a resource whose lease lapsed while its own sync still ran, and carries that call on: one call, no overlap, its write-back lands', async () => {
+    const { ledger, accepted, urn, release } = await stalledResource();
+    const token = async () =>
+      Number(
+        (
+          await storeQuery<{ lease_token: number | string }>(
+            h.steward.config.db,
+            `select lease_token from resources where urn = '${urn}'`,
+          )
+        )[0]!.lease_token,
+      );
+
+    // runOnce has no heartbeat: the lease lapses while the call waits, like a stalled process's.
+    const first = h.steward.engine.runOnce();
+    await waitFor(() => ledger.calls.length === 1 || undefined, 'the first sync to start');
+    const claimedAt = await token();
+    // Claims until one takes the resource (a claim that finds nothing due returns 0 at once).
+    let second: Promise<number> = Promise.resolve(0);
+    await waitFor(
+      async () => {
+        if ((await Promise.race([second, Promise.resolve('running')])) === 0)
+          second = h.steward.engine.runOnce();
+        return (await token()) > claimedAt || undefined;
+      },
+      'the same worker to claim the resource again',
+      5000,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(ledger.calls).toHaveLength(1); // before: a second call of the same resource, at once
+
+    release();
+    expect(await first).toBe(1);
+    expect(await second).toBe(1);
+    expect(ledger.overlaps).toEqual([]);
+    expect(ledger.calls).toHaveLength(1);
+    const resource = await h.steward.queries.getResource(urn);
+    expect(resource.state).toMatchObject({ status: 'COMPLETED', output: { worker: 'a' } });
     const operation = await h.steward.queries.getOperation(accepted.operation.id);
     expect(operation).toMatchObject({ status: 'succeeded', attempts: 1 });
   });

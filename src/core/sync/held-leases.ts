@@ -12,6 +12,8 @@ export interface HeldLease {
   leaseEndsMs: number;
   /** The operation's deadline (epoch ms; operation-deadline.ts): the heartbeat aborts the call past it. */
   deadlineMs: number | null;
+  /** Set once the module call returned: from here on its write-back may already be on its way. */
+  writingBack: boolean;
 }
 
 /**
@@ -34,25 +36,49 @@ export function createHeldLeases({
   const allDone = () => Promise.all([...held.values()].map((entry) => entry.done));
 
   return {
-    /** Holds `lease` while `run` works on it; resolves (never rejects) when `run` settles and the lease is let go. */
+    /**
+     * Holds `lease` while `run` works on it; resolves (never rejects) when `run` settles and the lease is let go.
+     *
+     * A claim can hand this worker a resource it is still syncing: a stall past the lease (a loaded
+     * machine, a long GC) let the lease lapse before the heartbeat renewed it, and this worker's own
+     * next claim took it again, with the next token. Two calls of one resource must not overlap, so:
+     * when nobody else claimed in between (the token is the next one), for the same operation and
+     * status, and the call has not returned yet, the running call carries on under the new token
+     * (`run` is not called again). Otherwise the old call is aborted and `run` waits until it is done.
+     */
     hold(
       lease: LeaseRef,
       run: (entry: HeldLease) => Promise<void>,
       deadlineMs: number | null = null,
     ): Promise<void> {
+      const previous = held.get(lease.urn);
+      if (previous && adoptable(previous, lease)) {
+        previous.lease.leaseToken = lease.leaseToken;
+        previous.leaseEndsMs = clock().getTime() + leaseMs;
+        log.warn('claimed a resource this worker was still syncing; the call carries on', {
+          urn: lease.urn,
+          leaseToken: lease.leaseToken,
+        });
+        return previous.done;
+      }
+      previous?.controller.abort(new Error('the lease lapsed and the resource was claimed again'));
       const entry = {
         lease,
         controller: new AbortController(),
         leaseEndsMs: clock().getTime() + leaseMs,
         deadlineMs,
+        writingBack: false,
         done: Promise.resolve(),
       };
       held.set(lease.urn, entry);
-      entry.done = run(entry)
+      entry.done = (previous?.done ?? Promise.resolve())
+        .then(() => run(entry))
         .catch((err: unknown) =>
           log.error('sync slot failed', { urn: lease.urn, error: describeError(err) }),
         )
-        .finally(() => void held.delete(lease.urn));
+        .finally(() => {
+          if (held.get(lease.urn) === entry) held.delete(lease.urn);
+        });
       return entry.done;
     },
 
@@ -67,14 +93,11 @@ export function createHeldLeases({
           entry.controller.abort(new DeadlineExceededError());
       try {
         const nowMs = clock().getTime();
-        const lost = new Set(
-          await store.renewLeases(
-            entries.map((entry) => entry.lease),
-            nowMs,
-            leaseMs,
-          ),
-        );
-        for (const entry of entries) {
+        // Copies: a lease carried on under a new token meanwhile (hold) was not the one lost.
+        const sent = entries.map((entry) => ({ ...entry.lease }));
+        const lost = new Set(await store.renewLeases(sent, nowMs, leaseMs));
+        for (const [i, entry] of entries.entries()) {
+          if (entry.lease.leaseToken !== sent[i]!.leaseToken) continue;
           if (lost.has(entry.lease.urn))
             entry.controller.abort(new Error('the lease was lost or the operation was superseded'));
           else entry.leaseEndsMs = nowMs + leaseMs;
@@ -95,6 +118,17 @@ export function createHeldLeases({
       if (stuck.length) await store.releaseLeases(stuck, clock().getTime()).catch(() => undefined);
     },
   };
+}
+
+/** The running call can carry on under `next`: nobody claimed in between, and it has not returned yet. */
+function adoptable(previous: HeldLease, next: LeaseRef): boolean {
+  return (
+    !previous.writingBack &&
+    !previous.controller.signal.aborted &&
+    next.leaseToken === previous.lease.leaseToken + 1 &&
+    next.operationId === previous.lease.operationId &&
+    next.claimedStatus === previous.lease.claimedStatus
+  );
 }
 
 /** Shutdown's wait: true when `promise` settles within `ms`, false when the time runs out first (the promise is left running). */

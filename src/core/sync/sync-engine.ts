@@ -248,6 +248,7 @@ export function createSyncEngine({
           const observation = pastDeadline(entry.deadlineMs, startedMs)
             ? { type: 'failure' as const, error: new DeadlineExceededError() }
             : await run(resource, controller, syncLog);
+          entry.writingBack = true; // a claim of this resource from here on waits for it (held-leases.ts)
           claimWindow.record(clock().getTime() - startedMs);
           return { startedMs, observation };
         },
