@@ -50,7 +50,32 @@ describeEachDialect('workers sharing one database', () => {
       { kind: 'fake', project: 'p', name: 'stalled' },
       { actor: 'test' },
     );
-    return { ledger, accepted, urn: accepted.resource.urn, release: () => release() };
+    return { a, ledger, accepted, urn: accepted.resource.urn, release: () => release() };
+  }
+
+  /** A pause before checking that something did not happen. */
+  const settle = () => new Promise((resolve) => setTimeout(resolve, 200));
+
+  async function leaseToken(urn: string): Promise<number> {
+    const sql = `select lease_token from resources where urn = '${urn}'`;
+    const [row] = await storeQuery<{ lease_token: number | string }>(h.steward.config.db, sql);
+    return Number(row!.lease_token);
+  }
+
+  /** Claims with worker a until a claim takes `urn` again (its token passes `claimedAt`); that claim's runOnce. */
+  async function claimAgain(urn: string, claimedAt: number): Promise<{ claim: Promise<number> }> {
+    // A claim that finds nothing due returns 0 at once: look again.
+    let second: Promise<number> = Promise.resolve(0);
+    await waitFor(
+      async () => {
+        if ((await Promise.race([second, Promise.resolve('running')])) === 0)
+          second = h.steward.engine.runOnce();
+        return (await leaseToken(urn)) > claimedAt || undefined;
+      },
+      'worker a to claim the resource again',
+      5000,
+    );
+    return { claim: second };
   }
 
   it('never runs sync for one resource in two workers at once, across 500 resources', async () => {
@@ -117,32 +142,12 @@ describeEachDialect('workers sharing one database', () => {
 
   it('claims again a resource whose lease lapsed while its own sync still ran, and carries that call on: one call, no overlap, its write-back lands', async () => {
     const { ledger, accepted, urn, release } = await stalledResource();
-    const token = async () =>
-      Number(
-        (
-          await storeQuery<{ lease_token: number | string }>(
-            h.steward.config.db,
-            `select lease_token from resources where urn = '${urn}'`,
-          )
-        )[0]!.lease_token,
-      );
-
     // runOnce has no heartbeat: the lease lapses while the call waits, like a stalled process's.
     const first = h.steward.engine.runOnce();
     await waitFor(() => ledger.calls.length === 1 || undefined, 'the first sync to start');
-    const claimedAt = await token();
-    // Claims until one takes the resource (a claim that finds nothing due returns 0 at once).
-    let second: Promise<number> = Promise.resolve(0);
-    await waitFor(
-      async () => {
-        if ((await Promise.race([second, Promise.resolve('running')])) === 0)
-          second = h.steward.engine.runOnce();
-        return (await token()) > claimedAt || undefined;
-      },
-      'the same worker to claim the resource again',
-      5000,
-    );
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    const claimedAt = await leaseToken(urn);
+    const { claim: second } = await claimAgain(urn, claimedAt);
+    await settle(); // time for a second call to start
     expect(ledger.calls).toHaveLength(1); // before: a second call of the same resource, at once
 
     release();
@@ -154,6 +159,34 @@ describeEachDialect('workers sharing one database', () => {
     expect(resource.state).toMatchObject({ status: 'COMPLETED', output: { worker: 'a' } });
     const operation = await h.steward.queries.getOperation(accepted.operation.id);
     expect(operation).toMatchObject({ status: 'succeeded', attempts: 1 });
+  });
+
+  it('claims again a resource whose stalled sync was superseded meanwhile: aborts the old call, and makes the new one only once the old call settled', async () => {
+    const { a, ledger, accepted, urn, release } = await stalledResource();
+    const first = h.steward.engine.runOnce();
+    await waitFor(() => ledger.calls.length === 1 || undefined, 'the first sync to start');
+    a.script(() => ({ type: 'ok' }));
+    const claimedAt = await leaseToken(urn);
+    // A delete supersedes the create: the row becomes due when the lapsing lease ends.
+    const deleting = await h.steward.commands.execute(urn, 'delete', {}, { actor: 'test' });
+    const { claim: second } = await claimAgain(urn, claimedAt);
+
+    // The old slot ends (its write-back fenced out), but its module call is still in the gate.
+    expect(await first).toBe(1);
+    await settle(); // time for a new call that would not wait for the old one to start
+    expect(ledger.calls).toHaveLength(1); // before: the new call started at once, beside the old
+    release(); // the old call settles; the new one may start (or its 200 ms lease lapsed meanwhile)
+    expect(await second).toBe(1);
+    await waitFor(async () => {
+      await h.steward.engine.runOnce();
+      const operation = await h.steward.queries.getOperation(deleting.operation.id);
+      return operation.status === 'succeeded' || undefined;
+    }, 'the delete to finish');
+    expect(ledger.overlaps).toEqual([]);
+    expect(ledger.calls.map((call) => call.action)).toEqual(['create', 'delete']);
+    expect(await h.steward.queries.getOperation(accepted.operation.id)).toMatchObject({
+      status: 'cancelled',
+    });
   });
 
   it('renews the lease of a sync that outlives it, so nobody else claims the resource meanwhile', async () => {

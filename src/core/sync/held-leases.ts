@@ -1,6 +1,7 @@
 import { describeError } from '../errors.js';
 import type { CoreLogger } from '../logging.js';
 import type { LeaseRef, SyncQueue } from '../ports.js';
+import { callSettled } from './module-call.js';
 import { DeadlineExceededError, pastDeadline } from './operation-deadline.js';
 
 /** One lease a worker holds, from its claim until its write-back (or release) is done. */
@@ -12,8 +13,8 @@ export interface HeldLease {
   leaseEndsMs: number;
   /** The operation's deadline (epoch ms; operation-deadline.ts): the heartbeat aborts the call past it. */
   deadlineMs: number | null;
-  /** Set once the module call returned: from here on its write-back may already be on its way. */
-  writingBack: boolean;
+  /** Set once the module call returned (or was skipped): from here on its write-back may be on its way. */
+  returned: boolean;
 }
 
 /**
@@ -25,15 +26,26 @@ export function createHeldLeases({
   store,
   clock,
   leaseMs,
+  callGraceMs,
   log,
 }: {
   store: Pick<SyncQueue, 'renewLeases' | 'releaseLeases'>;
   clock: () => Date;
   leaseMs: number;
+  /** How long a new call of a resource waits for an aborted one that ignores its signal (the sync timeout). */
+  callGraceMs: number;
   log: CoreLogger;
 }) {
   const held = new Map<string, HeldLease & { done: Promise<void> }>();
   const allDone = () => Promise.all([...held.values()].map((entry) => entry.done));
+  /** When `previous` is over: its slot done and its module call settled, or `callGraceMs` after the slot if the call ignores its signal. */
+  const afterward = async (previous: HeldLease & { done: Promise<void> }) => {
+    await previous.done;
+    let timer: NodeJS.Timeout | undefined;
+    const grace = new Promise<void>((resolve) => (timer = setTimeout(resolve, callGraceMs)));
+    await Promise.race([callSettled(previous.controller), grace]);
+    clearTimeout(timer);
+  };
 
   return {
     /**
@@ -44,7 +56,9 @@ export function createHeldLeases({
      * next claim took it again, with the next token. Two calls of one resource must not overlap, so:
      * when nobody else claimed in between (the token is the next one), for the same operation and
      * status, and the call has not returned yet, the running call carries on under the new token
-     * (`run` is not called again). Otherwise the old call is aborted and `run` waits until it is done.
+     * (`run` is not called again). Otherwise the old call is aborted, and `run` waits until its slot
+     * is done and the module's call has settled (at most `callGraceMs` more, for a call that ignores
+     * its signal).
      */
     hold(
       lease: LeaseRef,
@@ -61,17 +75,21 @@ export function createHeldLeases({
         });
         return previous.done;
       }
-      previous?.controller.abort(new Error('the lease lapsed and the resource was claimed again'));
+      if (previous) {
+        previous.controller.abort(new Error('the lease lapsed and the resource was claimed again'));
+        const message = 'claimed a resource this worker was still syncing; the new call waits';
+        log.warn(message, { urn: lease.urn, leaseToken: lease.leaseToken });
+      }
       const entry = {
         lease,
         controller: new AbortController(),
         leaseEndsMs: clock().getTime() + leaseMs,
         deadlineMs,
-        writingBack: false,
+        returned: false,
         done: Promise.resolve(),
       };
       held.set(lease.urn, entry);
-      entry.done = (previous?.done ?? Promise.resolve())
+      entry.done = (previous ? afterward(previous) : Promise.resolve())
         .then(() => run(entry))
         .catch((err: unknown) =>
           log.error('sync slot failed', { urn: lease.urn, error: describeError(err) }),
@@ -123,7 +141,7 @@ export function createHeldLeases({
 /** The running call can carry on under `next`: nobody claimed in between, and it has not returned yet. */
 function adoptable(previous: HeldLease, next: LeaseRef): boolean {
   return (
-    !previous.writingBack &&
+    !previous.returned &&
     !previous.controller.signal.aborted &&
     next.leaseToken === previous.lease.leaseToken + 1 &&
     next.operationId === previous.lease.operationId &&

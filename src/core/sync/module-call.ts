@@ -16,6 +16,17 @@ export interface SyncCallOptions {
   maxStateBytes: number;
 }
 
+/** The module calls made under each controller, settled as values: what `callSettled` waits for. */
+const calls = new WeakMap<AbortController, Promise<unknown>>();
+
+/**
+ * Settles when the module call made under `controller` has settled, however late (at once when none
+ * was made): a call abandoned at its deadline or abort may still be running in the module.
+ */
+export function callSettled(controller: AbortController): Promise<void> {
+  return (calls.get(controller) ?? Promise.resolve()).then(() => undefined);
+}
+
 /**
  * Calls a module function with a deadline: at `timeoutMs` the signal aborts and the call
  * counts as failed even if the module ignores the signal (its promise is left behind; its
@@ -74,6 +85,7 @@ export async function withDeadline<T>(
           return { ok: false as const, error };
         },
       );
+    calls.set(controller, call);
     const settled = await Promise.race([call, deadline, aborted]);
     if (settledMs - calledMs >= timeoutMs) throw timedOut();
     if (!settled.ok) throw settled.error;

@@ -92,7 +92,13 @@ export function createSyncEngine({
   const log = logger.child({ component: 'sync-engine', worker: options.owner });
   const queue = new PQueue({ concurrency: options.concurrency });
   /** Every lease this worker holds: claimed and waiting for a slot, syncing, or writing back. */
-  const held = createHeldLeases({ store, clock, leaseMs: options.leaseMs, log });
+  const held = createHeldLeases({
+    store,
+    clock,
+    leaseMs: options.leaseMs,
+    callGraceMs: options.syncTimeoutMs,
+    log,
+  });
   const batcher = createWriteBackBatcher(store, () => clock().getTime());
   const claimWindow = createClaimWindow({ concurrency: options.concurrency });
   /** Syncs running or waiting for a slot, per project: a project at its share gets more only when nothing else is due. */
@@ -243,12 +249,10 @@ export function createSyncEngine({
       .add(
         async () => {
           const startedMs = clock().getTime();
-          // This process was frozen between claim and call: the claim may belong to another worker by now.
-          if (startedMs >= entry.leaseEndsMs) return undefined;
-          const observation = pastDeadline(entry.deadlineMs, startedMs)
-            ? { type: 'failure' as const, error: new DeadlineExceededError() }
-            : await run(resource, controller, syncLog);
-          entry.writingBack = true; // a claim of this resource from here on waits for it (held-leases.ts)
+          const observation = await callUnlessLapsed(resource, entry, startedMs, syncLog);
+          // From here no claim of this resource carries the call on: it waits for this slot (held-leases.ts).
+          entry.returned = true;
+          if (!observation) return undefined;
           claimWindow.record(clock().getTime() - startedMs);
           return { startedMs, observation };
         },
@@ -295,6 +299,25 @@ export function createSyncEngine({
     if (!applied) return handle({ outcome: 'discarded', durationMs });
     if (writeBack.nextSyncAtMs !== null) wakeAt(writeBack.nextSyncAtMs);
     handle({ outcome: writeBack.outcome, writeBack, version: resource.version, durationMs });
+  }
+
+  /** The sync's observation; undefined when the slot lapsed before its call (then nothing is written back). */
+  async function callUnlessLapsed(
+    resource: Resource,
+    entry: HeldLease,
+    startedMs: number,
+    syncLog: CoreLogger,
+  ): Promise<SyncObservation | undefined> {
+    const { aborted, reason } = entry.controller.signal;
+    // This process was frozen between claim and call: the claim may belong to another worker by now.
+    if (startedMs >= entry.leaseEndsMs) return undefined;
+    // Shut down while it waited for a slot: no call, and the lease is given back (runOne).
+    if (reason instanceof ShutdownAbort) return { type: 'failure', error: reason };
+    if (pastDeadline(entry.deadlineMs, startedMs))
+      return { type: 'failure', error: new DeadlineExceededError() };
+    // Aborted otherwise while it waited: the lease was lost, or this worker claimed the resource again.
+    if (aborted) return undefined;
+    return run(resource, entry.controller, syncLog);
   }
 
   function run(
