@@ -89,8 +89,9 @@ export function createHeldLeases({
         done: Promise.resolve(),
       };
       held.set(lease.urn, entry);
-      entry.done = (previous ? afterward(previous) : Promise.resolve())
-        .then(() => run(entry))
+      // Without a previous call, `run` starts now, not a microtask later: the claim loop counts the
+      // slots it takes (project shares, the queue's length) as soon as the launch returns.
+      entry.done = (previous ? afterward(previous).then(() => run(entry)) : run(entry))
         .catch((err: unknown) =>
           log.error('sync slot failed', { urn: lease.urn, error: describeError(err) }),
         )
