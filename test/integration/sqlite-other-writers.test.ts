@@ -57,7 +57,7 @@ describeOneDialect('sqlite', 'commits by other connections to a SQLite file', ()
     const mine = connect();
     const other = connect();
     // The checkpointer as Steward runs it, looking every 5 ms, restarting the WAL past 16 frames.
-    stops.push(startCheckpointer(file, 5, 16));
+    stops.push(startCheckpointer(file, 5, 16, 0));
     const seen = watch(mine);
     const insert = mine.prepare('insert into rows (body) values (?)');
     for (let i = 0; i < 200; i += 1) insert.run('x'.repeat(2000)); // many frames: RESTARTs happen

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 
 import { startCheckpointer } from '../../src/store/sqlite/sqlite-checkpointer.js';
+import { waitFor } from '../helpers/harness.js';
 
 /**
  * The WAL stays bounded under sustained writes (sqlite-checkpointer.ts). With PASSIVE checkpoints
@@ -21,6 +22,35 @@ describe('the SQLite WAL under sustained writes', () => {
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
+  it('is left alone until it holds startBytes: then the thread starts and copies it back', async () => {
+    const file = join(dir, 'steward.db');
+    const db = new BetterSqlite3(file, { timeout: 5000 });
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    db.pragma('wal_autocheckpoint = 0');
+    db.exec('create table rows (id integer primary key, body blob not null)');
+    const stop = startCheckpointer(file, 10, 8192, 256 * 1024);
+    const insert = db.prepare('insert into rows (body) values (?)');
+    const body = Buffer.alloc(1024, 7);
+    const walBytes = () => statSync(`${file}-wal`).size;
+    // What a checkpoint copies back lands in the database file, which only a checkpoint writes.
+    const databaseFile = () => `${statSync(file).size} ${statSync(file).mtimeMs}`;
+    const before = databaseFile();
+    try {
+      // Ten commits, a few pages of 4 KiB each, stay under 256 KiB of WAL: no thread, nothing copied back.
+      for (let i = 0; i < 10; i += 1) insert.run(body);
+      expect(walBytes()).toBeLessThan(256 * 1024);
+      await new Promise((resolve) => setTimeout(resolve, 200)); // twenty looks of the watch
+      expect(databaseFile()).toBe(before);
+      // Past it: the thread starts, and its first checkpoint copies the WAL back.
+      while (walBytes() < 256 * 1024) insert.run(body);
+      await waitFor(() => databaseFile() !== before || undefined, 'the WAL copied back');
+    } finally {
+      await stop();
+      db.close();
+    }
+  });
+
   it('is started again from its beginning once it holds restartFrames frames, so its file stays small', async () => {
     const file = join(dir, 'steward.db');
     const db = new BetterSqlite3(file, { timeout: 5000 });
@@ -29,7 +59,7 @@ describe('the SQLite WAL under sustained writes', () => {
     db.pragma('wal_autocheckpoint = 0');
     db.exec('create table rows (id integer primary key, body blob not null)');
     const restartFrames = 256;
-    const stop = startCheckpointer(file, 10, restartFrames);
+    const stop = startCheckpointer(file, 10, restartFrames, 0);
     const insert = db.prepare('insert into rows (body) values (?)');
     const body = Buffer.alloc(4096, 7);
     const walBytes = () => statSync(`${file}-wal`, { throwIfNoEntry: false })?.size ?? 0;

@@ -1,4 +1,13 @@
+import { statSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
+
+/**
+ * The WAL size at which the thread starts. Starting a thread costs about 0.1 s of CPU (a Node
+ * isolate, better-sqlite3 loaded again), which a short-lived or little-written Steward never
+ * needs: a CLI `serve` in a test, one of npm test's hundreds. Until then the main thread only looks
+ * at the WAL's size, as the thread would, and the WAL holds at most this much that is not copied back.
+ */
+const START_BYTES = 1024 * 1024;
 
 /**
  * WAL checkpoints off the main thread. SQLite's automatic checkpoint runs inside
@@ -17,12 +26,32 @@ import { Worker } from 'node:worker_threads';
  * `restartFrames` frames, the checkpoint is a RESTART: it copies what PASSIVE left (little, a
  * PASSIVE ran just before) while holding the write lock, waits for readers to leave the WAL,
  * and the next write starts the file again from its beginning, overwriting it in place.
+ *
+ * The thread starts once the WAL holds `startBytes` (START_BYTES); 0 starts it at once.
  */
 export function startCheckpointer(
   file: string,
   intervalMs = 200,
   restartFrames = 8192,
+  startBytes = START_BYTES,
 ): () => Promise<void> {
+  if (startBytes <= 0) return startThread(file, intervalMs, restartFrames);
+  let stopThread: (() => Promise<void>) | undefined;
+  const watch = setInterval(() => {
+    const wal = statSync(`${file}-wal`, { throwIfNoEntry: false });
+    if (!wal || wal.size < startBytes) return;
+    clearInterval(watch);
+    stopThread = startThread(file, intervalMs, restartFrames);
+  }, intervalMs);
+  watch.unref();
+  return async () => {
+    clearInterval(watch);
+    await stopThread?.();
+  };
+}
+
+/** The checkpointer's thread; the function returned stops it. */
+function startThread(file: string, intervalMs: number, restartFrames: number) {
   const worker = new Worker(
     `
     const { parentPort, workerData } = require('node:worker_threads');
