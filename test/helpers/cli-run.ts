@@ -1,13 +1,16 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 /** The compiled `steward` command. */
 export const CLI = join(REPO, 'dist/src/cli.js');
 
-/** Builds dist/ when the compiled CLI is missing or older than a source of src/ or modules/ (npm test builds first). */
+/**
+ * Builds dist/ when the compiled CLI is missing, older than a source of src/ or modules/, or
+ * missing one of the chunks it loads (npm test builds first).
+ */
 export function ensureBuilt(): void {
   const newest = ['src', 'modules']
     .flatMap((top) =>
@@ -16,7 +19,7 @@ export function ensureBuilt(): void {
         .map((entry) => statSync(join(entry.parentPath, entry.name)).mtimeMs),
     )
     .reduce((a, b) => Math.max(a, b), 0);
-  if (existsSync(CLI) && statSync(CLI).mtimeMs >= newest) return;
+  if (existsSync(CLI) && statSync(CLI).mtimeMs >= newest && chunksPresent(CLI)) return;
   // As `npm run build` makes it, the console aside: tsc's files, then the CLI bundled (in chunks).
   for (const [command, args] of [
     ['npx', ['tsc', '-p', 'tsconfig.build.json', '--noCheck']],
@@ -25,6 +28,19 @@ export function ensureBuilt(): void {
     const build = spawnSync(command, args, { cwd: REPO, encoding: 'utf8' });
     if (build.status !== 0) throw new Error(`build failed:\n${build.stdout}${build.stderr}`);
   }
+}
+
+/** Whether every chunk `file` imports (scripts/bundle-cli.mjs names them `cli-chunk-*.js`) is there, and theirs. */
+function chunksPresent(file: string, seen = new Set<string>()): boolean {
+  for (const [, name] of readFileSync(file, 'utf8').matchAll(
+    /["']\.\/(cli-chunk-[\w-]+\.js)["']/g,
+  )) {
+    const chunk = join(dirname(file), name!);
+    if (seen.has(chunk)) continue;
+    seen.add(chunk);
+    if (!existsSync(chunk) || !chunksPresent(chunk, seen)) return false;
+  }
+  return true;
 }
 
 export interface CliResult {
