@@ -189,6 +189,24 @@ describeEachDialect('workers sharing one database', () => {
     });
   });
 
+  it('stops at once while a new call waits for an old one that ignores its signal, and gives the lease back', async () => {
+    const { a, ledger, urn } = await stalledResource();
+    const first = h.steward.engine.runOnce();
+    await waitFor(() => ledger.calls.length === 1 || undefined, 'the first sync to start');
+    a.script(() => ({ type: 'ok' }));
+    const claimedAt = await leaseToken(urn);
+    await h.steward.commands.execute(urn, 'delete', {}, { actor: 'test' });
+    const { claim: second } = await claimAgain(urn, claimedAt);
+    await first;
+    // The old call never settles (its gate stays shut). Before: the new slot waited the sync timeout (60 s).
+    await h.steward.engine.stop(50);
+    expect(await second).toBe(1);
+    expect(ledger.calls).toHaveLength(1);
+    const sql = `select lease_owner from resources where urn = '${urn}'`;
+    const [row] = await storeQuery<{ lease_owner: string | null }>(h.steward.config.db, sql);
+    expect(row!.lease_owner).toBeNull();
+  });
+
   it('renews the lease of a sync that outlives it, so nobody else claims the resource meanwhile', async () => {
     const ledger: Ledger = { calls: [], active: new Map(), overlaps: [], completed: [] };
     const a = createFakeModule({ ledger, worker: 'a' });

@@ -39,10 +39,16 @@ export function createHeldLeases({
   const held = new Map<string, HeldLease & { done: Promise<void> }>();
   const allDone = () => Promise.all([...held.values()].map((entry) => entry.done));
   /** When `previous` is over: its slot done and its module call settled, or `callGraceMs` after the slot if the call ignores its signal. */
-  const afterward = async (previous: HeldLease & { done: Promise<void> }) => {
+  const afterward = async (previous: HeldLease & { done: Promise<void> }, signal: AbortSignal) => {
     await previous.done;
     let timer: NodeJS.Timeout | undefined;
-    const grace = new Promise<void>((resolve) => (timer = setTimeout(resolve, callGraceMs)));
+    const grace = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, callGraceMs);
+      timer.unref();
+      // Shutdown (or a lost lease) ends the wait: the slot then runs at once and makes no call.
+      if (signal.aborted) resolve();
+      else signal.addEventListener('abort', () => resolve(), { once: true });
+    });
     await Promise.race([callSettled(previous.controller), grace]);
     clearTimeout(timer);
   };
@@ -91,7 +97,9 @@ export function createHeldLeases({
       held.set(lease.urn, entry);
       // Without a previous call, `run` starts now, not a microtask later: the claim loop counts the
       // slots it takes (project shares, the queue's length) as soon as the launch returns.
-      entry.done = (previous ? afterward(previous).then(() => run(entry)) : run(entry))
+      entry.done = (
+        previous ? afterward(previous, entry.controller.signal).then(() => run(entry)) : run(entry)
+      )
         .catch((err: unknown) =>
           log.error('sync slot failed', { urn: lease.urn, error: describeError(err) }),
         )

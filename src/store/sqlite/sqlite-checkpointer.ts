@@ -1,4 +1,5 @@
 import { statSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 
 /**
@@ -38,8 +39,12 @@ export function startCheckpointer(
   if (startBytes <= 0) return startThread(file, intervalMs, restartFrames);
   let stopThread: (() => Promise<void>) | undefined;
   const watch = setInterval(() => {
-    const wal = statSync(`${file}-wal`, { throwIfNoEntry: false });
-    if (!wal || wal.size < startBytes) return;
+    try {
+      const wal = statSync(`${file}-wal`, { throwIfNoEntry: false });
+      if (!wal || wal.size < startBytes) return;
+    } catch {
+      return; // unreadable for now (as in the thread): the next look tries again
+    }
     clearInterval(watch);
     stopThread = startThread(file, intervalMs, restartFrames);
   }, intervalMs);
@@ -77,6 +82,10 @@ function startThread(file: string, intervalMs: number, restartFrames: number) {
       workerData: { file, intervalMs, restartFrames, driver: require_resolve('better-sqlite3') },
     },
   );
+  // A thread that fails (its driver not found, say) must not take the process with it: said on stderr.
+  worker.on('error', (err) =>
+    process.emitWarning(`the SQLite WAL checkpointer's thread failed: ${err.message}`),
+  );
   worker.unref();
   return async () => {
     worker.ref(); // keep the process alive until the checkpointer has closed its connection
@@ -93,5 +102,5 @@ function startThread(file: string, intervalMs: number, restartFrames: number) {
 }
 
 function require_resolve(name: string): string {
-  return import.meta.resolve(name).replace(/^file:\/\//, '');
+  return fileURLToPath(import.meta.resolve(name)); // decoded: a path with a space or non-ASCII letters
 }
