@@ -22,13 +22,19 @@ describe('the SQLite WAL under sustained writes', () => {
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('is left alone until it holds startBytes: then the thread starts and copies it back', async () => {
+  /** A new file opened as Steward opens it: WAL, synchronous NORMAL, automatic checkpoints off. */
+  function openAsSteward() {
     const file = join(dir, 'steward.db');
     const db = new BetterSqlite3(file, { timeout: 5000 });
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
     db.pragma('wal_autocheckpoint = 0');
     db.exec('create table rows (id integer primary key, body blob not null)');
+    return { file, db };
+  }
+
+  it('is left alone until it holds startBytes: then the thread starts and copies it back', async () => {
+    const { file, db } = openAsSteward();
     const stop = startCheckpointer(file, 10, 8192, 256 * 1024);
     const insert = db.prepare('insert into rows (body) values (?)');
     const body = Buffer.alloc(1024, 7);
@@ -52,12 +58,7 @@ describe('the SQLite WAL under sustained writes', () => {
   });
 
   it('is started again from its beginning once it holds restartFrames frames, so its file stays small', async () => {
-    const file = join(dir, 'steward.db');
-    const db = new BetterSqlite3(file, { timeout: 5000 });
-    db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = NORMAL');
-    db.pragma('wal_autocheckpoint = 0');
-    db.exec('create table rows (id integer primary key, body blob not null)');
+    const { file, db } = openAsSteward();
     const restartFrames = 256;
     const stop = startCheckpointer(file, 10, restartFrames, 0);
     const insert = db.prepare('insert into rows (body) values (?)');
