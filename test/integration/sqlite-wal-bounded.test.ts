@@ -46,7 +46,7 @@ describe('the SQLite WAL under sustained writes', () => {
       // Ten commits, a few pages of 4 KiB each, stay under 256 KiB of WAL: no thread, nothing copied back.
       for (let i = 0; i < 10; i += 1) insert.run(body);
       expect(walBytes()).toBeLessThan(256 * 1024);
-      await new Promise((resolve) => setTimeout(resolve, 200)); // twenty looks of the watch
+      await new Promise((resolve) => setTimeout(resolve, 500)); // ten looks of the watch (one in five intervals)
       expect(databaseFile()).toBe(before);
       // Past it: the thread starts, and its first checkpoint copies the WAL back.
       while (walBytes() < 256 * 1024) insert.run(body);

@@ -1,5 +1,6 @@
 import { describeError } from '../errors.js';
 import type { CoreLogger } from '../logging.js';
+import { sleepUntilPollTick } from './poll-tick.js';
 
 /** How soon to look again when due rows were there but another process claimed them first. */
 const BUSY_RETRY_MS = 50;
@@ -55,11 +56,18 @@ export function createDueLoop({
       }
       if (stopping) return;
       if (waitMs === 0 || woken) continue;
-      await new Promise<void>((resolve) => {
-        wakeUp = resolve;
-        timer = setTimeout(resolve, waitMs);
-        timer.unref();
-      });
+      if (waitMs >= pollIntervalMs) {
+        // A whole poll: on the tick the process's other pollers share (poll-tick.ts).
+        const poll = sleepUntilPollTick(pollIntervalMs);
+        wakeUp = poll.end;
+        await poll.done;
+      } else {
+        await new Promise<void>((resolve) => {
+          wakeUp = resolve;
+          timer = setTimeout(resolve, waitMs);
+          timer.unref();
+        });
+      }
       wakeUp = undefined;
     }
   }

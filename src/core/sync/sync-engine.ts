@@ -1,6 +1,7 @@
 import PQueue from 'p-queue';
 
 import { describeError } from '../errors.js';
+import { sleepUntilPollTick } from '../events/poll-tick.js';
 import type { CoreLogger } from '../logging.js';
 import type { Resource } from '../model.js';
 import type { Registry } from '../modules/registry.js';
@@ -201,13 +202,10 @@ export function createSyncEngine({
         if (claimed.length === free && claimed.length > 0) continue;
       }
       if (!woken && running) {
-        await new Promise<void>((resolve) => {
-          const poll = setTimeout(resolve, options.pollIntervalMs);
-          wakeLoop = () => {
-            clearTimeout(poll);
-            resolve();
-          };
-        });
+        // The process's pollers share one tick (poll-tick.ts): an idle process wakes once a poll.
+        const poll = sleepUntilPollTick(options.pollIntervalMs, true);
+        wakeLoop = poll.end;
+        await poll.done;
         wakeLoop = undefined;
       }
     }
