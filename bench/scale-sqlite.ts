@@ -15,7 +15,7 @@ const MADE = 1000;
 /**
  * A minute: V8's memory reducer runs three full collections 10–25 s after start-up (seen with
  * --trace-gc), one burst of about 0.1 s of CPU, which a 20 s window weighed three times; the first
- * 20 s are reported beside the minute (docs/decisions.md, "Idle CPU").
+ * 20 s are reported beside the minute (docs/decisions.md, "An idle Steward wakes half as often").
  */
 const IDLE_MS = 60_000;
 const IDLE_FIRST_MS = 20_000;

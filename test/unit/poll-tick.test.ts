@@ -92,9 +92,11 @@ describe('the poll tick', () => {
       await new Promise((resolve) => setTimeout(resolve, 520));
       await Promise.all(loops.map((loop) => loop.stop()));
     });
-    // Two first looks, then both on each tick: about five ticks in 550 ms, one timer each, plus the test's two.
-    expect(looks.length).toBeGreaterThanOrEqual(8);
-    expect(timers).toBeLessThanOrEqual(2 + 6);
-    // Without the shared tick each loop starts its own timer per poll: about ten in that time.
+    // Each loop looks at its start and then at each tick: two looks a timer, where a timer each
+    // made one look a timer (14 timers for 12 looks). Counted against the looks rather than the
+    // time, so a stall of the machine, which moves both, does not fail it. The test's own two
+    // waits and one tick that woke only the first loop (before the second joined) are the + 3.
+    expect(looks.length).toBeGreaterThanOrEqual(6);
+    expect(timers).toBeLessThanOrEqual(Math.ceil(looks.length / 2) + 3);
   });
 });

@@ -1,15 +1,16 @@
 /**
- * One timer for every poller of a process that sleeps a whole poll interval: the sync engine, the
- * scheduler and the webhook deliveries each look for due work once a second by default, and with a
- * timer each they woke an idle process three times a second. A wake after a quiet spell costs far
- * more than the look itself (0.1–0.3 ms of CPU where the same read in a busy loop takes 5–15 µs,
- * docs/decisions.md "Idle CPU"), so they now share a tick: the first sleeper starts the interval's
- * timer, those that start sleeping before it fires join it, and it wakes them all at once. A sleep
- * is never longer than the interval; one that joins late is shorter, and only looks early once.
+ * One timer for every poller of a process that sleeps a whole poll interval: the sync engine,
+ * the scheduler and the webhook deliveries each look for due work once a second by default, and
+ * with a timer each they woke an idle process three times a second. A wake after a quiet spell
+ * costs far more than the look itself (0.1–0.3 ms of CPU where the same read in a busy loop takes
+ * 5–15 µs; docs/decisions.md, "An idle Steward wakes half as often"), so they now share a tick:
+ * the first sleeper starts the interval's timer, those that start sleeping before it fires join
+ * it, and it wakes them all at once. A sleep is never longer than the interval; one that joins
+ * late is shorter, and only looks early once.
  */
 interface Tick {
   sleepers: Set<() => void>;
-  /** Sleepers that asked for the process to be kept open: the timer is ref'd while there are any. */
+  /** Sleepers that asked to keep the process open: the timer is ref'd while there are any. */
   keepingAlive: number;
   timer: NodeJS.Timeout;
 }
@@ -53,7 +54,7 @@ export function sleepUntilPollTick(intervalMs: number, keepAlive = false): PollS
     end() {
       if (!joined.sleepers.delete(resolve)) return; // the tick woke it already
       if (keepAlive && --joined.keepingAlive === 0) joined.timer.unref();
-      // The last sleeper gone: nothing to wake, and a timer kept alive for it must not hold the process.
+      // The last sleeper gone: nothing to wake, and no timer may hold the process open for it.
       if (joined.sleepers.size === 0) {
         clearTimeout(joined.timer);
         if (ticks.get(intervalMs) === joined) ticks.delete(intervalMs);

@@ -6,7 +6,8 @@ import { Worker } from 'node:worker_threads';
  * The WAL size at which the thread starts. Starting a thread costs about 0.1 s of CPU (a Node
  * isolate, better-sqlite3 loaded again), which a short-lived or little-written Steward never
  * needs: a CLI `serve` in a test, one of npm test's hundreds. Until then the main thread only looks
- * at the WAL's size, as the thread would, and the WAL holds at most this much that is not copied back.
+ * at the WAL's size (once a second by default), and the WAL holds at most this much that is not
+ * copied back, plus what was written since the last look.
  */
 const START_BYTES = 1024 * 1024;
 /** Before the thread starts, the WAL's size is looked at once in this many checkpoint intervals. */
@@ -32,9 +33,10 @@ const LOOK_INTERVALS = 5;
  *
  * The thread starts once the WAL holds `startBytes` (START_BYTES); 0 starts it at once. Until then
  * the main thread looks at the WAL's size every `LOOK_INTERVALS` intervals (a second by default):
- * each look wakes an idle process, and a wake after a quiet spell costs 0.1–0.3 ms of CPU where the
- * same work in a busy loop takes 5 µs (docs/decisions.md, "Idle CPU"). The WAL may grow by a
- * second's writes past `startBytes` before the thread starts; from then on it looks every interval.
+ * each look wakes an idle process, and a wake after a quiet spell costs 0.1–0.3 ms of CPU where
+ * the same work in a busy loop takes 5 µs (docs/decisions.md, "An idle Steward wakes half as
+ * often"). The WAL may grow by a second's writes past `startBytes` before the thread starts;
+ * from then on it looks every interval.
  */
 export function startCheckpointer(
   file: string,
