@@ -14,7 +14,20 @@ export function sendJson(req: Request, res: Response, body: unknown): void {
     res.json(body);
     return;
   }
-  const text = JSON.stringify(body);
+  sendJsonText(req, res, JSON.stringify(body));
+}
+
+/**
+ * sendJson of a body already written as JSON text. A conditional request goes through
+ * express's `send`, as `res.json` would take it (its 304 when the ETag set before matches).
+ */
+export function sendJsonText(req: Request, res: Response, text: string): void {
+  const headers = req.headers;
+  if (headers['if-none-match'] !== undefined || headers['if-modified-since'] !== undefined) {
+    res.setHeader('Content-Type', 'application/json; charset=utf-8');
+    res.send(text);
+    return;
+  }
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
   res.setHeader('Content-Length', Buffer.byteLength(text, 'utf8'));
   if (req.method === 'HEAD') res.end();

@@ -52,6 +52,11 @@ export interface ResourceReads {
 
 /** The API's lists, each page bounded by count and by bytes (bounded-page.ts). */
 export interface ResourcePages {
+  /**
+   * One resource as stored text, its large columns always there (GET /resources/{urn} writes its
+   * JSON from it, as a list page does): a view's read, never the sealing store's.
+   */
+  findResourceText(urn: string): Promise<ResourceText | undefined>;
   /** Ordered by URN; `after` is the last URN of the previous page. */
   listResources(filter: ResourceFilter, limit: number, after?: string): Promise<Resource[]>;
   /**

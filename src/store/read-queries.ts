@@ -40,6 +40,15 @@ export function createReadQueries({ db }: StoreDriver) {
       return rows[0] && rowToResource(rows[0]);
     },
 
+    async findResourceText(urn: string): Promise<ResourceText | undefined> {
+      const { rows } = await db.executeQuery(
+        compileHot(db, 'find resource text', [urn], () =>
+          db.selectFrom('resources').select(LISTED_COLUMNS).where('urn', '=', urn).compile(),
+        ),
+      );
+      return rows[0] && rowToResourceText(rows[0], 0);
+    },
+
     async findResources(urns: readonly string[]): Promise<Resource[]> {
       if (urns.length === 0) return [];
       const list = [...urns];

@@ -1,7 +1,9 @@
 import { request } from 'node:http';
 
+import { defineModule } from '../../src/sdk/index.js';
 import { describeEachDialect } from '../helpers/dialects.js';
 import { type FakeSteward, startFakeSteward, urnOf } from '../helpers/fake-steward.js';
+import { call, type Harness, startSteward, waitForStatus } from '../helpers/harness.js';
 
 /**
  * GET /resources/{urn} writes its JSON itself (src/api/send-json.ts), not through express's
@@ -50,6 +52,61 @@ describeEachDialect('GET /resources/{urn} answer', () => {
     const other = await conditionalGet(url, '"999"');
     expect(other.status).toBe(200);
     expect((JSON.parse(other.body) as { urn: string }).urn).toBe(urnOf('read-1'));
+  });
+});
+
+/**
+ * Written from the stored text (core/requests/resource-json.ts) when the view is the stored
+ * document (a kind with no writeOnly field, no sealed value), through the view otherwise (the fake
+ * kind has a writeOnly password): both the characters getResource's view serialises to, and the
+ * list page's item.
+ */
+describeEachDialect('GET /resources/{urn} from the stored text', () => {
+  const plain = defineModule({
+    kind: 'plain',
+    description: 'No writeOnly field: its documents are written from the stored text.',
+    configSchema: { type: 'object' },
+    actions: { create: {}, update: {}, delete: {} },
+    plan: () => ({ data: { pending: ['one'] } }),
+    sync: () =>
+      Promise.resolve({ status: 'COMPLETED' as const, output: { at: 'é€😀', n: [1.5, null] } }),
+  });
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startSteward({
+      overrides: { extraModules: [{ definition: plain, origin: 'test' }] },
+    });
+  });
+  afterAll(() => h.close());
+
+  it('is the view getResource builds, character for character, and the list page item', async () => {
+    // No `\u` escape in the stored text (that, like a sealed value, takes the view's path).
+    const configs = { n: 1, nested: { a: [1, 'b', { c: 'q"b\\s\n' }] }, empty: {} };
+    const body = {
+      kind: 'plain',
+      project: 'p',
+      name: 'text-1',
+      spec: { configs },
+      labels: { a: 'b' },
+    };
+    expect((await call('POST', `${h.api}/resources`, body)).status).toBe(202);
+    const urn = 'orn:steward:plain:p:text-1';
+    await waitForStatus(h.api, urn, 'COMPLETED');
+    for (const mayChange of [true, undefined]) {
+      const steward = h.steward.queries;
+      const { json } = await steward.getResourceJson(urn, undefined, mayChange);
+      expect(json).toBe(JSON.stringify(await steward.getResource(urn, undefined, mayChange)));
+    }
+    const text = await (await fetch(`${h.api}/resources/${urn}`)).text();
+    expect(JSON.parse(text)).toMatchObject({
+      spec: { configs },
+      state: { output: { at: 'é€😀' } },
+    });
+    expect(text).toBe(JSON.stringify(await h.steward.queries.getResource(urn, undefined, true)));
+    const page = (await (await fetch(`${h.api}/resources?kind=plain`)).json()) as {
+      resources: Array<{ urn: string }>;
+    };
+    expect(JSON.parse(text)).toEqual(page.resources.find((item) => item.urn === urn));
   });
 });
 

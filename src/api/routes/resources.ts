@@ -22,7 +22,7 @@ import {
   requestOptions,
 } from '../request-parsing.js';
 import type { BodyValidator } from '../schemas.js';
-import { sendJson } from '../send-json.js';
+import { sendJsonText } from '../send-json.js';
 import { sendPage } from '../send-page.js';
 import { acceptedAnswer } from './accepted-answer.js';
 import { pauseRoutes, sendCascade } from './day-two.js';
@@ -79,9 +79,13 @@ export function resourceRoutes(
   router.get('/resources/:urn', async (req, res) => {
     queryOf(req, []);
     const caller = callerOf(res);
-    const resource = await queries.getResource(req.params.urn, caller.scope, mayChange(caller));
-    res.setHeader('ETag', `"${resource.version}"`);
-    sendJson(req, res, resource);
+    const { version, json } = await queries.getResourceJson(
+      req.params.urn,
+      caller.scope,
+      mayChange(caller),
+    );
+    res.setHeader('ETag', `"${version}"`);
+    sendJsonText(req, res, json);
   });
 
   router.patch('/resources/:urn', async (req, res) => {

@@ -63,6 +63,22 @@ export function createQueries({
     return viewFor(resource, mayChange);
   }
 
+  /**
+   * getResource's document as JSON text, written from the stored text as a list page's items are
+   * (resource-json.ts: the same characters as `JSON.stringify` of the view, without parsing the
+   * JSON columns and serialising them again), with the version for the ETag.
+   */
+  async function getResourceJson(
+    urn: string,
+    scope: ProjectScope = ALL_PROJECTS,
+    mayChange?: boolean,
+  ): Promise<{ version: number; json: string }> {
+    assertResourceInScope(scope, urn);
+    const text = await store.findResourceText(urn);
+    if (!text) throw resourceNotFound(urn, false);
+    return { version: text.version, json: resourceJsonWriter(registry, mayChange)(text) };
+  }
+
   function viewFor(resource: Resource, mayChange: boolean | undefined): Resource {
     const view = resourceView(resource, registry);
     return mayChange === undefined ? view : forCaller(view, registry, mayChange);
@@ -165,6 +181,7 @@ export function createQueries({
 
   return {
     getResource,
+    getResourceJson,
     listResources,
     listRevisions,
     getOperation,
