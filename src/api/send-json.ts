@@ -5,8 +5,9 @@ import type { Request, Response } from 'express';
  * `application/json; charset=utf-8`, Content-Length; no body to a HEAD), in fewer steps: the
  * text goes to `end` as it is, where node writes it with the head in one piece, not as a Buffer
  * beside the head; the headers are set without express's lookups. A conditional request
- * (If-None-Match, If-Modified-Since) is left to `res.json`, which answers 304 when the ETag
- * set before matches. For the hot reads (GET /resources/{urn}): docs/decisions.md.
+ * (If-None-Match, If-Modified-Since) is left to express (`res.json` here, `res.send` in
+ * sendJsonText), which answers 304 when the ETag set before matches. For the hot reads
+ * (GET /resources/{urn}): docs/decisions.md.
  */
 export function sendJson(req: Request, res: Response, body: unknown): void {
   const headers = req.headers;

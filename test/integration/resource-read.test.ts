@@ -2,6 +2,7 @@ import { request } from 'node:http';
 
 import { defineModule } from '../../src/sdk/index.js';
 import { describeEachDialect } from '../helpers/dialects.js';
+import { createFakeModule } from '../helpers/fake-module.js';
 import { type FakeSteward, startFakeSteward, urnOf } from '../helpers/fake-steward.js';
 import { call, type Harness, startSteward, waitForStatus } from '../helpers/harness.js';
 
@@ -58,8 +59,8 @@ describeEachDialect('GET /resources/{urn} answer', () => {
 /**
  * Written from the stored text (core/requests/resource-json.ts) when the view is the stored
  * document (a kind with no writeOnly field, no sealed value), through the view otherwise (the fake
- * kind has a writeOnly password): both the characters getResource's view serialises to, and the
- * list page's item.
+ * kind has a writeOnly password, which must stay redacted): both the characters getResource's view
+ * serialises to, and the list page's item.
  */
 describeEachDialect('GET /resources/{urn} from the stored text', () => {
   const plain = defineModule({
@@ -107,6 +108,29 @@ describeEachDialect('GET /resources/{urn} from the stored text', () => {
       resources: Array<{ urn: string }>;
     };
     expect(JSON.parse(text)).toEqual(page.resources.find((item) => item.urn === urn));
+  });
+
+  it('goes through the view for a kind with a writeOnly field: the secret stays redacted', async () => {
+    const fake = createFakeModule({});
+    const s = await startSteward({
+      overrides: { extraModules: [{ definition: fake.definition, origin: 'test' }] },
+    });
+    try {
+      const body = {
+        kind: 'fake',
+        project: 'p',
+        name: 'secret-1',
+        spec: { configs: { password: 'hunter2' } },
+      };
+      expect((await call('POST', `${s.api}/resources`, body)).status).toBe(202);
+      const urn = urnOf('secret-1');
+      await waitForStatus(s.api, urn, 'COMPLETED');
+      const text = await (await fetch(`${s.api}/resources/${urn}`)).text();
+      expect(text).not.toContain('hunter2');
+      expect(text).toBe(JSON.stringify(await s.steward.queries.getResource(urn, undefined, true)));
+    } finally {
+      await s.close();
+    }
   });
 });
 
