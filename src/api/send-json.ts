@@ -1,35 +1,21 @@
 import type { Request, Response } from 'express';
 
 /**
- * A 200 with `body` as JSON, as express's `res.json` sends it (same headers: Content-Type
- * `application/json; charset=utf-8`, Content-Length; no body to a HEAD), in fewer steps: the
- * text goes to `end` as it is, where node writes it with the head in one piece, not as a Buffer
- * beside the head; the headers are set without express's lookups. A conditional request
- * (If-None-Match, If-Modified-Since) is left to express (`res.json` here, `res.send` in
- * sendJsonText), which answers 304 when the ETag set before matches. For the hot reads
+ * A 200 with `text` (a body already written as JSON) as express's `res.json` sends it (same
+ * headers: Content-Type `application/json; charset=utf-8`, Content-Length; no body to a HEAD), in
+ * fewer steps: the text goes to `end` as it is, where node writes it with the head in one piece,
+ * not as a Buffer beside the head; the headers are set without express's lookups. A conditional
+ * request (If-None-Match, If-Modified-Since) is left to express's `res.send`, as `res.json` would
+ * leave it, which answers 304 when the ETag set before matches. For the hot reads
  * (GET /resources/{urn}): docs/decisions.md.
- */
-export function sendJson(req: Request, res: Response, body: unknown): void {
-  const headers = req.headers;
-  if (headers['if-none-match'] !== undefined || headers['if-modified-since'] !== undefined) {
-    res.json(body);
-    return;
-  }
-  sendJsonText(req, res, JSON.stringify(body));
-}
-
-/**
- * sendJson of a body already written as JSON text. A conditional request goes through
- * express's `send`, as `res.json` would take it (its 304 when the ETag set before matches).
  */
 export function sendJsonText(req: Request, res: Response, text: string): void {
   const headers = req.headers;
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
   if (headers['if-none-match'] !== undefined || headers['if-modified-since'] !== undefined) {
-    res.setHeader('Content-Type', 'application/json; charset=utf-8');
     res.send(text);
     return;
   }
-  res.setHeader('Content-Type', 'application/json; charset=utf-8');
   res.setHeader('Content-Length', Buffer.byteLength(text, 'utf8'));
   if (req.method === 'HEAD') res.end();
   else res.end(text, 'utf8');

@@ -94,9 +94,9 @@ describeEachDialect('GET /resources/{urn} from the stored text', () => {
     const urn = 'orn:steward:plain:p:text-1';
     await waitForStatus(h.api, urn, 'COMPLETED');
     for (const mayChange of [true, undefined]) {
-      const steward = h.steward.queries;
-      const { json } = await steward.getResourceJson(urn, undefined, mayChange);
-      expect(json).toBe(JSON.stringify(await steward.getResource(urn, undefined, mayChange)));
+      const { queries } = h.steward;
+      const { json } = await queries.getResourceJson(urn, undefined, mayChange);
+      expect(json).toBe(JSON.stringify(await queries.getResource(urn, undefined, mayChange)));
     }
     const text = await (await fetch(`${h.api}/resources/${urn}`)).text();
     expect(JSON.parse(text)).toMatchObject({
