@@ -307,10 +307,11 @@ export function createSyncEngine({
     syncLog: CoreLogger,
   ): Promise<SyncObservation | undefined> {
     const { aborted, reason } = entry.controller.signal;
+    // Shut down while it waited for a slot: no call, and the lease is given back (runOne), even one
+    // that lapsed meanwhile: the release is fenced by the token, so it is a no-op if another worker claimed since.
+    if (reason instanceof ShutdownAbort) return { type: 'failure', error: reason };
     // This process was frozen between claim and call: the claim may belong to another worker by now.
     if (startedMs >= entry.leaseEndsMs) return undefined;
-    // Shut down while it waited for a slot: no call, and the lease is given back (runOne).
-    if (reason instanceof ShutdownAbort) return { type: 'failure', error: reason };
     if (pastDeadline(entry.deadlineMs, startedMs))
       return { type: 'failure', error: new DeadlineExceededError() };
     // Aborted otherwise while it waited: the lease was lost, or this worker claimed the resource again.
