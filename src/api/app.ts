@@ -16,6 +16,7 @@ import type { ResourceCommands } from '../core/requests/resource-commands.js';
 import type { ScheduleCommands } from '../core/schedules/schedule-commands.js';
 import type { SecretReads } from '../core/secrets/secret-reads.js';
 import type { WebhookCommands } from '../core/webhooks/webhook-commands.js';
+import { installAnswerHooks } from './answered.js';
 import type { AccessControl } from './auth/access-control.js';
 import { auditErrors } from './auth/audit.js';
 import { jsonBody } from './body.js';
@@ -103,6 +104,7 @@ export function createApp({
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
+  installAnswerHooks(app);
   const document = openApiDocument(registry, schemas, access.mode);
   app.use(
     chain([
@@ -112,13 +114,8 @@ export function createApp({
       methodNotAllowed(() => servedPaths(document().paths, serveApi)),
     ]),
   );
-  // Probes and the API's own description stay public; /metrics and the API need a token (when tokens are configured).
-  app.use(healthRoutes(readiness));
-  if (serveApi) app.get('/openapi.json', openApiRoute(document));
-  // The console's static files are public (they hold no data); the API behind them needs the token.
-  if (serveApi) app.use(consoleRoutes());
-  app.use('/metrics', access.metricsGuard);
-  app.use(metricsRoutes(metrics.endpoint));
+  // The API first: its requests, nearly all of them, then pass no other router's routes (each a regular
+  // expression and a router step; the paths do not overlap, so the order changes no answer).
   if (serveApi) {
     app.use(
       API_PREFIX,
@@ -142,6 +139,13 @@ export function createApp({
       whoamiRoutes(),
     );
   }
+  // Probes and the API's own description stay public; /metrics and the API need a token (when tokens are configured).
+  app.use(healthRoutes(readiness));
+  if (serveApi) app.get('/openapi.json', openApiRoute(document));
+  // The console's static files are public (they hold no data); the API behind them needs the token.
+  if (serveApi) app.use(consoleRoutes());
+  app.use('/metrics', access.metricsGuard);
+  app.use(metricsRoutes(metrics.endpoint));
   app.use(notFoundHandler);
   app.use(auditErrors);
   app.use(errorHandler(logger));

@@ -80,6 +80,32 @@ describe('the SQLite statement cache', () => {
     expect(select.all([1])).toEqual([{ id: 1, name: 'one', n: 10, remark: null }]);
   });
 
+  it('asks the schema version after a run only for a text with a `*`, whose columns a migration can change', () => {
+    let asked = 0;
+    const counted = new Proxy(sqlite, {
+      get(target, key) {
+        if (key !== 'prepare') return Reflect.get(target, key, target) as unknown;
+        return (text: string) => {
+          const statement = target.prepare(text);
+          if (text !== 'pragma schema_version') return statement;
+          const get = statement.get.bind(statement);
+          return Object.assign(statement, { get: () => (asked++, get()) });
+        };
+      },
+    });
+    const db = withStatementCache(counted);
+    const named = db.prepare('select id, name from a where id = ?');
+    asked = 0;
+    expect(named.all([1])).toEqual([{ id: 1, name: 'one' }]);
+    sqlite.exec("alter table a add column colour text not null default 'red'");
+    expect(named.all([1])).toEqual([{ id: 1, name: 'one' }]);
+    expect(asked).toBe(0);
+    const starred = db.prepare('select * from a where id = ?');
+    asked = 0;
+    expect(starred.all([2])).toEqual([{ id: 2, name: 'two', n: 20, note: 'x', colour: 'red' }]);
+    expect(asked).toBe(1);
+  });
+
   it('prepares a text once', () => {
     const db = withStatementCache(sqlite);
     expect(db.prepare('select 1 as one')).toBe(db.prepare('select 1 as one'));

@@ -4,6 +4,7 @@ import { outcomeOf, PATH_MAX, type UntimedAuditEntry } from '../../core/audit/au
 import { StewardError } from '../../core/errors.js';
 import type { CoreLogger } from '../../core/logging.js';
 import { inScope, OutOfScopeError } from '../../core/requests/scope.js';
+import { whenAnswered } from '../answered.js';
 import { API_PREFIX } from '../prefix.js';
 import { findCaller } from './caller.js';
 
@@ -45,36 +46,12 @@ export function auditLog(
 ): RequestHandler {
   const log = logger.child({ component: 'audit' });
   return (req, res, next) => {
-    onAnswer(res, () => {
+    whenAnswered(res, () => {
       const logged = writeLine(log, req, res);
       if (record && (logged || MUTATIONS.has(req.method))) record(entryOf(req, res));
     });
     next();
   };
-}
-
-/**
- * Calls `answered` once, when the head goes out, or at `end()` when it never does
- * (the client left and the socket is gone). Not on 'finish', which never comes for
- * a client that left: its change was still accepted, and must be audited.
- */
-function onAnswer(res: Response, answered: () => void): void {
-  let done = false;
-  const once = (): void => {
-    if (done) return;
-    done = true;
-    answered();
-  };
-  const { writeHead, end } = res;
-  res.writeHead = function (this: Response, ...args: Parameters<Response['writeHead']>) {
-    const result = writeHead.apply(this, args);
-    once();
-    return result;
-  } as Response['writeHead'];
-  res.end = function (this: Response, ...args: Parameters<Response['end']>) {
-    once();
-    return end.apply(this, args);
-  } as Response['end'];
 }
 
 /** Writes the request's audit line when it is audited; whether it was. */

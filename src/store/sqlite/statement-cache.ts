@@ -47,9 +47,13 @@ function withRowBuilder(
   /**
    * SQLite prepares a statement again, as it runs, when the schema changed since (a migration, maybe
    * in another process on the file): a `select *` may have other columns now. Asked after the run,
-   * when `columns()` describes the statement as it ran.
+   * when `columns()` describes the statement as it ran. A text with no `*` names every column it
+   * returns (a name or an expression's text), so its names cannot change and it is not asked: the
+   * pragma was 2 µs of each GET's (docs/decisions.md, "Per-request costs, second round").
    */
+  const namesAllColumns = !statement.source.includes('*');
   const builder = () => {
+    if (namesAllColumns) return rowOf;
     const version = currentSchema();
     if (version !== builtFor) {
       builtFor = version;
