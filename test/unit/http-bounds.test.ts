@@ -73,6 +73,38 @@ describe('bounded pages', () => {
     expect(boundedPage([], true, 300, tokenOf)).toEqual({ items: [], json: [] });
   });
 
+  it("ends pages where measuring every item's UTF-8 bytes would, for one-, two-, three- and four-byte characters", () => {
+    /** The page by the exact measure of each item, as the API's bound is defined. */
+    const exactCount = (texts: string[], maxBytes: number) => {
+      let total = 0;
+      let count = 0;
+      for (const text of texts) {
+        const bytes = Buffer.byteLength(text) + 1;
+        if (count > 0 && total + bytes > maxBytes - 256) break;
+        total += bytes;
+        count += 1;
+      }
+      return count;
+    };
+    const characters = ['x', 'é', '€', '😀', '"'];
+    let seed = 7;
+    const random = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
+    for (let round = 0; round < 300; round += 1) {
+      const texts = Array.from({ length: 1 + random(30) }, () =>
+        Array.from({ length: random(120) }, () => characters[random(characters.length)]).join(''),
+      );
+      const maxBytes = 256 + random(4000);
+      const page = boundedPage(
+        texts,
+        false,
+        maxBytes,
+        (last) => last,
+        (text) => text,
+      );
+      expect(page.items.length).toBe(exactCount(texts, maxBytes));
+    }
+  });
+
   it('loads no more rows than the stored sizes say fit, and at least one', () => {
     expect(rowsToLoad([100, 100, 100], 500, 256 + 2 * 612)).toBe(2);
     expect(rowsToLoad([10_000_000], 500, 4096)).toBe(1);
