@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import * as crypto from 'node:crypto';
 import {
   chmodSync,
   closeSync,
@@ -45,12 +45,18 @@ const TOKEN_PREFIX = 'stw_';
 
 /** `stw_` + 32 random bytes, base64url: 256 bits, and greppable in a leaked log or repository. */
 export function generateToken(): string {
-  return `${TOKEN_PREFIX}${randomBytes(32).toString('base64url')}`;
+  return `${TOKEN_PREFIX}${crypto.randomBytes(32).toString('base64url')}`;
 }
 
-export function hashToken(token: string): string {
-  return createHash('sha256').update(token, 'utf8').digest('hex');
-}
+/**
+ * The token's SHA-256, hex. Every request with a token hashes it: Node's one-shot `crypto.hash`
+ * (20.12 and later) takes a third of `createHash`'s time, which was 7 % of a GET's CPU with
+ * tokens (docs/decisions.md, "Per-request costs, second round"); older Node 20 releases use the latter.
+ */
+export const hashToken: (token: string) => string =
+  typeof (crypto as { hash?: unknown }).hash === 'function'
+    ? (token) => crypto.hash('sha256', token, 'hex')
+    : (token) => crypto.createHash('sha256').update(token, 'utf8').digest('hex');
 
 /** Checks every entry; throws one error listing every problem. */
 function parseTokensFile(text: string): TokenEntry[] {
@@ -152,7 +158,7 @@ export function readTokensFile(file: string): TokenEntry[] {
  */
 export function writeTokensFile(file: string, entries: readonly TokenEntry[]): void {
   mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-  const temporary = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  const temporary = `${file}.${process.pid}.${crypto.randomBytes(4).toString('hex')}.tmp`;
   const fd = openSync(temporary, 'wx', 0o600);
   try {
     writeSync(fd, `${JSON.stringify({ tokens: entries }, null, 2)}\n`);
