@@ -15,15 +15,16 @@ const WRAPPED = Symbol('answer hooks');
 export function installAnswerHooks(app: Express): void {
   const response = app.response as Response & { [WRAPPED]?: true };
   if (response[WRAPPED]) return;
-  const { writeHead, end } = response;
+  // The methods wrapped are looked up at each call, so a later patch of Node's (an APM agent's) still runs.
+  const inner = Object.getPrototypeOf(response) as Response;
   response.writeHead = function (this: Response, ...args: Parameters<Response['writeHead']>) {
-    const result = writeHead.apply(this, args);
+    const result = inner.writeHead.apply(this, args);
     answered(this);
     return result;
   } as Response['writeHead'];
   response.end = function (this: Response, ...args: Parameters<Response['end']>) {
     answered(this);
-    return end.apply(this, args);
+    return inner.end.apply(this, args);
   } as Response['end'];
   response[WRAPPED] = true;
 }

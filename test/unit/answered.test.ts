@@ -22,13 +22,24 @@ describe('answer hooks', () => {
     app.get('/silent', (_req, res) => {
       res.end();
     });
+    // A stream (a watch, a long list page) sends its head before any end().
+    app.get('/stream', (_req, res) => {
+      whenAnswered(res, () => calls.push(`stream ${res.statusCode}`));
+      res.writeHead(202);
+      res.write('x');
+      setImmediate(() => {
+        calls.push('stream ends');
+        res.end('y');
+      });
+    });
     for (const id of ['a', 'b']) {
       const res = await request(app).get(`/thing/${id}`);
       expect(res.status).toBe(201);
       expect(calls.at(-1)).toBe(`${id} 201`);
     }
     await request(app).get('/silent').expect(200);
-    expect(calls).toEqual(['a 201', 'b 201']);
+    expect((await request(app).get('/stream')).text).toBe('xy');
+    expect(calls).toEqual(['a 201', 'b 201', 'stream 202', 'stream ends']);
   });
 
   it('refuses a response whose app has no hooks, rather than never calling back', async () => {

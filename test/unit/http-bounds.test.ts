@@ -103,6 +103,24 @@ describe('bounded pages', () => {
       );
       expect(page.items.length).toBe(exactCount(texts, maxBytes));
     }
+    // Every budget from nothing to past three bytes a character: the exact total's edge and the estimate's.
+    for (const texts of [
+      ['x', 'x'],
+      ['€€', '€', '€€€'],
+      ['x'.repeat(100), 'é'.repeat(50)],
+    ]) {
+      const characters = texts.reduce((sum, text) => sum + text.length + 1, 0);
+      for (let budget = 0; budget <= 3 * characters + 2; budget += 1) {
+        const page = boundedPage(
+          texts,
+          false,
+          256 + budget,
+          (last) => last,
+          (text) => text,
+        );
+        expect([budget, page.items.length]).toEqual([budget, exactCount(texts, 256 + budget)]);
+      }
+    }
   });
 
   it('loads no more rows than the stored sizes say fit, and at least one', () => {

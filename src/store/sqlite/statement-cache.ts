@@ -48,8 +48,10 @@ function withRowBuilder(
    * SQLite prepares a statement again, as it runs, when the schema changed since (a migration, maybe
    * in another process on the file): a `select *` may have other columns now. Asked after the run,
    * when `columns()` describes the statement as it ran. A text with no `*` names every column it
-   * returns (a name or an expression's text), so its names cannot change and it is not asked: the
-   * pragma was 2 µs of each GET's (docs/decisions.md, "Per-request costs, second round").
+   * returns (an alias, an expression's text, or a column as the table declares it), so only a
+   * migration that renamed a column in case alone could change its names: migrations do not, and
+   * such a text is not asked. The pragma was 2 µs of each GET's (docs/decisions.md, "Per-request
+   * costs, second round").
    */
   const namesAllColumns = !statement.source.includes('*');
   const builder = () => {
