@@ -1,5 +1,5 @@
 import type { Config } from './config.js';
-import type { SyncEngineOptions } from './core/sync/sync-engine.js';
+import type { SyncEngineOptions } from './core/sync/sync-options.js';
 
 /** The sync engine's options, resolved from the configuration (one place, for every caller). */
 export function engineOptionsFrom(config: Readonly<Config>, owner: string): SyncEngineOptions {

@@ -3,7 +3,6 @@ import PQueue from 'p-queue';
 import { describeError } from '../errors.js';
 import { sleepUntilPollTick } from '../events/poll-tick.js';
 import type { CoreLogger } from '../logging.js';
-import type { Resource } from '../model.js';
 import type { Registry } from '../modules/registry.js';
 import type { ClaimedWork, LeaseRef, StoreSignals, SyncQueue } from '../ports.js';
 import type { SealedStore } from '../secrets/sealing-store.js';
@@ -15,42 +14,13 @@ import {
   projectSlotCap,
   shareMayBind,
 } from './claim-policy.js';
-import {
-  backoffDelayMs,
-  type BackoffOptions,
-  decideWriteBack,
-  type SyncObservation,
-} from './decide-write-back.js';
-import { handleOutcome, type SyncEnd } from './handle-outcome.js';
-import { createHeldLeases, type HeldLease } from './held-leases.js';
-import { DeadlineExceededError, deadlineOf, pastDeadline } from './operation-deadline.js';
-import { runModule } from './run-module.js';
+import { backoffDelayMs } from './decide-write-back.js';
+import { createHeldLeases } from './held-leases.js';
+import { deadlineOf } from './operation-deadline.js';
 import { NO_SYNC_OBSERVER, type SyncObserver } from './sync-observer.js';
+import type { SyncEngineOptions } from './sync-options.js';
+import { createSyncSlot, ShutdownAbort } from './sync-slot.js';
 import { createWriteBackBatcher } from './write-back-batcher.js';
-
-export interface SyncEngineOptions {
-  /** Identifies this worker's leases. */
-  owner: string;
-  /** Syncs running at once. @default 8 */
-  concurrency: number;
-  /** How long a claim holds a resource without a heartbeat. @default 15000 */
-  leaseMs: number;
-  /** The backstop poll when no wake-up arrives. @default 1000 */
-  pollIntervalMs: number;
-  /** A sync call that takes longer is aborted and counts as a failure. @default 60000 */
-  syncTimeoutMs: number;
-  /** Failures in a row before ERROR. @default 5 */
-  maxAttempts: number;
-  backoff: BackoffOptions;
-  /** Re-check of a dependency that is not COMPLETED (completion also wakes waiters). @default 5000 */
-  dependencyPollMs: number;
-  /** How long in-flight syncs may finish on shutdown before they are aborted. @default 10000 */
-  shutdownGraceMs: number;
-  /** Largest output + data a sync may return, as UTF-8 bytes of JSON. @default 1048576 */
-  maxStateBytes: number;
-  /** The share of the slots one project may hold while another has work due (claim-policy.ts). @default 0.5 */
-  projectSlotShare: number;
-}
 
 export interface SyncEngineDeps {
   /** The sealing store (sealing-store.ts): claimed resources come opened, write-backs go out sealed. */
@@ -71,10 +41,6 @@ export interface SyncEngineDeps {
  * createAloneWindow): the longest extra wait of another project's work that arrives unannounced.
  */
 const ALONE_RECHECK_MS = 250;
-
-class ShutdownAbort extends Error {
-  override readonly name = 'ShutdownAbort';
-}
 
 /**
  * The sync loop (docs/design.md §6): claim due resources with a fenced lease, run their
@@ -107,6 +73,21 @@ export function createSyncEngine({
     projectSlotCap(options.concurrency, options.projectSlotShare),
   );
   const aloneWindow = createAloneWindow(Math.min(ALONE_RECHECK_MS, options.pollIntervalMs));
+  const runOne = createSyncSlot({
+    store,
+    registry,
+    clock,
+    random,
+    observer,
+    log,
+    options,
+    queue,
+    projectSlots,
+    claimWindow,
+    batcher,
+    slotFreed: signal,
+    dueAt: wakeAt,
+  });
   let running = false;
   let loopDone: Promise<void> = Promise.resolve();
   let wakeLoop: (() => void) | undefined;
@@ -231,111 +212,6 @@ export function createSyncEngine({
         deadlineOf(work.resource, lease),
       )
       .finally(signal);
-  }
-
-  /** `entry` is read, not copied: the heartbeat moves its lease end on. */
-  async function runOne(resource: Resource, entry: HeldLease, priority: number): Promise<void> {
-    const { lease, controller } = entry;
-    const syncLog = log.child({
-      urn: resource.urn,
-      operationId: lease.operationId,
-      action: resource.state.action,
-    });
-    const handle = (end: SyncEnd) => handleOutcome(syncLog, observer, resource.kind, end);
-    projectSlots.take(resource.project);
-    const step = await queue
-      .add(
-        async () => {
-          const startedMs = clock().getTime();
-          const observation = await callUnlessLapsed(resource, entry, startedMs, syncLog);
-          // From here no claim of this resource carries the call on: it waits for this slot (held-leases.ts).
-          entry.returned = true;
-          if (!observation) return undefined;
-          claimWindow.record(clock().getTime() - startedMs);
-          return { startedMs, observation };
-        },
-        { priority },
-      )
-      .finally(() => projectSlots.give(resource.project));
-    signal(); // the slot is free: claim more while this write-back is in flight
-    if (!step) return handle({ outcome: 'lapsed', durationMs: 0 });
-    const { startedMs, observation } = step;
-    const elapsedMs = () => clock().getTime() - startedMs;
-    if (controller.signal.reason instanceof ShutdownAbort) {
-      handle({ outcome: 'aborted', durationMs: elapsedMs() });
-      await store.releaseLeases([lease], clock().getTime());
-      return;
-    }
-    const module = registry.find(resource.kind);
-    const writeBack = decideWriteBack(
-      resource,
-      lease,
-      observation,
-      {
-        maxAttempts: options.maxAttempts,
-        backoff: options.backoff,
-        dependencyPollMs: options.dependencyPollMs,
-        resyncIntervalMs: module?.definition.resyncIntervalMs,
-        configSchema: module?.definition.configSchema,
-      },
-      clock().getTime(),
-      random,
-    );
-    // The resource's next step is due at once: keep its slot from a project over its share until the write-back lands.
-    const returning =
-      writeBack.nextSyncAtMs !== null && writeBack.nextSyncAtMs <= clock().getTime();
-    if (returning) projectSlots.returning(resource.project);
-    let applied: boolean;
-    try {
-      applied = await batcher.save(writeBack);
-    } catch (error) {
-      return handle({ outcome: 'write_failed', error, durationMs: elapsedMs() });
-    } finally {
-      if (returning) projectSlots.returned(resource.project);
-    }
-    const durationMs = elapsedMs();
-    if (!applied) return handle({ outcome: 'discarded', durationMs });
-    if (writeBack.nextSyncAtMs !== null) wakeAt(writeBack.nextSyncAtMs);
-    handle({ outcome: writeBack.outcome, writeBack, version: resource.version, durationMs });
-  }
-
-  /** The sync's observation; undefined when the slot lapsed before its call (then nothing is written back). */
-  async function callUnlessLapsed(
-    resource: Resource,
-    entry: HeldLease,
-    startedMs: number,
-    syncLog: CoreLogger,
-  ): Promise<SyncObservation | undefined> {
-    const { aborted, reason } = entry.controller.signal;
-    // Shut down while it waited for a slot: no call, and the lease is given back (runOne), even one
-    // that lapsed meanwhile: the release is fenced by the token, so it is a no-op if another worker claimed since.
-    if (reason instanceof ShutdownAbort) return { type: 'failure', error: reason };
-    // This process was frozen between claim and call: the claim may belong to another worker by now.
-    if (startedMs >= entry.leaseEndsMs) return undefined;
-    if (pastDeadline(entry.deadlineMs, startedMs))
-      return { type: 'failure', error: new DeadlineExceededError() };
-    // Aborted otherwise while it waited: the lease was lost, or this worker claimed the resource again.
-    if (aborted) return undefined;
-    return run(resource, entry.controller, syncLog);
-  }
-
-  function run(
-    resource: Resource,
-    controller: AbortController,
-    syncLog: CoreLogger,
-  ): Promise<SyncObservation> {
-    return runModule(
-      {
-        store,
-        registry,
-        clock,
-        timeoutMs: options.syncTimeoutMs,
-        maxStateBytes: options.maxStateBytes,
-      },
-      resource,
-      controller,
-      syncLog,
-    );
   }
 
   return {
