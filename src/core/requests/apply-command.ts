@@ -9,11 +9,11 @@ import type { Resource } from '../model.js';
 import type { Registry } from '../modules/registry.js';
 import { parseUrn } from '../names.js';
 import type { ResourceReads } from '../ports.js';
+import { checkIfMatch } from './accept-change.js';
 import { policyOf } from './observe-requests.js';
 import { keepOmittedSecrets, validatedConfigs } from './planning.js';
 import {
   type Accepted,
-  checkIfMatch,
   type CreateRequest,
   type RequestOptions,
   type ResourceCommands,

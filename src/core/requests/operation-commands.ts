@@ -1,9 +1,9 @@
 import { InvalidStateError } from '../errors.js';
 import { FINAL_OPERATION_STATUSES, type Operation } from '../model.js';
 import type { Store } from '../ports.js';
+import { expectedOf } from './accept-change.js';
 import { eventFor } from './documents.js';
 import type { Queries } from './queries.js';
-import { expectedOf } from './resource-commands.js';
 import { ALL_PROJECTS, type ProjectScope } from './scope.js';
 
 export interface OperationCommandDeps {
