@@ -27,6 +27,9 @@ export function useRoute(): Route {
   useEffect(() => {
     const onChange = () => setRoute(currentRoute());
     addEventListener('hashchange', onChange);
+    // The effect runs after the first paint, which a loaded machine delays: a hashchange before
+    // it (a 401 moving the page to sign-in) was not heard, so read the address once now.
+    onChange();
     return () => removeEventListener('hashchange', onChange);
   }, []);
   return route;

@@ -25,23 +25,30 @@ function set(next: Session): Session {
 
 /** Asks whoami with `token` (the stored one by default): signed in, open, or signed out on a 401. */
 export async function refreshSession(token = readToken()): Promise<Session> {
+  return set(await askWhoami(token));
+}
+
+async function askWhoami(token: string | undefined): Promise<Session> {
   try {
     const { data, error, response } = await api.GET('/api/v1beta1/whoami', {
       headers: token ? { Authorization: `Bearer ${token}` } : {},
     });
-    if (data) return set({ state: 'signed-in', whoami: data });
-    if (response.status === 401) return set({ state: 'signed-out', error: asApiError(error) });
-    return set({ state: 'failed', error: asApiError(error, response) });
+    if (data) return { state: 'signed-in', whoami: data };
+    if (response.status === 401) return { state: 'signed-out', error: asApiError(error) };
+    return { state: 'failed', error: asApiError(error, response) };
   } catch (err) {
-    return set({ state: 'failed', error: asApiError(err) });
+    return { state: 'failed', error: asApiError(err) };
   }
 }
 
-/** Checks a pasted token with whoami and keeps it only when Steward knows it. */
+/**
+ * Checks a pasted token with whoami and keeps it only when Steward knows it. Stored before the
+ * session says signed-in: the pages that draw then send their first requests with it.
+ */
 export async function signIn(token: string): Promise<Session> {
-  const next = await refreshSession(token);
+  const next = await askWhoami(token);
   if (next.state === 'signed-in') saveToken(token);
-  return next;
+  return set(next);
 }
 
 export function signOut(): void {

@@ -21,17 +21,23 @@ const auth: Middleware = {
       request.headers.set('Authorization', `Bearer ${token}`);
     return request;
   },
-  onResponse({ response }) {
-    if (response.status === 401) signInAgain();
+  onResponse({ request, response }) {
+    if (response.status === 401) signInAgain(request.headers.get('Authorization') ?? undefined);
     return response;
   },
 };
 
 /**
  * A 401 means no token, or one no longer valid: forget it and go to sign-in,
- * remembering the page to come back to.
+ * remembering the page to come back to. `sent` is the Authorization header of the
+ * request that got it: a 401 to a request sent before the current sign-in (without
+ * this token) is stale and changes nothing. Without that check, a page drawn just
+ * before the token was stored lost the new session to its own first request's 401
+ * (docs/decisions.md, "A stale 401 no longer signs the console out").
  */
-export function signInAgain(): void {
+export function signInAgain(sent: string | undefined): void {
+  const current = authHeaders().Authorization;
+  if (current !== undefined && sent !== current) return;
   clearToken();
   const { path, query } = currentRoute();
   if (path === '/sign-in') return;

@@ -40,17 +40,18 @@ export async function watchEvents({ filter, onEvent, onState, onOpen, signal }: 
     onState?.('connecting');
     let failure: ApiError | undefined;
     try {
+      const auth = authHeaders();
       const response = await fetch(`${API_PREFIX}/events?${new URLSearchParams(filter)}`, {
         headers: {
           Accept: 'text/event-stream',
-          ...authHeaders(),
+          ...auth,
           ...(lastEventId === undefined ? {} : { 'Last-Event-ID': lastEventId }),
         },
         signal,
         cache: 'no-store',
       });
       if (response.status === 401) {
-        signInAgain();
+        signInAgain(auth.Authorization);
         return;
       }
       if (response.status === 410) {

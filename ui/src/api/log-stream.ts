@@ -25,13 +25,14 @@ export async function followLogs({
   signal,
 }: FollowOptions): Promise<ApiError | undefined> {
   const query = new URLSearchParams({ follow: 'true', tail: String(tail) });
+  const auth = authHeaders();
   const response = await fetch(`${API_PREFIX}/resources/${encodeURIComponent(urn)}/logs?${query}`, {
-    headers: { Accept: 'application/x-ndjson', ...authHeaders() },
+    headers: { Accept: 'application/x-ndjson', ...auth },
     signal,
     cache: 'no-store',
   });
   if (response.status === 401) {
-    signInAgain();
+    signInAgain(auth.Authorization);
     return undefined;
   }
   if (!response.ok || !response.body)
