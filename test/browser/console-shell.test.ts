@@ -106,7 +106,7 @@ describeOneDialect('sqlite', 'console shell', () => {
     await new Promise((resolve) => setTimeout(resolve, 2000)); // past the held-back hashchanges
     await page.getByRole('heading', { name: 'Resources' }).waitFor({ timeout: 1000 });
     expect(page.url()).toMatch(/#\/resources$/);
-    expect(await page.evaluate(() => sessionStorage.length)).toBe(1);
+    expect(await page.evaluate('sessionStorage.length')).toBe(1);
     expect(unauthorized).toEqual([]);
   });
 
