@@ -110,6 +110,20 @@ describeOneDialect('sqlite', 'console shell', () => {
     expect(unauthorized).toEqual([]);
   });
 
+  it('goes back to sign-in when the token the page sends is refused, and forgets it', async () => {
+    const page = await openPage();
+    await page.goto(`${s.console}#/resources`);
+    await page.getByLabel('Token').fill(s.tokens['vic-viewer']);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Resources' }).waitFor();
+    // As a token revoked while the tab is open: the next request carries one Steward refuses.
+    await page.evaluate("sessionStorage.setItem('steward.token', 'stw_revoked')");
+    await page.goto(`${s.console}#/activity`);
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    expect(page.url()).toMatch(/#\/sign-in\?next=%2Factivity$/);
+    expect(await page.evaluate('sessionStorage.length')).toBe(0);
+  });
+
   it('says Steward is open when no tokens are configured', async () => {
     const open = await startConsoleSteward({ config: { worker: false } });
     try {
