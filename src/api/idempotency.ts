@@ -4,8 +4,8 @@ import type { Request, RequestHandler, Response } from 'express';
 
 import { InvalidRequestError } from '../core/errors.js';
 import type { IdempotencyRecord, IdempotencyWrite } from '../core/ports.js';
+import type { Accepted } from '../core/requests/command-types.js';
 import type { IdempotencyKeys, KeyTurn, StoredAnswer } from '../core/requests/idempotency-keys.js';
-import type { Accepted } from '../core/requests/resource-commands.js';
 import { callerOf } from './auth/caller.js';
 import { acceptedAnswer } from './routes/accepted-answer.js';
 

@@ -3,12 +3,12 @@ import type { Request } from 'express';
 import { InvalidRequestError } from '../core/errors.js';
 import type { ResourcePolicy, ResourceStatus } from '../core/model.js';
 import { KIND_PATTERN, NAME_PATTERN, parseUrn } from '../core/names.js';
-import { FIXED_LIMITS, LIMIT_SETTINGS } from '../core/requests/limits.js';
 import type {
   CreateRequest,
   RequestOptions,
   UpdateRequest,
-} from '../core/requests/resource-commands.js';
+} from '../core/requests/command-types.js';
+import { FIXED_LIMITS, LIMIT_SETTINGS } from '../core/requests/limits.js';
 import type { Caller } from './auth/caller.js';
 import { idempotencyOf } from './idempotency.js';
 import type { BodyValidator } from './schemas.js';

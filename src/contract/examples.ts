@@ -3,7 +3,7 @@ import { join } from 'node:path';
 
 import { parseCreateBody, parseUpdateBody } from '../api/request-parsing.js';
 import { loadBodySchemas } from '../api/schemas.js';
-import type { CreateRequest, UpdateRequest } from '../core/requests/resource-commands.js';
+import type { CreateRequest, UpdateRequest } from '../core/requests/command-types.js';
 import { substitute } from './substitute.js';
 
 /**

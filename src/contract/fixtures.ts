@@ -1,4 +1,4 @@
-import type { CreateRequest, RequestOptions } from '../core/requests/resource-commands.js';
+import type { CreateRequest, RequestOptions } from '../core/requests/command-types.js';
 import type { ContractSteward } from './contract-steward.js';
 import { message, waitUntilDue } from './converge.js';
 

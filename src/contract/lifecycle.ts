@@ -1,4 +1,4 @@
-import type { RequestOptions } from '../core/requests/resource-commands.js';
+import type { RequestOptions } from '../core/requests/command-types.js';
 import type { SyncInput } from '../sdk/index.js';
 import { converge, type ConvergeContext, type Convergence, message, syncOnce } from './converge.js';
 import { syncInputOf } from './direct-calls.js';

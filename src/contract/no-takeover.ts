@@ -1,6 +1,6 @@
 import { AlreadyExistsError } from '../core/errors.js';
 import { NAME_MAX_CHARS } from '../core/names.js';
-import type { RequestOptions } from '../core/requests/resource-commands.js';
+import type { RequestOptions } from '../core/requests/command-types.js';
 import type { ObserveResult } from '../sdk/index.js';
 import { converge, type ConvergeContext, message } from './converge.js';
 import { observeOnce, pathsOf, resyncProblem, syncInputOf } from './direct-calls.js';

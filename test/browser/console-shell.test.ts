@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
+import type { Page } from 'playwright-core';
+
 import { checkAccessibility, consoleErrors, screenshot, useBrowser } from '../helpers/browser.js';
 import { CONSOLE_DIR } from '../helpers/console-build.js';
 import { type ConsoleSteward, startConsoleSteward } from '../helpers/console-steward.js';
@@ -68,13 +70,7 @@ describeOneDialect('sqlite', 'console shell', () => {
     // list: the 401's move to #/sign-in?next=… reaches the page in a hashchange event, a task
     // that came after the click. Holding every hashchange back 1.5 s makes that order certain.
     const page = await openPage();
-    await page.addInitScript(`{
-      const add = window.addEventListener;
-      window.addEventListener = function (type, listener, options) {
-        if (type !== 'hashchange') return add.call(this, type, listener, options);
-        return add.call(this, type, (event) => setTimeout(() => listener.call(this, event), 1500), options);
-      };
-    }`);
+    await holdHashChangesBack(page);
     await page.goto(`${s.console}#/activity`);
     await page.getByLabel('Token').fill(s.tokens['vic-viewer']);
     await page.getByRole('button', { name: 'Sign in' }).click();
@@ -92,13 +88,7 @@ describeOneDialect('sqlite', 'console shell', () => {
       if (response.status() === 401 && !response.url().endsWith('/whoami'))
         unauthorized.push(response.url());
     });
-    await page.addInitScript(`{
-      const add = window.addEventListener;
-      window.addEventListener = function (type, listener, options) {
-        if (type !== 'hashchange') return add.call(this, type, listener, options);
-        return add.call(this, type, (event) => setTimeout(() => listener.call(this, event), 1500), options);
-      };
-    }`);
+    await holdHashChangesBack(page);
     await page.goto(`${s.console}#/resources`);
     await page.getByLabel('Token').fill(s.tokens['vic-viewer']);
     await page.getByRole('button', { name: 'Sign in' }).click();
@@ -183,3 +173,14 @@ describeOneDialect('sqlite', 'console shell', () => {
     expect(bytes).toBeLessThan(FIRST_LOAD_BUDGET);
   });
 });
+
+/** Every `hashchange` reaches the page's listeners 1.5 s late: the order a loaded machine can give. */
+async function holdHashChangesBack(page: Page): Promise<void> {
+  await page.addInitScript(`{
+    const add = window.addEventListener;
+    window.addEventListener = function (type, listener, options) {
+      if (type !== 'hashchange') return add.call(this, type, listener, options);
+      return add.call(this, type, (event) => setTimeout(() => listener.call(this, event), 1500), options);
+    };
+  }`);
+}

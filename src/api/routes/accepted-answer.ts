@@ -1,5 +1,5 @@
+import type { Accepted } from '../../core/requests/command-types.js';
 import type { StoredAnswer } from '../../core/requests/idempotency-keys.js';
-import type { Accepted } from '../../core/requests/resource-commands.js';
 import { API_PREFIX } from '../prefix.js';
 
 /**

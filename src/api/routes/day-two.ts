@@ -1,7 +1,8 @@
 import type { Response, Router } from 'express';
 
 import type { CascadeAccepted } from '../../core/requests/cascade.js';
-import type { Accepted, ResourceCommands } from '../../core/requests/resource-commands.js';
+import type { Accepted } from '../../core/requests/command-types.js';
+import type { ResourceCommands } from '../../core/requests/resource-commands.js';
 import { noteAudit } from '../auth/audit.js';
 import { authorizeResource, NEEDS } from '../auth/authorize.js';
 import { settleKey } from '../idempotency.js';

@@ -1,4 +1,4 @@
-import type { Accepted } from '../../core/requests/resource-commands.js';
+import type { Accepted } from '../../core/requests/command-types.js';
 
 /**
  * What a dry run answers (200, nothing stored): the planned resource and operation, and the review

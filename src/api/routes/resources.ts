@@ -1,9 +1,10 @@
 import { type Response, Router } from 'express';
 
 import { formatUrn } from '../../core/names.js';
+import type { Accepted } from '../../core/requests/command-types.js';
 import type { Limits } from '../../core/requests/limits.js';
 import type { Queries } from '../../core/requests/queries.js';
-import type { Accepted, ResourceCommands } from '../../core/requests/resource-commands.js';
+import type { ResourceCommands } from '../../core/requests/resource-commands.js';
 import { noteAudit } from '../auth/audit.js';
 import { authorizeCreate, authorizeResource, NEEDS, requireRole } from '../auth/authorize.js';
 import { callerOf } from '../auth/caller.js';

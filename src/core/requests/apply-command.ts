@@ -10,15 +10,10 @@ import type { Registry } from '../modules/registry.js';
 import { parseUrn } from '../names.js';
 import type { ResourceReads } from '../ports.js';
 import { checkIfMatch } from './accept-change.js';
+import type { Accepted, CreateRequest, RequestOptions, UpdateRequest } from './command-types.js';
 import { policyOf } from './observe-requests.js';
 import { keepOmittedSecrets, validatedConfigs } from './planning.js';
-import {
-  type Accepted,
-  type CreateRequest,
-  type RequestOptions,
-  type ResourceCommands,
-  type UpdateRequest,
-} from './resource-commands.js';
+import type { ResourceCommands } from './resource-commands.js';
 import { resourceView } from './views.js';
 
 /** What an apply did: made the resource, changed it, or found it as asked. */

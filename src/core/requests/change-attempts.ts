@@ -6,6 +6,7 @@ import type { OpenedSecrets } from '../secrets/sealing-store.js';
 import { refuseMovedSecrets } from '../secrets/secret-bindings.js';
 import { type Acceptance, expectedOf } from './accept-change.js';
 import type { Attempt, RequestOptions, UpdateRequest } from './command-types.js';
+import type { resolveDependencies } from './dependencies.js';
 import { eventFor, newOperation, pendingFor } from './documents.js';
 import { policyOf, refuseObserveModeAction, requireObserve } from './observe-requests.js';
 import { keepOmittedSecrets, validatedConfigs, validatedParams } from './planning.js';
@@ -23,7 +24,7 @@ export interface ChangeAttemptDeps {
     project: string,
     requested: Record<string, string>,
     removing?: boolean,
-  ) => Promise<Parameters<Acceptance['planned']>[5]>;
+  ) => ReturnType<typeof resolveDependencies>;
   acceptance: Acceptance;
 }
 

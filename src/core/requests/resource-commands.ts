@@ -28,15 +28,6 @@ import type { RemovalOptions } from './removal.js';
 import type { ProjectScope } from './scope.js';
 import { assertTransition, type UserRequest } from './transitions.js';
 
-export type {
-  Accepted,
-  Attempt,
-  CreateRequest,
-  Planned,
-  RequestOptions,
-  UpdateRequest,
-} from './command-types.js';
-
 export interface CommandDeps {
   /**
    * The sealing store (sealing-store.ts): resources come with their secrets opened and what is

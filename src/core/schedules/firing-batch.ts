@@ -3,7 +3,7 @@ import type { CoreLogger } from '../logging.js';
 import type { Resource } from '../model.js';
 import type { AcceptedChange, AcceptWrites, ResourceReads, ScheduleRun } from '../ports.js';
 import { isBatchable } from '../requests/batchable-change.js';
-import type { Planned, RequestOptions } from '../requests/resource-commands.js';
+import type { Planned, RequestOptions } from '../requests/command-types.js';
 import type { ClaimedSchedule } from './schedule.js';
 import { type RequestTarget, sendVia } from './send.js';
 

@@ -1,4 +1,4 @@
-import type { RequestOptions, UpdateRequest } from '../requests/resource-commands.js';
+import type { RequestOptions, UpdateRequest } from '../requests/command-types.js';
 import type { ScheduleRequest } from './schedule.js';
 
 /** The commands a schedule's request goes to: on a URN (and committed), or on a resource read (and prepared). */
