@@ -10,7 +10,7 @@ import type {
   ResourceStatus,
   Revision,
 } from './model.js';
-import type { ResourceText } from './resource-text.js';
+import type { ResourceItem } from './resource-item.js';
 import type { ClaimedSchedule, Schedule, ScheduleOutcome } from './schedules/schedule.js';
 import type { ProjectShares } from './sync/claim-policy.js';
 import type { WebhookBook, WebhookQueue } from './webhooks/webhook.js';
@@ -53,23 +53,24 @@ export interface ResourceReads {
 /** The API's lists, each page bounded by count and by bytes (bounded-page.ts). */
 export interface ResourcePages {
   /**
-   * One resource as stored text, its large columns always there (GET /resources/{urn} writes its
+   * One resource as a listed item, its document always there (GET /resources/{urn} writes its
    * JSON from it, as a list page does): a view's read, never the sealing store's.
    */
-  findResourceText(urn: string): Promise<ResourceText | undefined>;
+  findResourceItem(urn: string): Promise<ResourceItem | undefined>;
   /** Ordered by URN; `after` is the last URN of the previous page. */
   listResources(filter: ResourceFilter, limit: number, after?: string): Promise<Resource[]>;
   /**
-   * What listResources would return, as stored text (a list page writes its items from it), each
-   * with its size: the characters of its large text columns. With `inlineChars`, a row whose large columns
-   * are longer comes without them (`large` undefined): a page reads no more than that per row.
+   * What listResources would return, as listed items (a list page writes them as they are), each
+   * with its size: the characters of its large text columns. With `inlineChars`, a row whose large
+   * columns are longer comes without its document (`json` undefined): a page reads no more than
+   * that per row.
    */
-  listResourceTexts(
+  listResourceItems(
     filter: ResourceFilter,
     limit: number,
     after?: string,
     inlineChars?: number,
-  ): Promise<ResourceText[]>;
+  ): Promise<ResourceItem[]>;
   /** Newest first; `before` is the last id of the previous page. */
   listOperations(filter: OperationFilter, limit: number, before?: string): Promise<Operation[]>;
   /** Newest first; `before` is the last revision id of the previous page. */

@@ -14,6 +14,8 @@ export interface StoreDriver {
   db: Kysely<Database>;
   /** What the migrations write differently on this database. */
   schema: SchemaDialect;
+  /** What a resource's document, written as JSON by the database (resource-document.ts), writes differently. */
+  document: DocumentDialect;
   /** Runs `fn` in a write transaction (SQLite: BEGIN IMMEDIATE, so two processes never deadlock on upgrade). */
   writeTransaction<T>(fn: (trx: Kysely<Database>) => Promise<T>): Promise<T>;
   /** Announces new due work to every process (PostgreSQL NOTIFY, delivered on commit); a no-op on SQLite. */
@@ -84,6 +86,14 @@ export interface SchemaDialect {
   byteLength(column: string): RawBuilder<number>;
   /** The processes a `process` resource's configs declare: 0 when stopped, else its replicas (default 1). */
   replicas: RawBuilder<number>;
+}
+
+/** The two expressions of a resource's document as JSON text (resource-document.ts) that differ between the databases. */
+export interface DocumentDialect {
+  /** A text column as a JSON string, the characters JSON.stringify writes; `null` for NULL. */
+  quote(column: string): RawBuilder<string>;
+  /** An epoch-millisecond column's UTC date and time to the second, `YYYY-MM-DDTHH:MM:SS`. */
+  isoSeconds(column: string): RawBuilder<string>;
 }
 
 /** Thrown inside a write transaction to roll it back and report a lost compare-and-set. */

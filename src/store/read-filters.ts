@@ -2,19 +2,17 @@ import {
   type Expression,
   type ExpressionBuilder,
   type Kysely,
-  type SelectQueryBuilder,
   sql,
   type SqlBool,
 } from 'kysely';
 
 import type { ResourceFilter } from '../core/model.js';
 import type { OperationFilter } from '../core/ports.js';
-import { LISTED_COLUMNS, type ListedRow } from './rows.js';
 import type { Database } from './schema.js';
 
 /*
- * What the read side's listings select (read-queries.ts): the rows a filter matches, a page's
- * large columns left out past a size, and the sizes the page bounds are judged by.
+ * What the read side's listings select (read-queries.ts): the rows a filter matches, and the
+ * sizes the page bounds are judged by.
  */
 
 /** The columns that can be large, summed by listXSizes: the rest of a row is small and bounded. */
@@ -30,38 +28,12 @@ export const RESOURCE_TEXT = [
 export const OPERATION_TEXT = ['params', 'error'] as const;
 export const REVISION_TEXT = ['labels', 'configs', 'dependencies', 'changes'] as const;
 
-/**
- * `page` (a select with `size`) with each of its large columns null where `size` is over
- * `inlineChars`. The outer ORDER BY keeps the page's order: both databases read the inner
- * select as it comes (SQLite as a co-routine, with no sort; EXPLAIN QUERY PLAN in
- * docs/decisions.md).
- */
-export function inlineLarge(
-  db: Kysely<Database>,
-  page: SelectQueryBuilder<Database, 'resources', ListedRow & { size: number }>,
-  inlineChars: number,
-) {
-  const small = LISTED_COLUMNS.filter(
-    (column) => !(RESOURCE_TEXT as readonly string[]).includes(column),
-  );
-  return db
-    .selectFrom(page.as('page'))
-    .select([
-      ...small,
-      'size',
-      ...RESOURCE_TEXT.map((column) =>
-        sql`case when ${sql.ref('size')} <= ${inlineChars} then ${sql.ref(column)} end`.as(column),
-      ),
-    ])
-    .orderBy('urn');
-}
-
-/** `length(a) + length(b) + …` as `size`: characters on both databases (a null counts 0). */
-export function textLength(columns: readonly string[]) {
+/** `length(a) + length(b) + …`: characters on both databases (a null counts 0). */
+export function textChars(columns: readonly string[]) {
   return sql<number>`${sql.join(
     columns.map((column) => sql`coalesce(length(${sql.ref(column)}), 0)`),
     sql` + `,
-  )}`.as('size');
+  )}`;
 }
 
 type EqualColumn = 'project' | 'kind' | 'status' | 'paused';

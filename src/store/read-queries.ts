@@ -8,30 +8,31 @@ import type {
   Revision,
 } from '../core/model.js';
 import type { OperationFilter } from '../core/ports.js';
-import type { ResourceText } from '../core/resource-text.js';
+import type { ResourceItem } from '../core/resource-item.js';
 import type { StoreDriver } from './driver.js';
 import { compileHot } from './hot-statements.js';
 import {
-  inlineLarge,
   OPERATION_TEXT,
   operationsMatching,
   RESOURCE_TEXT,
   resourcesMatching,
   REVISION_TEXT,
   revisionsOf,
-  textLength,
+  textChars,
 } from './read-filters.js';
+import { resourceDocument } from './resource-document.js';
 import {
-  LISTED_COLUMNS,
-  type ListedRow,
+  ITEM_COLUMNS,
+  type ItemRow,
   rowToOperation,
   rowToResource,
-  rowToResourceText,
+  rowToResourceItem,
   rowToRevision,
 } from './rows.js';
 
 /** The read side of the store: intent-named queries, each served by an index. */
-export function createReadQueries({ db }: StoreDriver) {
+export function createReadQueries({ db, document: dialect }: StoreDriver) {
+  const document = resourceDocument(dialect);
   return {
     async findResource(urn: string): Promise<Resource | undefined> {
       const { rows } = await db.executeQuery(
@@ -42,13 +43,17 @@ export function createReadQueries({ db }: StoreDriver) {
       return rows[0] && rowToResource(rows[0]);
     },
 
-    async findResourceText(urn: string): Promise<ResourceText | undefined> {
+    async findResourceItem(urn: string): Promise<ResourceItem | undefined> {
       const { rows } = await db.executeQuery(
-        compileHot(db, 'find resource text', [urn], () =>
-          db.selectFrom('resources').select(LISTED_COLUMNS).where('urn', '=', urn).compile(),
+        compileHot(db, 'find resource item', [urn], () =>
+          db
+            .selectFrom('resources')
+            .select([...ITEM_COLUMNS, document.as('json')])
+            .where('urn', '=', urn)
+            .compile(),
         ),
       );
-      return rows[0] && rowToResourceText(rows[0], 0);
+      return rows[0] && rowToResourceItem(rows[0], 0);
     },
 
     async findResources(urns: readonly string[]): Promise<Resource[]> {
@@ -78,41 +83,40 @@ export function createReadQueries({ db }: StoreDriver) {
     },
 
     /**
-     * A list page's rows in one statement: what listResources would return, as text
-     * (rows.ts rowToResourceText), with each row's size. With `inlineChars`, a row whose large
-     * columns hold more characters than that comes without them (`large` undefined), so no
-     * more than `limit × inlineChars` of them are read however large the rows are.
+     * A list page's rows in one statement: what listResources would return, as listed items (each
+     * document written by the database, resource-document.ts), with each row's size. With
+     * `inlineChars`, a row whose large columns hold more characters than that comes without its
+     * document (`json` undefined), so no more than `limit × inlineChars` of them are read however
+     * large the rows are.
      */
-    async listResourceTexts(
+    async listResourceItems(
       filter: ResourceFilter,
       limit: number,
       after?: string,
       inlineChars?: number,
-    ): Promise<ResourceText[]> {
+    ): Promise<ResourceItem[]> {
       const query = resourcesMatching(db, filter, after);
       if (!query) return [];
-      const page = () =>
-        query
-          .build()
-          .select([...LISTED_COLUMNS, textLength(RESOURCE_TEXT)])
-          .orderBy('urn')
-          .limit(limit);
+      const size = textChars(RESOURCE_TEXT);
+      const inline = inlineChars !== undefined;
+      const json = inline
+        ? sql`case when ${size} <= ${inlineChars} then ${document} end`
+        : document;
       const { rows } = await db.executeQuery(
-        inlineChars === undefined
-          ? compileHot(
-              db,
-              `list resource texts(${query.shape})`,
-              [...query.parameters, limit],
-              () => page().compile(),
-            )
-          : compileHot(
-              db,
-              `list resource texts inline(${query.shape})`,
-              [...RESOURCE_TEXT.map(() => inlineChars), ...query.parameters, limit],
-              () => inlineLarge(db, page(), inlineChars).compile(),
-            ),
+        compileHot(
+          db,
+          `list resource items${inline ? ' inline' : ''}(${query.shape})`,
+          [...(inline ? [inlineChars] : []), ...query.parameters, limit],
+          () =>
+            query
+              .build()
+              .select([...ITEM_COLUMNS, size.as('size'), json.as('json')])
+              .orderBy('urn')
+              .limit(limit)
+              .compile(),
+        ),
       );
-      return rows.map((row) => rowToResourceText(row as ListedRow, Number(row.size)));
+      return rows.map((row) => rowToResourceItem(row as ItemRow, Number(row.size)));
     },
 
     async findDependents(urn: string): Promise<string[]> {
@@ -153,7 +157,7 @@ export function createReadQueries({ db }: StoreDriver) {
       const query = operationsMatching(db, filter, before);
       if (!query) return [];
       const rows = await query
-        .select(textLength(OPERATION_TEXT))
+        .select(textChars(OPERATION_TEXT).as('size'))
         .orderBy('id', 'desc')
         .limit(limit)
         .execute();
@@ -171,7 +175,7 @@ export function createReadQueries({ db }: StoreDriver) {
 
     async listRevisionSizes(urn: string, limit: number, before?: number): Promise<number[]> {
       const rows = await revisionsOf(db, urn, before)
-        .select(textLength(REVISION_TEXT))
+        .select(textChars(REVISION_TEXT).as('size'))
         .orderBy('id', 'desc')
         .limit(limit)
         .execute();

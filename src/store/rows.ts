@@ -8,11 +8,7 @@ import type {
   Revision,
 } from '../core/model.js';
 import type { RevisionInput } from '../core/ports.js';
-import {
-  parseResourceText,
-  type ResourceLargeText,
-  type ResourceText,
-} from '../core/resource-text.js';
+import type { ResourceItem } from '../core/resource-item.js';
 import type { Schedule, ScheduleOutcome, ScheduleRequest } from '../core/schedules/schedule.js';
 import type { OperationsTable, ResourcesTable, RevisionsTable, SchedulesTable } from './schema.js';
 
@@ -62,11 +58,55 @@ export function claimColumn(kind: string, key: string | null): string | null {
   return key === null ? null : `${kind}:${key}`;
 }
 
+/**
+ * The document of a stored row: the one parse of its JSON columns. The database writes the same
+ * document as JSON for the API (resource-document.ts), by the same rules.
+ */
 export function rowToResource(row: ListedRow): Resource {
-  return parseResourceText(rowToResourceText(row, 0), largeColumns(row));
+  const nextSyncAt = row.next_sync_at === null ? null : Number(row.next_sync_at);
+  const leased = row.lease_expires_at !== null && Number(row.lease_expires_at) === nextSyncAt;
+  const sync: Resource['state']['sync'] = {
+    attempts: row.attempts,
+    last_error: row.last_error,
+    // While a worker holds the lease, the due time is the lease's expiry, which is not news to a user.
+    next_sync_at: nextSyncAt === null || leased ? null : new Date(nextSyncAt).toISOString(),
+    last_synced_at: row.last_synced_at,
+  };
+  if (row.waiting_on) sync.waiting_on = JSON.parse(row.waiting_on) as string[];
+  // The column outlives its operation (the sync loop's write-back leaves it): it counts only while PENDING.
+  if (row.deadline_at != null && row.status === 'PENDING')
+    sync.deadline_at = new Date(Number(row.deadline_at)).toISOString();
+  return {
+    urn: row.urn,
+    kind: row.kind,
+    project: row.project,
+    name: row.name,
+    labels: JSON.parse(row.labels) as Record<string, string>,
+    version: row.version,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+    created_by: row.created_by,
+    updated_by: row.updated_by,
+    spec: {
+      configs: JSON.parse(row.configs) as Record<string, unknown>,
+      dependencies: JSON.parse(row.dependencies) as Record<string, string>,
+      policy: JSON.parse(row.policy) as Resource['spec']['policy'],
+    },
+    state: {
+      status: row.status as ResourceStatus,
+      action: row.action,
+      operation_id: row.operation_id,
+      output: JSON.parse(row.output) as Record<string, unknown>,
+      data: JSON.parse(row.data) as unknown,
+      observed_version: row.observed_version,
+      sync,
+      paused: Boolean(Number(row.paused)),
+      drift: row.drift === null ? null : (JSON.parse(row.drift) as Resource['state']['drift']),
+    },
+  };
 }
 
-/** The columns of a resource row that a listing reads (the lease's and claim's are not in the document). */
+/** The columns of a resource row that its document holds (the lease's and claim's are not in it). */
 export const LISTED_COLUMNS = [
   'urn',
   'kind',
@@ -100,54 +140,24 @@ export const LISTED_COLUMNS = [
 
 export type ListedRow = Pick<Selectable<ResourcesTable>, (typeof LISTED_COLUMNS)[number]>;
 
-/**
- * A listed row as text (core/resource-text.ts); `size`: its large columns' characters. The
- * large columns of a row the listing left out (each null; `labels` is never null when read) are
- * left out here too.
- */
-export function rowToResourceText(row: ListedRow, size: number): ResourceText {
-  const nextSyncAt = row.next_sync_at === null ? null : Number(row.next_sync_at);
-  const leased = row.lease_expires_at !== null && Number(row.lease_expires_at) === nextSyncAt;
+/** The columns a listed item is read with besides its document (core/resource-item.ts ResourceItem). */
+export const ITEM_COLUMNS = ['urn', 'kind', 'version', 'status', 'paused', 'policy'] as const;
+
+export type ItemRow = Pick<Selectable<ResourcesTable>, (typeof ITEM_COLUMNS)[number]> & {
+  json: string | null;
+};
+
+/** A listed item (its document written by the database, resource-document.ts); `size`: its large columns' characters. */
+export function rowToResourceItem(row: ItemRow, size: number): ResourceItem {
   return {
     urn: row.urn,
     kind: row.kind,
-    project: row.project,
-    name: row.name,
     version: row.version,
-    created_at: row.created_at,
-    updated_at: row.updated_at,
-    created_by: row.created_by,
-    updated_by: row.updated_by,
-    policy: row.policy,
     status: row.status as ResourceStatus,
-    action: row.action,
-    operation_id: row.operation_id,
-    observed_version: row.observed_version,
-    attempts: row.attempts,
-    // While a worker holds the lease, the due time is the lease's expiry, which is not news to a user.
-    next_sync_at: nextSyncAt === null || leased ? null : new Date(nextSyncAt).toISOString(),
-    last_synced_at: row.last_synced_at,
-    // The column outlives its operation (the sync loop's write-back leaves it): it counts only while PENDING.
-    deadline_at:
-      row.deadline_at != null && row.status === 'PENDING'
-        ? new Date(Number(row.deadline_at)).toISOString()
-        : undefined,
     paused: Boolean(Number(row.paused)),
-    drift: row.drift,
+    policy: row.policy,
     size,
-    large: (row.labels as string | null) === null ? undefined : largeColumns(row),
-  };
-}
-
-function largeColumns(row: ListedRow): ResourceLargeText {
-  return {
-    labels: row.labels,
-    configs: row.configs,
-    dependencies: row.dependencies,
-    output: row.output,
-    data: row.data,
-    last_error: row.last_error,
-    waiting_on: row.waiting_on,
+    json: row.json ?? undefined,
   };
 }
 

@@ -219,16 +219,16 @@ describeEachDialect('hot statements', () => {
       expect([...hotStatementCheck.mismatched]).toEqual([]);
       const reused = [...hotStatementCheck.reused];
       for (const shape of [
-        'list resource texts inline()',
-        'list resource texts inline(after)',
-        'list resource texts inline(project,after)',
-        'list resource texts inline(kind,status,paused)',
-        'list resource texts inline(paused)',
-        'list resource texts inline(labels×1)',
-        'list resource texts inline(project,labels×1)',
-        'list resource texts inline(labels×1,after)',
-        'list resource texts inline(projects×1)',
-        'list resource texts inline(projects×2)',
+        'list resource items inline()',
+        'list resource items inline(after)',
+        'list resource items inline(project,after)',
+        'list resource items inline(kind,status,paused)',
+        'list resource items inline(paused)',
+        'list resource items inline(labels×1)',
+        'list resource items inline(project,labels×1)',
+        'list resource items inline(labels×1,after)',
+        'list resource items inline(projects×1)',
+        'list resource items inline(projects×2)',
       ])
         expect(reused).toContain(shape);
     });

@@ -50,8 +50,8 @@ describeEachDialect('list page statements', () => {
       expect(first.next).toBeNull();
     }
     const reused = [...hotStatementCheck.reused];
-    expect(reused).toContain('list resource texts inline(project)');
-    expect(reused.filter((shape) => shape.startsWith('list resource texts('))).toEqual([]);
+    expect(reused).toContain('list resource items inline(project)');
+    expect(reused.filter((shape) => shape.startsWith('list resource items('))).toEqual([]);
   });
 
   it('a page holding a row over its inline share: the rows that fit read again, whole', async () => {
@@ -64,8 +64,8 @@ describeEachDialect('list page statements', () => {
     }
     expect([...hotStatementCheck.reused]).toEqual(
       expect.arrayContaining([
-        'list resource texts inline(project)',
-        'list resource texts(project)',
+        'list resource items inline(project)',
+        'list resource items(project)',
       ]),
     );
     // From the large row on, and after it: the page token goes on from the page's last URN.

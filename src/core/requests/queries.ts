@@ -9,7 +9,7 @@ import {
 import type { Registry } from '../modules/registry.js';
 import { parseUrn } from '../names.js';
 import type { AcceptWrites, ResourcePages, ResourceReads } from '../ports.js';
-import type { ResourceText } from '../resource-text.js';
+import type { ResourceItem } from '../resource-item.js';
 import { forCaller } from './allowed-actions.js';
 import {
   boundedPage,
@@ -64,9 +64,9 @@ export function createQueries({
   }
 
   /**
-   * getResource's document as JSON text, written from the stored text as a list page's items are
-   * (resource-json.ts: the same characters as `JSON.stringify` of the view, without parsing the
-   * JSON columns and serialising them again), with the version for the ETag.
+   * getResource's document as JSON text, written as a list page's items are (resource-json.ts:
+   * the same characters as `JSON.stringify` of the view, from the document the database wrote),
+   * with the version for the ETag.
    */
   async function getResourceJson(
     urn: string,
@@ -74,9 +74,9 @@ export function createQueries({
     mayChange?: boolean,
   ): Promise<{ version: number; json: string }> {
     assertResourceInScope(scope, urn);
-    const text = await store.findResourceText(urn);
-    if (!text) throw resourceNotFound(urn, false);
-    return { version: text.version, json: resourceJsonWriter(registry, mayChange)(text) };
+    const item = await store.findResourceItem(urn);
+    if (!item) throw resourceNotFound(urn, false);
+    return { version: item.version, json: resourceJsonWriter(registry, mayChange)(item) };
   }
 
   function viewFor(resource: Resource, mayChange: boolean | undefined): Resource {
@@ -86,10 +86,10 @@ export function createQueries({
 
   /**
    * Pages are bounded by count and by bytes, in one statement: each row comes with its size, and
-   * with its large columns only when they are small enough that the whole page stays within the
-   * bound (bounded-page.ts inlineRowChars). When a row that fits the page came without them, the
-   * rows that fit are read again, whole. Items are written from the stored JSON text
-   * (resource-json.ts); the page's `items` are the rows as text.
+   * with its document only when its large columns are small enough that the whole page stays
+   * within the bound (bounded-page.ts inlineRowChars). When a row that fits the page came without
+   * it, the rows that fit are read again, whole. Items are the documents the database wrote
+   * (resource-json.ts); the page's `items` are the listed items.
    */
   async function listResources(
     filter: ResourceFilter,
@@ -97,13 +97,13 @@ export function createQueries({
     pageToken?: string,
     scope: ProjectScope = ALL_PROJECTS,
     mayChange?: boolean,
-  ): Promise<EncodedPage<ResourceText>> {
+  ): Promise<EncodedPage<ResourceItem>> {
     // A kind no module has is a typo (400 naming the kinds), as a bad status is, not an empty list.
     if (filter.kind !== undefined) registry.get(filter.kind);
     const after = decodePageToken<string>('resources', pageToken, 'string');
     const scoped = { ...filter, projects: projectsOf(scope) };
     const limit = pageSize + 1;
-    const listed = await store.listResourceTexts(
+    const listed = await store.listResourceItems(
       scoped,
       limit,
       after,
@@ -115,8 +115,8 @@ export function createQueries({
       maxPageBytes,
     );
     let rows = listed.slice(0, count);
-    if (rows.some((row) => row.large === undefined))
-      rows = await store.listResourceTexts(scoped, count, after);
+    if (rows.some((row) => row.json === undefined))
+      rows = await store.listResourceItems(scoped, count, after);
     return boundedPage(
       rows,
       listed.length > count,

@@ -9,7 +9,7 @@ import { writeBackRowByRow } from '../write-back.js';
 import { createNamedQuery } from './named-query.js';
 import { claimDuePostgres } from './postgres-claim.js';
 import { appendEventsPostgres } from './postgres-events.js';
-import { POSTGRES_SCHEMA } from './postgres-schema.js';
+import { POSTGRES_DOCUMENT, POSTGRES_SCHEMA } from './postgres-schema.js';
 import { saveSyncResultsPostgres } from './postgres-sync-writes.js';
 import { listenWithReconnect, notifyWork } from './work-channel.js';
 
@@ -54,6 +54,7 @@ export function openPostgres({ url, poolSize }: PostgresOptions): StoreDriver {
   const driver: StoreDriver = {
     db,
     schema: POSTGRES_SCHEMA,
+    document: POSTGRES_DOCUMENT,
     writeTransaction: (fn) => db.transaction().execute(fn),
     notifyWork,
     listenForWork: (listener) => listenWithReconnect(url, listener),

@@ -24,7 +24,7 @@ import { createGroupCommit } from './group-commit.js';
 import { watchOtherWriters } from './other-writers.js';
 import { startCheckpointer } from './sqlite-checkpointer.js';
 import { claimDueSqlite } from './sqlite-claim.js';
-import { SQLITE_SCHEMA } from './sqlite-schema.js';
+import { SQLITE_DOCUMENT, SQLITE_SCHEMA } from './sqlite-schema.js';
 import { withStatementCache } from './statement-cache.js';
 
 /** The WAL file is truncated to this size when it restarts (bench/wal-growth.ts measures why). */
@@ -114,6 +114,7 @@ export function openSqlite({ file, busyTimeoutMs }: SqliteOptions): StoreDriver 
   const driver: StoreDriver = {
     db,
     schema: SQLITE_SCHEMA,
+    document: SQLITE_DOCUMENT,
     // kysely's SQLite driver serialises everything through one connection; BEGIN IMMEDIATE takes
     // the write lock up front so another process can only make us wait, never deadlock. Those
     // that queue up meanwhile commit together (group-commit.ts).

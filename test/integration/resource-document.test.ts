@@ -1,0 +1,191 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import type { Store } from '../../src/core/ports.js';
+import { createStore } from '../../src/store/create-store.js';
+import { LISTED_COLUMNS, type ListedRow, rowToResource } from '../../src/store/rows.js';
+import { describeEachDialect } from '../helpers/dialects.js';
+import { openRawDatabase, type RawDatabase } from '../helpers/raw-database.js';
+import { resourceRow, STORED_ROWS } from '../helpers/resource-rows.js';
+import { testDatabase } from '../helpers/test-database.js';
+
+/**
+ * The database writes each listed resource's document as JSON (store/resource-document.ts), and
+ * the API sends it as it is: it must be the characters of JSON.stringify(rowToResource(row)), the
+ * document JavaScript reads from the same row, for every kind of row and every character.
+ */
+
+/** The JSON columns, written by JSON.stringify unless a test writes them otherwise. */
+const RESOURCE_JSON = [
+  'labels',
+  'configs',
+  'dependencies',
+  'policy',
+  'output',
+  'data',
+  'waiting_on',
+  'drift',
+] as const;
+const canonical = (text: string | null) =>
+  text === null || JSON.stringify(JSON.parse(text)) === text;
+
+/** Characters a stored text may hold: control characters, quotes, backslashes, U+2028, astral. */
+const POOL = [
+  ...'aZ09 -_.:/"\'\\{}[],',
+  '\u0001',
+  '\u0008',
+  '\t',
+  '\n',
+  '\u000b',
+  '\f',
+  '\r',
+  '\u001e',
+  '\u001f',
+  '\u007f',
+  '\u0080',
+  'é',
+  '€',
+  '\u2028',
+  '\u2029',
+  '\ufeff',
+  '\uffff',
+  '😀',
+  '\u{10ffff}',
+];
+
+function random(seed: number) {
+  let state = seed >>> 0 || 1;
+  const next = () => {
+    state ^= state << 13;
+    state ^= state >>> 17;
+    state ^= state << 5;
+    return (state >>> 0) / 2 ** 32;
+  };
+  const int = (below: number) => Math.floor(next() * below);
+  const text = (max: number) =>
+    Array.from({ length: int(max) }, () => POOL[int(POOL.length)]!).join('');
+  const pick = <T>(values: readonly T[]) => values[int(values.length)]!;
+  /** An epoch-millisecond time from 1970 to the end of 9999, or near one of its ends. */
+  const time = () =>
+    pick([
+      int(253402300800000),
+      int(1000),
+      253402300799999 - int(1000),
+      Date.parse('2026-11-29T00:00:00.000Z') + int(86400000),
+    ]);
+  return { next, int, text, pick, time };
+}
+
+/** A row of every column at random, as Steward could store it. */
+function randomRow(seed: number, index: number): ListedRow {
+  const r = random(seed);
+  const json = () => JSON.stringify({ [r.text(6)]: r.text(12), n: r.int(1e9), list: [r.text(4)] });
+  const nextSyncAt = r.pick([null, r.time()]);
+  const status = r.pick(['PENDING', 'COMPLETED', 'ERROR', 'DELETED'] as const);
+  return resourceRow({
+    urn: `orn:steward:plain:random:r-${index}`,
+    project: 'random',
+    name: `r-${index}`,
+    labels: json(),
+    version: 1 + r.int(2 ** 31),
+    created_at: new Date(r.time()).toISOString(),
+    updated_at: new Date(r.time()).toISOString(),
+    created_by: r.text(20),
+    updated_by: r.text(20),
+    configs: json(),
+    dependencies: r.pick(['{}', JSON.stringify({ [r.text(5)]: r.text(30) })]),
+    policy: JSON.stringify({ mode: r.pick(['manage', 'observe']), on_delete: 'delete' }),
+    status,
+    action: r.text(10),
+    operation_id: `op_${r.int(1e9)}`,
+    output: json(),
+    data: r.pick(['null', json(), JSON.stringify(r.text(10))]),
+    observed_version: r.pick([null, r.int(2 ** 31)]),
+    attempts: r.int(100),
+    last_error: r.pick([null, r.text(40)]),
+    next_sync_at: nextSyncAt,
+    last_synced_at: r.pick([null, new Date(r.time()).toISOString()]),
+    waiting_on: r.pick([null, JSON.stringify([r.text(10), r.text(10)])]),
+    lease_expires_at: r.pick([null, nextSyncAt, r.time()]),
+    deadline_at: r.pick([null, r.time()]),
+    paused: r.int(2),
+    drift: r.pick([null, JSON.stringify({ checked_at: r.text(5), fields: { a: r.text(3) } })]),
+  });
+}
+
+describeEachDialect('a resource document written by the database', () => {
+  let dir: string;
+  let store: Store;
+  let raw: RawDatabase;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'steward-document-'));
+    const db = await testDatabase(dir);
+    store = await createStore({ db, poolSize: 2, busyTimeoutMs: 5000 });
+    raw = await openRawDatabase(db);
+  });
+  afterAll(async () => {
+    await raw?.close();
+    await store?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function insert(row: ListedRow): Promise<void> {
+    await raw.run(
+      `insert into resources (${LISTED_COLUMNS.map((c) => `"${c}"`).join(', ')}) values (${LISTED_COLUMNS.map(() => '?').join(', ')})`,
+      LISTED_COLUMNS.map((column) => row[column]),
+    );
+  }
+
+  it.each(STORED_ROWS.map(([name, row], i) => [name, i, row] as const))(
+    '%s: the characters of JSON.stringify of the row read in JavaScript',
+    async (_, i, stored) => {
+      const row = { ...stored, urn: `${stored.urn}-${i}`, name: `${stored.name}-${i}` };
+      await insert(row);
+      const json = (await store.findResourceItem(row.urn))?.json;
+      expect(JSON.parse(json!)).toEqual(rowToResource(row));
+      // A stored text JSON.stringify did not write (an escaped `$`) goes in as it is.
+      if (RESOURCE_JSON.every((column) => canonical(row[column])))
+        expect(json).toBe(JSON.stringify(rowToResource(row)));
+      else expect(json).not.toBe(JSON.stringify(rowToResource(row)));
+    },
+  );
+
+  it('300 random rows: every character, time and null, read by the page and by the URN', async () => {
+    const seed = Date.now() % 2 ** 31;
+    const rows = Array.from({ length: 300 }, (_, i) => randomRow(seed + i, i));
+    // PostgreSQL text holds no NUL; SQLite does, and a module's error could carry one.
+    if (raw.dialect === 'sqlite') rows[0]!.last_error = 'nul \u0000 here';
+    for (const row of rows) await insert(row);
+    const expected = new Map(rows.map((row) => [row.urn, JSON.stringify(rowToResource(row))]));
+    const page = await store.listResourceItems({ project: 'random' }, 1000);
+    expect(page.map((item) => item.urn)).toEqual([...expected.keys()].sort());
+    for (const item of page)
+      expect({ seed, json: item.json }).toEqual({ seed, json: expected.get(item.urn) });
+    for (const row of rows.slice(0, 20))
+      expect((await store.findResourceItem(row.urn))?.json).toBe(expected.get(row.urn));
+  });
+
+  it('leaves out the document of a row whose large columns are longer than the page asks for', async () => {
+    const small = resourceRow({ urn: 'orn:steward:plain:inline:small', project: 'inline' });
+    const large = resourceRow({
+      urn: 'orn:steward:plain:inline:tall',
+      project: 'inline',
+      configs: JSON.stringify({ blob: 'x'.repeat(5000) }),
+    });
+    await insert(small);
+    await insert(large);
+    const [first, second] = await store.listResourceItems(
+      { project: 'inline' },
+      10,
+      undefined,
+      1000,
+    );
+    expect(first).toMatchObject({ urn: small.urn, json: JSON.stringify(rowToResource(small)) });
+    expect(second).toMatchObject({ urn: large.urn, json: undefined });
+    expect(second!.size).toBeGreaterThan(5000);
+    const whole = await store.listResourceItems({ project: 'inline' }, 10);
+    expect(whole[1]!.json).toBe(JSON.stringify(rowToResource(large)));
+  });
+});
