@@ -269,7 +269,7 @@ export interface SyncResult<Output extends object = Record<string, unknown>, Dat
   output?: Output;
   /** Replaces `state.data` when given (null is a value). */
   data?: Data;
-  /** Wait this long before the next call. A wait, not a failure. */
+  /** Wait this long before the next call, in ms: from 0 to 365 days, rounded up to a whole ms. A wait, not a failure. */
   requeueAfterMs?: number;
 }
 

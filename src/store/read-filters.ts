@@ -1,10 +1,4 @@
-import {
-  type Expression,
-  type ExpressionBuilder,
-  type Kysely,
-  sql,
-  type SqlBool,
-} from 'kysely';
+import { type Expression, type ExpressionBuilder, type Kysely, sql, type SqlBool } from 'kysely';
 
 import type { ResourceFilter } from '../core/model.js';
 import type { OperationFilter } from '../core/ports.js';
@@ -15,7 +9,7 @@ import type { Database } from './schema.js';
  * sizes the page bounds are judged by.
  */
 
-/** The columns that can be large, summed by listXSizes: the rest of a row is small and bounded. */
+/** The columns that can be large, summed for a page's bound (read-queries.ts): the rest of a row is small and bounded. */
 export const RESOURCE_TEXT = [
   'labels',
   'configs',

@@ -16,15 +16,17 @@ import type { DocumentDialect } from './driver.js';
  * - The text columns go through the dialect's quote, which escapes as JSON.stringify does.
  * - The integer columns are written by the database in decimal, as JavaScript writes a safe integer.
  * - The two times are epoch milliseconds. They are written as `Date.prototype.toISOString` writes
- *   them for the years 1970 to 9999, which hold every time Steward writes (now plus a delay).
+ *   them for the years 1970 to 9999, which hold every time Steward writes: now plus a wait of at
+ *   most 365 days (a sync's requeueAfterMs, core/sync/run-module.ts; a deadline, deadlines.ts).
  * - Their rules are rows.ts rowToResource's: a due time that is the lease's expiry is not shown,
  *   and a deadline only while PENDING.
  */
 export function resourceDocument({ quote, isoSeconds }: DocumentDialect): RawBuilder<string> {
   const column = (name: string) => sql.ref(name);
   const text = (value: string) => sql.lit(value);
+  // As a whole millisecond, as Date truncates one (a SQLite row may hold a fraction written before syncs rounded their waits).
   const time = (name: string) =>
-    sql`concat('"', ${isoSeconds(name)}, '.', substr(cast(1000 + ${column(name)} % 1000 as text), 2), 'Z"')`;
+    sql`concat('"', ${isoSeconds(name)}, '.', substr(cast(1000 + cast(${column(name)} as bigint) % 1000 as text), 2), 'Z"')`;
   const parts: Array<Expression<unknown>> = [
     text('{"urn":'),
     quote('urn'),

@@ -3,7 +3,10 @@ import type { ListedRow } from '../../src/store/rows.js';
 /** A sealed value's form (core/secrets): what no API answer may hold. */
 export const SEALED = '$sealed:v1:0123abcd:AAAAAAAAAAAAAAAAAAAAAA==:QUJD:AAAAAAAAAAAAAAAAAAAAAA==';
 
-/** A stored resource row of kind `plain` (test/unit/resource-json.test.ts's registry), changed by `overrides`. */
+/** A writeOnly value as stored without STEWARD_SECRET_KEY (in plain text): what no API answer may hold either. */
+export const PLAIN_SECRET = 'hunter2-plain-secret';
+
+/** A stored resource row of kind `plain` (test/unit/resource-json.test.ts's registry: `plain`, `vault` with a writeOnly config, `keeper` with a writeOnly output), changed by `overrides`. */
 export function resourceRow(overrides: Partial<ListedRow> = {}): ListedRow {
   return {
     urn: 'orn:steward:plain:p:a',
@@ -76,6 +79,24 @@ export const STORED_ROWS: Array<[string, ListedRow]> = [
       configs: JSON.stringify({ user: 'u', password: SEALED }),
     }),
   ],
+  [
+    'a writeOnly config stored in plain text, with no secret key (redacted)',
+    resourceRow({
+      urn: 'orn:steward:vault:p:plain-text',
+      kind: 'vault',
+      configs: JSON.stringify({ user: 'u', password: PLAIN_SECRET }),
+    }),
+  ],
+  [
+    'a writeOnly output stored in plain text, with no secret key (redacted)',
+    resourceRow({
+      urn: 'orn:steward:keeper:p:plain-text',
+      kind: 'keeper',
+      configs: '{}',
+      output: JSON.stringify({ token: PLAIN_SECRET, url: 'http://x' }),
+    }),
+  ],
+  ['a waiting_on stored empty (no waiting_on shown)', resourceRow({ waiting_on: '' })],
   [
     'a sealed value under a kind that marks nothing writeOnly (redacted)',
     resourceRow({ configs: JSON.stringify({ size: 1, old: SEALED }) }),

@@ -57,8 +57,9 @@ describeEachDialect('GET /resources/{urn} answer', () => {
 });
 
 /**
- * Written from the stored text (core/requests/resource-json.ts) when the view is the stored
- * document (a kind with no writeOnly field, no sealed value), through the view otherwise (the fake
+ * The document the database wrote (store/resource-document.ts), sent as it is
+ * (core/requests/resource-json.ts) when the view is the stored document (a kind with no writeOnly
+ * field, no sealed value), through the view otherwise (the fake
  * kind has a writeOnly password, which must stay redacted): both the characters getResource's view
  * serialises to, and the list page's item.
  */

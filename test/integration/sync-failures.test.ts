@@ -45,7 +45,13 @@ describeEachDialect('sync failures', () => {
     [
       'returns a negative requeueAfterMs',
       { type: 'invalid', value: { status: 'PENDING', requeueAfterMs: -5 } },
-      'sync of kind fake returned an invalid SyncResult: requeueAfterMs must be a non-negative number',
+      'sync of kind fake returned an invalid SyncResult: requeueAfterMs must be a non-negative number of at most 31536000000 ms (365 days)',
+      maxAttempts,
+    ],
+    [
+      'returns a requeueAfterMs past 365 days (a due time past the year 9999 is not a date the API writes)',
+      { type: 'invalid', value: { status: 'PENDING', requeueAfterMs: 31_536_000_001 } },
+      'sync of kind fake returned an invalid SyncResult: requeueAfterMs must be a non-negative number of at most 31536000000 ms (365 days)',
       maxAttempts,
     ],
     ['hangs past syncTimeoutMs', { type: 'hang' }, 'sync timed out after 100 ms', maxAttempts],
@@ -154,6 +160,19 @@ describeEachDialect('sync failures', () => {
       expect(Date.parse(state.sync.next_sync_at)).toBeGreaterThanOrEqual(before + 59_000);
       expect(await s.h.steward.engine.runOnce()).toBe(0);
       expect(s.modules.fake!.ledger.calls).toHaveLength(1);
+    });
+
+    it('is rounded up to a whole millisecond: the due time is an integer column on both databases', async () => {
+      const urn = urnOf('fraction');
+      s.next(urn, { type: 'requeue', ms: 60_000.4 });
+      await s.create('fraction');
+      const before = Date.now();
+      expect(await s.h.steward.engine.runOnce()).toBe(1);
+      const state = (await s.get(urn)).body.state;
+      expect(state).toMatchObject({ status: 'PENDING', sync: { attempts: 0, last_error: null } });
+      const due = Date.parse(state.sync.next_sync_at);
+      expect(due).toBeGreaterThanOrEqual(before + 60_001);
+      expect(due).toBeLessThanOrEqual(Date.now() + 60_001);
     });
 
     it('does not spend attempts: more requeues than maxAttempts still complete', async () => {

@@ -4,7 +4,7 @@ import { resourceJsonWriter } from '../../src/core/requests/resource-json.js';
 import { resourceView } from '../../src/core/requests/views.js';
 import { defineModule } from '../../src/sdk/index.js';
 import { type ListedRow, rowToResource, rowToResourceItem } from '../../src/store/rows.js';
-import { resourceRow as row, STORED_ROWS as rows } from '../helpers/resource-rows.js';
+import { PLAIN_SECRET, resourceRow as row, STORED_ROWS as rows } from '../helpers/resource-rows.js';
 
 /**
  * A list page's items are the documents the database wrote (resource-json.ts): the same
@@ -34,9 +34,22 @@ const vault = defineModule({
   plan: () => ({ data: null }),
   sync: () => Promise.resolve({ status: 'COMPLETED' as const }),
 });
+const keeper = defineModule({
+  kind: 'keeper',
+  description: 'A kind with a writeOnly output.',
+  configSchema: { type: 'object' },
+  outputSchema: {
+    type: 'object',
+    properties: { token: { type: 'string', writeOnly: true }, url: { type: 'string' } },
+  },
+  actions: { create: {}, update: {}, delete: {} },
+  plan: () => ({ data: null }),
+  sync: () => Promise.resolve({ status: 'COMPLETED' as const }),
+});
 const registry = createRegistry([
   { definition: plain, origin: 'test:plain' },
   { definition: vault, origin: 'test:vault' },
+  { definition: keeper, origin: 'test:keeper' },
 ]);
 
 /** The listed item of a stored row, its document as the database writes it. */
@@ -55,12 +68,16 @@ describe('resourceJsonWriter', () => {
     }
   });
 
-  it('never writes a sealed value or a writeOnly config', () => {
-    const write = resourceJsonWriter(registry, true);
-    for (const [, stored] of rows) {
-      const json = write(itemOf(stored));
-      expect(json).not.toContain('sealed:');
-      expect(JSON.parse(json).spec.configs).not.toHaveProperty('password');
+  it('never writes a sealed value or a writeOnly field, sealed or in plain text', () => {
+    for (const mayChange of [undefined, false, true]) {
+      const write = resourceJsonWriter(registry, mayChange);
+      for (const [, stored] of rows) {
+        const json = write(itemOf(stored));
+        expect(json).not.toContain('sealed:');
+        expect(json).not.toContain(PLAIN_SECRET);
+        expect(JSON.parse(json).spec.configs).not.toHaveProperty('password');
+        expect(JSON.parse(json).state.output).not.toHaveProperty('token');
+      }
     }
   });
 

@@ -36,6 +36,12 @@ export interface RunModuleDeps {
 }
 
 /**
+ * The longest wait a sync may ask for, as an operation's deadline (core/requests/deadlines.ts): a due
+ * time stays a date both databases and the API write (resource-document.ts), and a longer wait is
+ * more likely a unit slip (seconds for milliseconds) than a plan.
+ */
+export const MAX_REQUEUE_AFTER_MS = 365 * 24 * 3_600_000;
+/**
  * Runs the module's `sync` once (or its `observe`, when observe-module.ts `observes` the resource), as the loop sees it: the module's result, a failure, or a wait on
  * dependencies that are not COMPLETED (a delete does not wait: it only needs them
  * to exist). A delete or an orphan waits on its dependents instead, and an orphan never calls
@@ -147,14 +153,21 @@ function checkSyncResult(
     fail(`status must be "PENDING" or "COMPLETED", got ${JSON.stringify(status) ?? 'undefined'}`);
   if (
     requeueAfterMs !== undefined &&
-    !(typeof requeueAfterMs === 'number' && Number.isFinite(requeueAfterMs) && requeueAfterMs >= 0)
+    !(
+      typeof requeueAfterMs === 'number' &&
+      requeueAfterMs >= 0 &&
+      requeueAfterMs <= MAX_REQUEUE_AFTER_MS
+    )
   ) {
-    fail('requeueAfterMs must be a non-negative number');
+    fail(
+      `requeueAfterMs must be a non-negative number of at most ${MAX_REQUEUE_AFTER_MS} ms (365 days)`,
+    );
   }
   const checked: SyncResult = {
     status: status as SyncResult['status'],
     ...checkedState(module, { output, data }, options, fail),
   };
-  if (requeueAfterMs !== undefined) checked.requeueAfterMs = requeueAfterMs as number;
+  // A whole millisecond: the due time is an integer column (PostgreSQL's bigint refuses a fraction).
+  if (requeueAfterMs !== undefined) checked.requeueAfterMs = Math.ceil(requeueAfterMs as number);
   return checked;
 }

@@ -14,5 +14,5 @@ export const SQLITE_SCHEMA: SchemaDialect = Object.freeze<SchemaDialect>({
 export const SQLITE_DOCUMENT: DocumentDialect = Object.freeze<DocumentDialect>({
   quote: (column: string) => sql<string>`json_quote(${sql.ref(column)})`,
   isoSeconds: (column: string) =>
-    sql<string>`strftime('%Y-%m-%dT%H:%M:%S', ${sql.ref(column)} / 1000, 'unixepoch')`,
+    sql<string>`strftime('%Y-%m-%dT%H:%M:%S', cast(${sql.ref(column)} as integer) / 1000, 'unixepoch')`,
 });

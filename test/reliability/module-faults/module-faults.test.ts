@@ -117,7 +117,9 @@ function faultCatalogue(onLateSettled: () => void): Fault[] {
     {
       name: 'requeue-nan',
       behaviour: { type: 'invalid', value: { status: 'PENDING', requeueAfterMs: Number.NaN } },
-      error: invalid('requeueAfterMs must be a non-negative number'),
+      error: invalid(
+        'requeueAfterMs must be a non-negative number of at most 31536000000 ms (365 days)',
+      ),
     },
     {
       name: 'circular-data',
