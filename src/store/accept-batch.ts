@@ -3,7 +3,7 @@ import { type Kysely, sql } from 'kysely';
 import type { EventInput } from '../core/model.js';
 import type { AcceptedChange, BatchOutcome, ScheduleRun } from '../core/ports.js';
 import { isBatchable } from '../core/requests/batchable-change.js';
-import { guarded, LeaseLostRollback, updatableColumns } from './accept-writes.js';
+import { guarded, LeaseLostRollback, updatableColumns } from './accepted-rows.js';
 import { runEachCompiledOnce } from './compiled-once.js';
 import type { StoreDriver } from './driver.js';
 import { compileInsert } from './hot-statements.js';

@@ -1,16 +1,22 @@
-import { type Kysely, sql, type UpdateQueryBuilder, type UpdateResult } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 
-import type { Resource } from '../core/model.js';
 import type {
   AcceptedChange,
   AcceptOutcome,
   CancelChange,
   ClaimHolder,
   CommitOutcome,
-  ExpectedState,
 } from '../core/ports.js';
+import {
+  assertNoDependents,
+  firstLeaseToken,
+  guarded,
+  LeaseLostRollback,
+  reindex,
+  updatableColumns,
+} from './accepted-rows.js';
 import { RollbackConflict, type StoreDriver } from './driver.js';
-import { compileHot, compileInsert } from './hot-statements.js';
+import { compileInsert } from './hot-statements.js';
 import { recordIdempotencyKey } from './idempotency-queries.js';
 import { countFootprint, pruneRevisions, QuotaRollback } from './quota-writes.js';
 import {
@@ -208,128 +214,6 @@ function isUniqueViolation(err: unknown, index: string, column: RegExp): boolean
     column.test(String(e.message))
   );
 }
-
-export type ResourceUpdate = UpdateQueryBuilder<Database, 'resources', 'resources', UpdateResult>;
-
-/** The compare-and-set: the row must still be as core read it. */
-export function guarded(
-  query: ResourceUpdate,
-  urn: string,
-  expected: ExpectedState,
-): ResourceUpdate {
-  return query
-    .where('urn', '=', urn)
-    .where('version', '=', expected.version)
-    .where('status', '=', expected.status)
-    .where('operation_id', '=', expected.operationId);
-}
-
-/**
- * A dependent committed since core checked: roll back, core re-reads and answers 409. A dependent
- * being removed itself does not count (a cascade accepts it first; the engine waits for it).
- */
-async function assertNoDependents(trx: Kysely<Database>, urn: string): Promise<void> {
-  const dependent = await trx
-    .selectFrom('resource_dependencies as d')
-    .innerJoin('resources as r', 'r.urn', 'd.urn')
-    .select('d.urn')
-    .where('d.depends_on', '=', urn)
-    .where((eb) =>
-      eb.not(eb.and([eb('r.status', '=', 'PENDING'), eb('r.action', 'in', ['delete', 'orphan'])])),
-    )
-    .executeTakeFirst();
-  if (dependent) throw new RollbackConflict();
-}
-
-/** Writes the resource's label and dependency rows; `created`: it was just inserted, so it has none to replace. */
-async function reindex(trx: Kysely<Database>, resource: Resource, created: boolean): Promise<void> {
-  const targets = [...new Set(Object.values(resource.spec.dependencies))];
-  if (targets.length) {
-    // A dependency deleted (or being deleted) since core checked: roll back, core re-reads and answers 400.
-    const alive = await trx
-      .selectFrom('resources')
-      .select('urn')
-      .where('urn', 'in', targets)
-      .where((eb) =>
-        eb.not(eb.and([eb('status', '=', 'PENDING'), eb('action', 'in', ['delete', 'orphan'])])),
-      )
-      .execute();
-    if (alive.length !== targets.length) throw new RollbackConflict();
-  }
-  const { urn } = resource;
-  // A URN's rows leave with its resource row (write-back.ts, the delete's write-back), so a new row has none.
-  if (!created) {
-    await trx.executeQuery(
-      compileHot(trx, 'delete resource_labels', [urn], () =>
-        trx.deleteFrom('resource_labels').where('urn', '=', urn).compile(),
-      ),
-    );
-    await trx.executeQuery(
-      compileHot(trx, 'delete resource_dependencies', [urn], () =>
-        trx.deleteFrom('resource_dependencies').where('urn', '=', urn).compile(),
-      ),
-    );
-  }
-  const labels = Object.entries(resource.labels).map(([key, value]) => ({
-    urn: resource.urn,
-    key,
-    value,
-  }));
-  if (labels.length)
-    await trx.executeQuery(
-      compileInsert(trx, 'insert resource_labels', labels, () =>
-        trx.insertInto('resource_labels').values(labels).compile(),
-      ),
-    );
-  const dependencies = Object.entries(resource.spec.dependencies).map(([name, dependsOn]) => ({
-    urn: resource.urn,
-    name,
-    depends_on: dependsOn,
-  }));
-  if (dependencies.length)
-    await trx.executeQuery(
-      compileInsert(trx, 'insert resource_dependencies', dependencies, () =>
-        trx.insertInto('resource_dependencies').values(dependencies).compile(),
-      ),
-    );
-}
-
-/**
- * A URN created again must not reuse the lease tokens of its earlier life: a worker frozen
- * with a lease on the old row would otherwise fence on a token the new row reaches, and give
- * back a lease another worker holds. So tokens start at the creation time in ms × 1024; the
- * old row would need 1024 claims per ms of its life to reach the new row's first token.
- * (Creation times come from the accepting process's clock: a skew larger than the old row's
- * whole life could still line the ranges up.)
- */
-function firstLeaseToken(resource: Resource): number {
-  return Date.parse(resource.created_at) * 1024;
-}
-
-/**
- * The columns an accepted change may rewrite: not the URN and its parts, the creation stamp or the
- * due time (set apart), and not `paused` or `drift`: pause and resume write the one, the sync loop
- * the other, and neither moves the version an accept compares, so a request planned before them
- * must not write back what it read.
- */
-export function updatableColumns(row: ReturnType<typeof resourceToRow>) {
-  const {
-    paused: _paused,
-    drift: _drift,
-    urn: _urn,
-    kind: _kind,
-    project: _project,
-    name: _name,
-    created_at: _createdAt,
-    created_by: _createdBy,
-    next_sync_at: _nextSyncAt,
-    ...changed
-  } = row;
-  return changed;
-}
-
-/** Internal: a schedule run's lease was taken over; the whole accept transaction rolls back. */
-export class LeaseLostRollback extends Error {}
 
 /** Internal: another request with the same idempotency key committed first; the whole accept transaction rolls back. */
 class KeyTakenRollback extends Error {}
