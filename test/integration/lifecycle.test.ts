@@ -66,7 +66,7 @@ describeEachDialect('health, readiness and shutdown', () => {
         kind: 'ledger',
         project: 'p',
         name: 'slow',
-        spec: { configs: { max_delay_ms: 60_000 } },
+        spec: { configs: { min_delay_ms: 60_000, max_delay_ms: 60_000 } },
       });
       expect(created.status).toBe(202);
       await waitFor(() => readLedger(dir).includes('start') || undefined, 'the sync to start');

@@ -109,7 +109,7 @@ describeOneDialect('sqlite', 'several Steward processes on one database file', (
           kind: 'ledger',
           project: 'p',
           name: `slow${i}`,
-          spec: { configs: { max_delay_ms: 60_000 } },
+          spec: { configs: { min_delay_ms: 60_000, max_delay_ms: 60_000 } },
         }),
       ),
     );
@@ -121,7 +121,7 @@ describeOneDialect('sqlite', 'several Steward processes on one database file', (
     await a.stop('SIGKILL');
 
     const b = await start({ ...lease, STEWARD_WORKER_CONCURRENCY: '16' });
-    // b's syncs draw a new random delay up to 60 s; make them quick by updating nothing: instead wait for b to have started all 10.
+    // b's syncs sleep 60 s as a's did: the test waits for b to have started all 10.
     await waitFor(
       () => {
         const starts = readLedger(dir)
