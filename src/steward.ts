@@ -2,22 +2,18 @@ import type { Server } from 'node:http';
 
 import { builtinModules } from '../modules/index.js';
 import { createApp } from './api/app.js';
-import { createAccessControl, isLoopback } from './api/auth/access-control.js';
+import { createAccessControl } from './api/auth/access-control.js';
 import { createHttpServer } from './api/http-server.js';
 import { loadBodySchemas } from './api/schemas.js';
 import { trackConnections } from './api/server-connections.js';
 import type { Config } from './config.js';
-import { createAuditPruner } from './core/audit/audit-pruner.js';
 import { createAuditQueries } from './core/audit/audit-queries.js';
 import { createAuditRecorder } from './core/audit/audit-recorder.js';
 import { createEventFeed } from './core/events/event-feed.js';
-import { createEventPruner } from './core/events/event-pruner.js';
-import { createHistoryPruner } from './core/events/history-pruner.js';
-import { createIdempotencyPruner } from './core/events/idempotency-pruner.js';
 import { newWorkerId } from './core/ids.js';
 import type { CoreLogger } from './core/logging.js';
 import { loadModulesFromPaths } from './core/modules/module-loader.js';
-import { createRegistry, type Registry } from './core/modules/registry.js';
+import { createRegistry } from './core/modules/registry.js';
 import { createApplyCommand } from './core/requests/apply-command.js';
 import { createIdempotencyKeys } from './core/requests/idempotency-keys.js';
 import { resolveLimits, withRequestLimits } from './core/requests/limits.js';
@@ -28,34 +24,21 @@ import { resolveQuotas } from './core/requests/quotas.js';
 import { createResourceCommands } from './core/requests/resource-commands.js';
 import { createScheduleCommands } from './core/schedules/schedule-commands.js';
 import { createScheduler } from './core/schedules/scheduler.js';
-import { createResourceSecrets, type ResourceSecrets } from './core/secrets/sealed-resources.js';
+import { createResourceSecrets } from './core/secrets/sealed-resources.js';
 import { sealingStore } from './core/secrets/sealing-store.js';
 import { createSecretBox } from './core/secrets/secret-box.js';
 import { createSecretReads } from './core/secrets/secret-reads.js';
 import { createSyncEngine } from './core/sync/sync-engine.js';
-import { createDeliveryPruner } from './core/webhooks/delivery-pruner.js';
 import { createWebhooks } from './core/webhooks/webhooks.js';
 import { engineOptionsFrom } from './engine-options.js';
+import { createPruners } from './housekeeping.js';
 import { createLogger } from './logger.js';
 import { createMetrics } from './metrics/create-metrics.js';
+import { reportSecretsAtRest, warnOpen } from './startup-notices.js';
 import { createStore, redactUrl } from './store/create-store.js';
 
 /** How often a watch looks for events committed by other processes (this process's own commits wake it at once). */
 const EVENTS_POLL_MS = 500;
-/** How often the worker process prunes events past STEWARD_EVENT_RETENTION. */
-const EVENTS_PRUNE_INTERVAL_MS = 60_000;
-/**
- * How often the worker process prunes the history of deleted resources: hourly, because finding the deleted
- * URNs groups the whole operations index (store/history-queries.ts), a scan too costly for every minute.
- */
-const HISTORY_PRUNE_INTERVAL_MS = 3_600_000;
-/** How often the worker process deletes idempotency keys past their 24 h window (they are ignored from then on already). */
-const IDEMPOTENCY_PRUNE_INTERVAL_MS = 3_600_000;
-/** How often the worker process prunes audit entries past STEWARD_AUDIT_RETENTION_DAYS. */
-const AUDIT_PRUNE_INTERVAL_MS = 3_600_000;
-/** How often the worker process prunes finished webhook deliveries past STEWARD_WEBHOOK_DELIVERY_RETENTION_DAYS. */
-const DELIVERY_PRUNE_INTERVAL_MS = 3_600_000;
-
 export interface StewardOverrides {
   logger?: CoreLogger;
   /** Modules added to the built-in and STEWARD_MODULE_PATHS ones (tests, benchmarks, embedding). */
@@ -121,36 +104,9 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
     store,
     options: { pollIntervalMs: EVENTS_POLL_MS, batchSize: 500 },
   });
-  const pruner = createEventPruner({
-    store,
-    logger,
-    options: { keep: config.eventRetention, intervalMs: EVENTS_PRUNE_INTERVAL_MS },
-  });
-  const historyPruner = createHistoryPruner({
-    store,
-    logger,
-    options: { keep: config.deletedHistoryRetention, intervalMs: HISTORY_PRUNE_INTERVAL_MS },
-  });
   const idempotency = createIdempotencyKeys({ store, clock });
-  const idempotencyPruner = createIdempotencyPruner({
-    keys: idempotency,
-    logger,
-    intervalMs: IDEMPOTENCY_PRUNE_INTERVAL_MS,
-  });
   const auditRecorder = createAuditRecorder({ store, clock, logger });
-  const auditPruner = createAuditPruner({
-    store,
-    clock,
-    logger,
-    options: { retentionDays: config.auditRetentionDays, intervalMs: AUDIT_PRUNE_INTERVAL_MS },
-  });
-  const deliveryPruner = createDeliveryPruner({
-    store,
-    clock,
-    logger,
-    retentionDays: config.webhookDeliveryRetentionDays,
-    intervalMs: DELIVERY_PRUNE_INTERVAL_MS,
-  });
+  const pruners = createPruners({ store, clock, logger, config, idempotency });
   const metrics = createMetrics({
     logger,
     sources: {
@@ -255,13 +211,14 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
     /** The webhook delivery loop (docs/webhooks.md), started with the worker. */
     webhookDelivery: webhooks.loop,
     events,
-    pruner,
-    historyPruner,
+    /** The worker's pruners (housekeeping.ts), each with its own `runOnce` for tests. */
+    pruner: pruners.events,
+    historyPruner: pruners.history,
     idempotency,
-    idempotencyPruner,
+    idempotencyPruner: pruners.idempotency,
     auditRecorder,
-    auditPruner,
-    deliveryPruner,
+    auditPruner: pruners.audit,
+    deliveryPruner: pruners.delivery,
     metrics,
     app,
     /** The HTTP server, once started. */
@@ -284,11 +241,7 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
         engine.start();
         scheduler.start();
         webhooks.loop.start();
-        pruner.start();
-        historyPruner.start();
-        idempotencyPruner.start();
-        auditPruner.start();
-        deliveryPruner.start();
+        pruners.start();
       }
       const address = server.address();
       const port = typeof address === 'object' && address ? address.port : config.port;
@@ -313,11 +266,7 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
       server?.closeIdleConnections();
       await events.close();
       connections?.closeUnused();
-      await pruner.stop();
-      await historyPruner.stop();
-      await idempotencyPruner.stop();
-      await auditPruner.stop();
-      await deliveryPruner.stop();
+      await pruners.stop();
       await scheduler.stop();
       await webhooks.loop.stop();
       await engine.stop();
@@ -331,46 +280,3 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
 }
 
 export type Steward = Awaited<ReturnType<typeof createSteward>>;
-
-/** Whether writeOnly values are sealed at rest: which key, or a warning when kinds have secrets and there is no key. */
-function reportSecretsAtRest(
-  logger: CoreLogger,
-  registry: Registry,
-  secrets: ResourceSecrets,
-): void {
-  const { keyId, previousKeyIds } = secrets;
-  if (keyId) {
-    logger.info('secrets are sealed at rest', { keyId, previousKeyIds });
-    return;
-  }
-  const kinds = registry
-    .all()
-    .filter((module) => module.hasSecretConfigs || module.hasSecretOutput)
-    .map((module) => module.definition.kind);
-  if (kinds.length) {
-    logger.warn(
-      'secrets are stored unencrypted: no STEWARD_SECRET_KEY, so the writeOnly configs and outputs of these kinds are plaintext in the database',
-      {
-        kinds,
-        setting: 'STEWARD_SECRET_KEY',
-        guide: 'docs/security.md',
-      },
-    );
-  }
-}
-
-/** Open mode is for one machine: say so at every start, and loudly when the API is reachable from others. */
-function warnOpen(logger: CoreLogger, host: string): void {
-  const fields = { host, setting: 'STEWARD_TOKENS_FILE', guide: 'docs/security.md' };
-  if (isLoopback(host)) {
-    logger.warn(
-      'steward is open: no STEWARD_TOKENS_FILE, so every caller is an admin on every project; set STEWARD_TOKENS_FILE before exposing it beyond this machine',
-      fields,
-    );
-  } else {
-    logger.warn(
-      'steward is open and listening beyond this machine: no STEWARD_TOKENS_FILE, so anyone who can reach this address is an admin on every project; set STEWARD_TOKENS_FILE',
-      fields,
-    );
-  }
-}
