@@ -2,6 +2,7 @@ import type { Store, StoreSignals } from '../core/ports.js';
 import { createAcceptBatch } from './accept-batch.js';
 import { createAcceptWrites } from './accept-writes.js';
 import { createAuditQueries } from './audit-queries.js';
+import { createDeliveryQueries } from './delivery-queries.js';
 import type { StoreDriver } from './driver.js';
 import { createEventQueries } from './event-queries.js';
 import { createHistoryQueries } from './history-queries.js';
@@ -84,7 +85,7 @@ export function storeOver(driver: StoreDriver): Store {
   const sync = createSyncWrites(driver);
   const pause = createPauseWrites(driver);
   const schedules = createScheduleQueries(driver);
-  const webhooks = createWebhookQueries(driver);
+  const deliveries = createDeliveryQueries(driver);
   const store: Omit<Store, keyof StoreSignals> = {
     ...createReadQueries(driver),
     ...createEventQueries(driver),
@@ -95,8 +96,9 @@ export function storeOver(driver: StoreDriver): Store {
     ...schedules,
     ...createIdempotencyQueries(driver),
     ...createAuditQueries(driver),
-    ...webhooks,
-    saveDeliveryOutcome: announcing(webhooks.saveDeliveryOutcome, (saved) => {
+    ...createWebhookQueries(driver),
+    ...deliveries,
+    saveDeliveryOutcome: announcing(deliveries.saveDeliveryOutcome, (saved) => {
       if (saved) signals.eventsCommitted();
     }),
     commitAccepted: announcing(accept.commitAccepted, (outcome) => {
