@@ -104,7 +104,7 @@ describeEachDialect('the state machine of docs/design.md §4', () => {
   // resource at once). Lease tokens used to start again at 0 when a URN was created again, and a
   // discarded write-back gives its lease back by URN and token: the frozen Steward, coming back, freed
   // the lease the killed one held on the new `a`, which the next worker step then claimed before that
-  // lease ended. Tokens now start at the creation time (src/store/accept-writes.ts).
+  // lease ended. Tokens now start at the creation time (src/store/accepted-rows.ts).
   it('a frozen Steward that comes back does not free the lease of a re-created resource', async () => {
     await expectAgreementAlong([
       cmd.create({ name: 'a', configs: {} }),
