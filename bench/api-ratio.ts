@@ -3,7 +3,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { API_PREFIX } from '../src/api/prefix.js';
 import { type RunningServer, startBareExpress, startStewardServe } from './api-processes.js';
 import { cannon, type CannonFigures } from './cannon.js';
-import { noopCreateBody, noopUrn } from './noop-module.js';
+import { noopCreateBody, noopUrn, spreadProject } from './noop-module.js';
 import { sleep } from './stats.js';
 
 /** autocannon's settings for every run of the phase, as issue 18 measured them. */
@@ -13,14 +13,8 @@ const DURATION_S = 8;
 const PAGE_SIZE = 50;
 const STEADY_CREATES_PER_S = 1000;
 const PROJECT = 'bench';
-/**
- * Creates per project: the runs make tens of thousands, and a project may hold 10,000 by default
- * (STEWARD_QUOTA_PROJECT_RESOURCES); past that every create is a 403, which measures the quota.
- */
-const PER_PROJECT = 5_000;
-/** The project of the `index`th resource made (`bench`, then `bench-1`, `bench-2`…). */
-const projectOf = (index: number) =>
-  index < PER_PROJECT ? PROJECT : `${PROJECT}-${Math.floor(index / PER_PROJECT)}`;
+/** The project of the `index`th resource made (noop-module.ts spreadProject). */
+const projectOf = (index: number) => spreadProject(PROJECT, index);
 
 export interface ConvergeFigures {
   /** The offered rate (autocannon's overallRate) and what it achieved. */

@@ -21,6 +21,18 @@ export function noopCreateBody(project: string, name: string) {
   return { kind: NOOP_KIND, project, name, spec: { configs: {}, dependencies: {} } };
 }
 
+/**
+ * Creates per project in the API benches: their runs make tens of thousands, and a project may hold
+ * 10,000 by default (STEWARD_QUOTA_PROJECT_RESOURCES); past that every create is a 403, which
+ * measures the quota.
+ */
+const PER_PROJECT = 5_000;
+
+/** The project of the `index`th resource a bench creates: `project`, then `project-1`, `project-2`… */
+export function spreadProject(project: string, index: number): string {
+  return index < PER_PROJECT ? project : `${project}-${Math.floor(index / PER_PROJECT)}`;
+}
+
 export function noopUrn(project: string, name: string): string {
   return `orn:steward:${NOOP_KIND}:${project}:${name}`;
 }
