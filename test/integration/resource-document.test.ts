@@ -1,11 +1,18 @@
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+import BetterSqlite3 from 'better-sqlite3';
+import { Kysely, SqliteDialect } from 'kysely';
+
 import type { Store } from '../../src/core/ports.js';
 import { createStore } from '../../src/store/create-store.js';
+import { resourceDocument } from '../../src/store/resource-document.js';
 import { LISTED_COLUMNS, type ListedRow, rowToResource } from '../../src/store/rows.js';
-import { describeEachDialect } from '../helpers/dialects.js';
+import type { Database } from '../../src/store/schema.js';
+import { SQLITE_DOCUMENT } from '../../src/store/sqlite/sqlite-schema.js';
+import { describeEachDialect, describeOneDialect } from '../helpers/dialects.js';
 import { openRawDatabase, type RawDatabase } from '../helpers/raw-database.js';
 import { resourceRow, STORED_ROWS } from '../helpers/resource-rows.js';
 import { testDatabase } from '../helpers/test-database.js';
@@ -211,5 +218,67 @@ describeEachDialect('a resource document written by the database', () => {
       size - 1,
     );
     expect(overBound!.json).toBeUndefined();
+  });
+});
+
+describeOneDialect('sqlite', 'the SQLite document in another time zone', () => {
+  it('writes its times in UTC from a process whose zone is not', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'steward-document-zone-'));
+    const file = await testDatabase(dir);
+    const store = await createStore({ db: file, busyTimeoutMs: 5000 });
+    const raw = await openRawDatabase(file);
+    try {
+      const rows = Array.from({ length: 40 }, (_, i) => ({
+        ...randomRow((Date.now() % 2 ** 31) + i, i),
+        status: 'PENDING',
+        next_sync_at: Date.parse('2026-11-29T20:15:00.250Z') + i * 3_600_123,
+        lease_expires_at: null,
+        deadline_at: Date.parse('2026-12-31T23:30:00.999Z') + i * 60_001,
+      }));
+      for (const row of rows)
+        await raw.run(
+          `insert into resources (${LISTED_COLUMNS.map((c) => `"${c}"`).join(', ')}) values (${LISTED_COLUMNS.map(() => '?').join(', ')})`,
+          LISTED_COLUMNS.map((column) => row[column]),
+        );
+      // The statement's document expression as the store compiles it, run by a process in UTC+05:30
+      // (the POSIX form needs no zone files): SQLite's strftime takes the zone the C library read at start.
+      const compiler = new Kysely<Database>({
+        dialect: new SqliteDialect({ database: new BetterSqlite3(':memory:') }),
+      });
+      const query = compiler
+        .selectFrom('resources')
+        .select(resourceDocument(SQLITE_DOCUMENT).as('json'))
+        .orderBy('urn')
+        .compile();
+      await compiler.destroy();
+      const child = spawnSync(
+        process.execPath,
+        [
+          '-e',
+          `const db = new (require('better-sqlite3'))(process.argv[1], { readonly: true });
+           const local = db.prepare("select strftime('%H:%M', 0, 'unixepoch', 'localtime')").pluck().get();
+           const documents = db.prepare(process.argv[2]).pluck().all(JSON.parse(process.argv[3]));
+           console.log(JSON.stringify({ local, documents }));`,
+          file,
+          query.sql,
+          JSON.stringify(query.parameters),
+        ],
+        { env: { ...process.env, TZ: 'IST-5:30' }, encoding: 'utf8' },
+      );
+      expect(child.stderr).toBe('');
+      const { local, documents } = JSON.parse(child.stdout) as {
+        local: string;
+        documents: string[];
+      };
+      expect(local).toBe('05:30'); // the child's zone is not UTC, so the case below can fail
+      const expected = [...rows]
+        .sort((a, b) => (a.urn < b.urn ? -1 : 1))
+        .map((row) => JSON.stringify(rowToResource(row)));
+      expect(documents).toEqual(expected);
+    } finally {
+      await raw.close();
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
