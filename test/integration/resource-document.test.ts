@@ -121,6 +121,14 @@ function randomRow(seed: number, index: number): ListedRow {
   });
 }
 
+/** A stored row written behind Steward's back, its columns as given. */
+async function insertRow(raw: RawDatabase, row: ListedRow): Promise<void> {
+  await raw.run(
+    `insert into resources (${LISTED_COLUMNS.map((c) => `"${c}"`).join(', ')}) values (${LISTED_COLUMNS.map(() => '?').join(', ')})`,
+    LISTED_COLUMNS.map((column) => row[column]),
+  );
+}
+
 describeEachDialect('a resource document written by the database', () => {
   let dir: string;
   let store: Store;
@@ -144,12 +152,7 @@ describeEachDialect('a resource document written by the database', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  async function insert(row: ListedRow): Promise<void> {
-    await raw.run(
-      `insert into resources (${LISTED_COLUMNS.map((c) => `"${c}"`).join(', ')}) values (${LISTED_COLUMNS.map(() => '?').join(', ')})`,
-      LISTED_COLUMNS.map((column) => row[column]),
-    );
-  }
+  const insert = (row: ListedRow) => insertRow(raw, row);
 
   it.each(STORED_ROWS.map(([name, row], i) => [name, i, row] as const))(
     '%s: the characters of JSON.stringify of the row read in JavaScript',
@@ -235,11 +238,7 @@ describeOneDialect('sqlite', 'the SQLite document in another time zone', () => {
         lease_expires_at: null,
         deadline_at: Date.parse('2026-12-31T23:30:00.999Z') + i * 60_001,
       }));
-      for (const row of rows)
-        await raw.run(
-          `insert into resources (${LISTED_COLUMNS.map((c) => `"${c}"`).join(', ')}) values (${LISTED_COLUMNS.map(() => '?').join(', ')})`,
-          LISTED_COLUMNS.map((column) => row[column]),
-        );
+      for (const row of rows) await insertRow(raw, row);
       // The statement's document expression as the store compiles it, run by a process in UTC+05:30
       // (the POSIX form needs no zone files): SQLite's strftime takes the zone the C library read at start.
       const compiler = new Kysely<Database>({
