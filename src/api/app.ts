@@ -27,6 +27,7 @@ import { methodNotAllowed } from './method-not-allowed.js';
 import { openApiDocument, openApiRoute } from './openapi/route.js';
 import { API_PREFIX } from './prefix.js';
 import { type HttpObserver, requestMetrics } from './request-metrics.js';
+import { serveRoutes } from './route-table.js';
 import { applyRoutes } from './routes/apply.js';
 import { auditRoutes } from './routes/audit.js';
 import { consoleRoutes } from './routes/console.js';
@@ -114,31 +115,33 @@ export function createApp({
       methodNotAllowed(() => servedPaths(document().paths, serveApi)),
     ]),
   );
-  // The API first: its requests, nearly all of them, then pass no other router's routes (each a regular
-  // expression and a router step; the paths do not overlap, so the order changes no answer).
+  // The API first: its requests, nearly all of them, then pass no other router's layers. Its routes are
+  // one table (route-table.ts); the paths do not overlap the probes', the console's or /metrics'.
   if (serveApi) {
     app.use(
       API_PREFIX,
       chain([
         ...access.guard,
         ...jsonBody(limits),
-        // Every write route registered below takes Idempotency-Key (idempotency.ts says how one stores its answer).
+        // Every write route of the table takes Idempotency-Key (idempotency.ts says how one stores its answer).
         idempotencyKeys(idempotency),
+        serveRoutes([
+          resourceRoutes(commands, queries, schemas, limits),
+          applyRoutes(apply, queries, schemas),
+          secretRoutes(secrets),
+          logRoutes(openLogs),
+          operationRoutes(queries, operationCommands),
+          scheduleRoutes(schedules, schemas),
+          webhookRoutes(webhooks, schemas),
+          moduleRoutes(registry),
+          eventRoutes(events.feed, events.heartbeatMs, logger),
+          auditRoutes(audit),
+          whoamiRoutes(),
+        ]),
       ]),
-      // Before apply's router: express answers an OPTIONS on its own for a router that has none for the path.
-      resourceRoutes(commands, queries, schemas, limits),
-      applyRoutes(apply, queries, schemas),
-      secretRoutes(secrets),
-      logRoutes(openLogs),
-      operationRoutes(queries, operationCommands),
-      scheduleRoutes(schedules, schemas),
-      webhookRoutes(webhooks, schemas),
-      moduleRoutes(registry),
-      eventRoutes(events.feed, events.heartbeatMs, logger),
-      auditRoutes(audit),
-      whoamiRoutes(),
     );
   }
+
   // Probes and the API's own description stay public; /metrics and the API need a token (when tokens are configured).
   app.use(healthRoutes(readiness));
   if (serveApi) app.get('/openapi.json', openApiRoute(document));

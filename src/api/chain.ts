@@ -9,8 +9,8 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
  * handler's rejected promise, as express 5 takes it) leaves the chain with the error,
  * and a handler that answers without calling `next` ends it.
  */
-export function chain(handlers: readonly RequestHandler[]): RequestHandler {
-  return (req: Request, res: Response, done: NextFunction) => {
+export function chain(handlers: readonly RequestHandler[]): Chain {
+  const run = (req: Request, res: Response, done: NextFunction) => {
     let index = 0;
     const next = (err?: unknown): void => {
       // As express's router: 'route' from a middleware goes on to the next one, and only a truthy
@@ -34,4 +34,10 @@ export function chain(handlers: readonly RequestHandler[]): RequestHandler {
     };
     next();
   };
+  return Object.assign(run, { handlers });
+}
+
+/** A chain's middleware, with what it runs in turn: what test/integration/openapi.test.ts reads, as it reads a Router's `stack`. */
+export interface Chain extends RequestHandler {
+  readonly handlers: readonly RequestHandler[];
 }

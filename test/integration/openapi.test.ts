@@ -4,6 +4,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 
+import type { ServedRoutes } from '../../src/api/route-table.js';
 import { defineModule } from '../../src/sdk/index.js';
 import { describeEachDialect } from '../helpers/dialects.js';
 import { documentedRoutes } from '../helpers/documented-routes.js';
@@ -50,20 +51,28 @@ const gadget = defineModule({
 interface Layer {
   rawPath?: string | string[];
   route?: { path: string; methods: Record<string, boolean> };
-  handle: { stack?: Layer[] };
+  handle: { stack?: Layer[]; handlers?: Array<Partial<ServedRoutes>> };
 }
 
-/** Every `METHOD /path` express serves, walking the router stack and the routers mounted in it. */
+/**
+ * Every `METHOD /path` express serves, walking the router stack, the routers mounted in it and
+ * the API's route table (route-table.ts), which runs in the chain mounted at the API's prefix.
+ */
 function servedRoutes(stack: Layer[], prefix = ''): string[] {
+  const route = (method: string, path: string) =>
+    `${method.toUpperCase()} ${prefix}${path.replace(/:(\w+)/g, '{$1}')}`;
   return stack.flatMap((layer) => {
     if (layer.route) {
-      const path = `${prefix}${layer.route.path}`.replace(/:(\w+)/g, '{$1}');
-      return Object.keys(layer.route.methods)
+      const { path, methods } = layer.route;
+      return Object.keys(methods)
         .filter((method) => method !== '_all')
-        .map((method) => `${method.toUpperCase()} ${path}`);
+        .map((method) => route(method, path));
     }
-    if (!layer.handle.stack) return [];
     const mount = typeof layer.rawPath === 'string' && layer.rawPath !== '/' ? layer.rawPath : '';
+    // The API's table, in the chain mounted at the API's prefix.
+    const table = layer.handle.handlers?.find((handler) => handler.routes)?.routes;
+    if (table) return table.map(({ method, path }) => route(method, `${mount}${path}`));
+    if (!layer.handle.stack) return [];
     return servedRoutes(layer.handle.stack, `${prefix}${mount}`);
   });
 }

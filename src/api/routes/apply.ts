@@ -1,9 +1,8 @@
-import { Router } from 'express';
-
 import type { ApplyCommand } from '../../core/requests/apply-command.js';
 import type { Queries } from '../../core/requests/queries.js';
 import { authorizeResource, NEEDS } from '../auth/authorize.js';
 import { parseCreateBody, parseDryRun, queryOf, requestOptions } from '../request-parsing.js';
+import { RouteTable } from '../route-table.js';
 import type { BodyValidator } from '../schemas.js';
 import { mayChange } from './resource-options.js';
 import { sendAccepted } from './resources.js';
@@ -18,9 +17,9 @@ export function applyRoutes(
   apply: ApplyCommand,
   queries: Pick<Queries, 'getResource'>,
   schemas: BodyValidator,
-): Router {
-  const router = Router();
-  router.put('/resources/:urn', async (req, res) => {
+): RouteTable {
+  const routes = new RouteTable();
+  routes.put('/resources/:urn', async (req, res) => {
     const { dry_run } = queryOf(req, ['dry_run']);
     const caller = authorizeResource(res, req.params.urn, NEEDS.change, 'apply resources');
     const request = parseCreateBody(schemas, req.body);
@@ -35,5 +34,5 @@ export function applyRoutes(
     res.setHeader('ETag', `"${resource.version}"`);
     res.status(200).json(resource);
   });
-  return router;
+  return routes;
 }

@@ -1,5 +1,3 @@
-import { Router } from 'express';
-
 import type { AuditQueries } from '../../core/audit/audit-queries.js';
 import { InvalidRequestError } from '../../core/errors.js';
 import { NAME_PATTERN } from '../../core/names.js';
@@ -7,6 +5,7 @@ import { AUDIT_ACTIONS } from '../auth/audit.js';
 import { requireRole } from '../auth/authorize.js';
 import { callerOf } from '../auth/caller.js';
 import { parsePageSize, queryOf } from '../request-parsing.js';
+import { RouteTable } from '../route-table.js';
 import { sendPage } from '../send-page.js';
 
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
@@ -15,9 +14,9 @@ const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIO
  * GET /audit (docs/api.md#audit): admins only; an admin of some projects reads their
  * entries. `action` is an HTTP method (`PATCH`) or an action name (`resource.update`).
  */
-export function auditRoutes(audit: AuditQueries): Router {
-  const router = Router();
-  router.get('/audit', async (req, res) => {
+export function auditRoutes(audit: AuditQueries): RouteTable {
+  const routes = new RouteTable();
+  routes.get('/audit', async (req, res) => {
     const q = queryOf(req, [
       'project',
       'actor',
@@ -48,7 +47,7 @@ export function auditRoutes(audit: AuditQueries): Router {
     );
     sendPage(res, 'entries', page);
   });
-  return router;
+  return routes;
 }
 
 function parseAction(raw: string | undefined): { method?: string; action?: string } {

@@ -1,4 +1,4 @@
-import type { Response, Router } from 'express';
+import type { Response } from 'express';
 
 import type { CascadeAccepted } from '../../core/requests/cascade.js';
 import type { Accepted } from '../../core/requests/command-types.js';
@@ -8,6 +8,7 @@ import { authorizeResource, NEEDS } from '../auth/authorize.js';
 import { settleKey } from '../idempotency.js';
 import { API_PREFIX } from '../prefix.js';
 import { queryOf } from '../request-parsing.js';
+import type { RouteTable } from '../route-table.js';
 import { dryRunAnswer } from './dry-run-answer.js';
 
 /**
@@ -15,9 +16,12 @@ import { dryRunAnswer } from './dry-run-answer.js';
  * left to do; the operation (already succeeded) is the audit record, absent when the resource was
  * already in the state asked for and nothing was written.
  */
-export function pauseRoutes(router: Router, commands: Pick<ResourceCommands, 'pause' | 'resume'>) {
+export function pauseRoutes(
+  routes: RouteTable,
+  commands: Pick<ResourceCommands, 'pause' | 'resume'>,
+) {
   for (const verb of ['pause', 'resume'] as const) {
-    router.post(`/resources/:urn/${verb}`, async (req, res) => {
+    routes.post(`/resources/:urn/${verb}`, async (req, res) => {
       queryOf(req, []);
       const caller = authorizeResource(res, req.params.urn, NEEDS.change, `${verb} resources`);
       const answer = await commands[verb](req.params.urn, caller.name);

@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 
-import { type Response, Router } from 'express';
+import type { Response } from 'express';
 
 import { InvalidRequestError, StewardError } from '../../core/errors.js';
 import type { EventFeed } from '../../core/events/event-feed.js';
@@ -10,6 +10,7 @@ import { projectsOf } from '../../core/requests/scope.js';
 import { callerOf } from '../auth/caller.js';
 import { errorBody } from '../http-errors.js';
 import { parseKindFilter, parseNameFilter, parseUrnFilter, queryOf } from '../request-parsing.js';
+import { RouteTable } from '../route-table.js';
 
 /**
  * GET /events: server-sent events from the durable events table. The stream opens
@@ -18,10 +19,10 @@ import { parseKindFilter, parseNameFilter, parseUrnFilter, queryOf } from '../re
  * `heartbeatMs`. `Last-Event-ID` wins over `?since=`: a browser's EventSource
  * reconnects to its first URL with the newer header.
  */
-export function eventRoutes(feed: EventFeed, heartbeatMs: number, logger: CoreLogger): Router {
+export function eventRoutes(feed: EventFeed, heartbeatMs: number, logger: CoreLogger): RouteTable {
   const log = logger.child({ component: 'api' });
-  const router = Router();
-  router.get('/events', async (req, res) => {
+  const routes = new RouteTable();
+  routes.get('/events', async (req, res) => {
     const q = queryOf(req, ['project', 'kind', 'urn', 'since']);
     const given = req.headers['last-event-id'];
     const header = Array.isArray(given) ? given.join(', ') : given;
@@ -70,7 +71,7 @@ export function eventRoutes(feed: EventFeed, heartbeatMs: number, logger: CoreLo
       res.end();
     }
   });
-  return router;
+  return routes;
 }
 
 function parseEventId(name: string, raw: string): number {

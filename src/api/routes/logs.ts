@@ -1,17 +1,16 @@
-import { Router } from 'express';
-
 import { InvalidRequestError } from '../../core/errors.js';
 import type { LogReader } from '../../core/requests/logs.js';
 import { authorizeResource, NEEDS } from '../auth/authorize.js';
 import { queryOf } from '../request-parsing.js';
+import { RouteTable } from '../route-table.js';
 
 /**
  * GET /resources/{urn}/logs: newline-delimited JSON, one LogChunk a line;
  * `follow=true` keeps the answer open until the client goes away.
  */
-export function logRoutes(openLogs: LogReader): Router {
-  const router = Router();
-  router.get('/resources/:urn/logs', async (req, res) => {
+export function logRoutes(openLogs: LogReader): RouteTable {
+  const routes = new RouteTable();
+  routes.get('/resources/:urn/logs', async (req, res) => {
     const q = queryOf(req, ['follow', 'tail']);
     authorizeResource(res, req.params.urn, NEEDS.read, 'read logs');
     if (q.follow !== undefined && q.follow !== 'true' && q.follow !== 'false')
@@ -42,5 +41,5 @@ export function logRoutes(openLogs: LogReader): Router {
     }
     res.end();
   });
-  return router;
+  return routes;
 }

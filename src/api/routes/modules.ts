@@ -1,7 +1,6 @@
-import { Router } from 'express';
-
 import type { RegisteredModule, Registry } from '../../core/modules/registry.js';
 import { queryOf } from '../request-parsing.js';
+import { RouteTable } from '../route-table.js';
 
 /** The published description of a kind: its actions and schemas. */
 export function describeModule({ definition }: RegisteredModule) {
@@ -22,15 +21,15 @@ export function describeModule({ definition }: RegisteredModule) {
   };
 }
 
-export function moduleRoutes(registry: Registry): Router {
-  const router = Router();
-  router.get('/modules', (req, res) => {
+export function moduleRoutes(registry: Registry): RouteTable {
+  const routes = new RouteTable();
+  routes.get('/modules', (req, res) => {
     queryOf(req, []);
     res.json({ modules: registry.all().map(describeModule) });
   });
-  router.get('/modules/:kind', (req, res) => {
+  routes.get('/modules/:kind', (req, res) => {
     queryOf(req, []);
     res.json(describeModule(registry.describe(req.params.kind)));
   });
-  return router;
+  return routes;
 }

@@ -1,5 +1,3 @@
-import { Router } from 'express';
-
 import { InvalidRequestError } from '../../core/errors.js';
 import type { OperationStatus } from '../../core/model.js';
 import type { OperationCommands } from '../../core/requests/operation-commands.js';
@@ -8,6 +6,7 @@ import { noteAudit } from '../auth/audit.js';
 import { NEEDS, requireRole } from '../auth/authorize.js';
 import { callerOf } from '../auth/caller.js';
 import { parsePageSize, parseUrnFilter, queryOf } from '../request-parsing.js';
+import { RouteTable } from '../route-table.js';
 import { sendPage } from '../send-page.js';
 
 const STATUSES: readonly OperationStatus[] = [
@@ -18,10 +17,10 @@ const STATUSES: readonly OperationStatus[] = [
   'cancelled',
 ];
 
-export function operationRoutes(queries: Queries, commands: OperationCommands): Router {
-  const router = Router();
+export function operationRoutes(queries: Queries, commands: OperationCommands): RouteTable {
+  const routes = new RouteTable();
 
-  router.get('/operations', async (req, res) => {
+  routes.get('/operations', async (req, res) => {
     const q = queryOf(req, ['urn', 'status', 'page_size', 'page_token']);
     if (q.status !== undefined && !STATUSES.includes(q.status as OperationStatus)) {
       throw new InvalidRequestError(`status must be one of ${STATUSES.join(', ')}`);
@@ -35,12 +34,12 @@ export function operationRoutes(queries: Queries, commands: OperationCommands): 
     sendPage(res, 'operations', page);
   });
 
-  router.get('/operations/:id', async (req, res) => {
+  routes.get('/operations/:id', async (req, res) => {
     queryOf(req, []);
     res.json(await queries.getOperation(req.params.id, callerOf(res).scope));
   });
 
-  router.post('/operations/:id/cancel', async (req, res) => {
+  routes.post('/operations/:id/cancel', async (req, res) => {
     queryOf(req, []);
     const caller = callerOf(res);
     // Outside the caller's projects it is a 404 whatever the role; inside, a viewer gets 403.
@@ -50,5 +49,5 @@ export function operationRoutes(queries: Queries, commands: OperationCommands): 
     res.json(await commands.cancelOperation(req.params.id, caller.name, caller.scope));
   });
 
-  return router;
+  return routes;
 }

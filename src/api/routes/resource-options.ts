@@ -1,10 +1,9 @@
-import type { Router } from 'express';
-
 import type { ResourceForCaller } from '../../core/requests/allowed-actions.js';
 import type { Queries } from '../../core/requests/queries.js';
 import { NEEDS, roleAtLeast } from '../auth/authorize.js';
 import { type Caller, callerOf } from '../auth/caller.js';
 import { queryOf } from '../request-parsing.js';
+import type { RouteTable } from '../route-table.js';
 
 /** Whether the caller's role may change resources (its scope is checked where the resource is read). */
 export function mayChange(caller: Caller): boolean {
@@ -16,8 +15,8 @@ export function mayChange(caller: Caller): boolean {
  * URL the caller may use now, and the body the resource's `allowed_actions`. One outside the
  * caller's projects answers 404, as a missing one does.
  */
-export function optionsRoute(router: Router, queries: Pick<Queries, 'getResource'>): void {
-  router.options('/resources/:urn', async (req, res) => {
+export function optionsRoute(routes: RouteTable, queries: Pick<Queries, 'getResource'>): void {
+  routes.options('/resources/:urn', async (req, res) => {
     queryOf(req, []);
     const caller = callerOf(res);
     const resource = (await queries.getResource(

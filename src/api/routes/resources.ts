@@ -1,4 +1,4 @@
-import { type Response, Router } from 'express';
+import type { Response } from 'express';
 
 import { formatUrn } from '../../core/names.js';
 import type { Accepted } from '../../core/requests/command-types.js';
@@ -22,6 +22,7 @@ import {
   queryOf,
   requestOptions,
 } from '../request-parsing.js';
+import { RouteTable } from '../route-table.js';
 import type { BodyValidator } from '../schemas.js';
 import { sendJsonText } from '../send-json.js';
 import { sendPage } from '../send-page.js';
@@ -35,10 +36,10 @@ export function resourceRoutes(
   queries: Queries,
   schemas: BodyValidator,
   limits: Pick<Limits, 'labels'>,
-): Router {
-  const router = Router();
+): RouteTable {
+  const routes = new RouteTable();
 
-  router.post('/resources', async (req, res) => {
+  routes.post('/resources', async (req, res) => {
     const { dry_run } = queryOf(req, ['dry_run']);
     const caller = callerOf(res);
     requireRole(caller, NEEDS.change, 'create resources');
@@ -51,7 +52,7 @@ export function resourceRoutes(
     );
   });
 
-  router.get('/resources', async (req, res) => {
+  routes.get('/resources', async (req, res) => {
     const q = queryOf(req, [
       'project',
       'kind',
@@ -77,7 +78,7 @@ export function resourceRoutes(
     sendPage(res, 'resources', page);
   });
 
-  router.get('/resources/:urn', async (req, res) => {
+  routes.get('/resources/:urn', async (req, res) => {
     queryOf(req, []);
     const caller = callerOf(res);
     const { version, json } = await queries.getResourceJson(
@@ -89,7 +90,7 @@ export function resourceRoutes(
     sendJsonText(req, res, json);
   });
 
-  router.patch('/resources/:urn', async (req, res) => {
+  routes.patch('/resources/:urn', async (req, res) => {
     const { dry_run } = queryOf(req, ['dry_run']);
     const caller = authorizeResource(res, req.params.urn, NEEDS.change, 'update resources');
     const accepted = await commands.update(
@@ -100,7 +101,7 @@ export function resourceRoutes(
     sendAccepted(res, accepted);
   });
 
-  router.delete('/resources/:urn', async (req, res) => {
+  routes.delete('/resources/:urn', async (req, res) => {
     const q = queryOf(req, ['dry_run', 'orphan', 'cascade']);
     const caller = authorizeResource(res, req.params.urn, NEEDS.change, 'delete resources');
     const options = requestOptions(req, caller, parseDryRun(q.dry_run));
@@ -112,10 +113,10 @@ export function resourceRoutes(
     sendCascade(res, await commands.removeCascade(req.params.urn, options, removal, caller.scope));
   });
 
-  pauseRoutes(router, commands);
-  optionsRoute(router, queries);
+  pauseRoutes(routes, commands);
+  optionsRoute(routes, queries);
 
-  router.post('/resources/:urn/execute', async (req, res) => {
+  routes.post('/resources/:urn/execute', async (req, res) => {
     const { dry_run } = queryOf(req, ['dry_run']);
     const caller = authorizeResource(res, req.params.urn, NEEDS.change, 'run actions');
     const body = schemas.assert<{ action: string; params?: unknown }>('execute.json', req.body);
@@ -131,7 +132,7 @@ export function resourceRoutes(
     );
   });
 
-  router.post('/resources/:urn/actions/:action', async (req, res) => {
+  routes.post('/resources/:urn/actions/:action', async (req, res) => {
     const { dry_run } = queryOf(req, ['dry_run']);
     noteAudit(res, { moduleAction: req.params.action });
     const caller = authorizeResource(res, req.params.urn, NEEDS.change, 'run actions');
@@ -148,19 +149,19 @@ export function resourceRoutes(
     );
   });
 
-  router.post('/resources/:urn/retry', async (req, res) => {
+  routes.post('/resources/:urn/retry', async (req, res) => {
     queryOf(req, []);
     const caller = authorizeResource(res, req.params.urn, NEEDS.change, 'retry resources');
     sendAccepted(res, await commands.retry(req.params.urn, requestOptions(req, caller, false)));
   });
 
-  router.post('/resources/:urn/refresh', async (req, res) => {
+  routes.post('/resources/:urn/refresh', async (req, res) => {
     queryOf(req, []);
     const caller = authorizeResource(res, req.params.urn, NEEDS.change, 'refresh resources');
     sendAccepted(res, await commands.refresh(req.params.urn, requestOptions(req, caller, false)));
   });
 
-  router.get('/resources/:urn/revisions', async (req, res) => {
+  routes.get('/resources/:urn/revisions', async (req, res) => {
     const q = queryOf(req, ['page_size', 'page_token']);
     const page = await queries.listRevisions(
       req.params.urn,
@@ -171,7 +172,7 @@ export function resourceRoutes(
     sendPage(res, 'revisions', page);
   });
 
-  return router;
+  return routes;
 }
 
 /** 202 with the operation's Location; a dry run answers 200 and stores nothing. */

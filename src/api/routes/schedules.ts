@@ -1,11 +1,10 @@
-import { Router } from 'express';
-
 import type { NewSchedule, ScheduleCommands } from '../../core/schedules/schedule-commands.js';
 import { noteAudit } from '../auth/audit.js';
 import { authorizeResource, NEEDS, requireRole } from '../auth/authorize.js';
 import { callerOf } from '../auth/caller.js';
 import { API_PREFIX } from '../prefix.js';
 import { parseNameFilter, parsePageSize, parseUrnFilter, queryOf } from '../request-parsing.js';
+import { RouteTable } from '../route-table.js';
 import type { BodyValidator } from '../schemas.js';
 import { sendPage } from '../send-page.js';
 
@@ -13,10 +12,10 @@ import { sendPage } from '../send-page.js';
  * Schedules (docs/design.md §10). Making or deleting one needs what its request needs (editor);
  * one outside the caller's projects answers as a missing one does.
  */
-export function scheduleRoutes(schedules: ScheduleCommands, schemas: BodyValidator): Router {
-  const router = Router();
+export function scheduleRoutes(schedules: ScheduleCommands, schemas: BodyValidator): RouteTable {
+  const routes = new RouteTable();
 
-  router.post('/resources/:urn/schedules', async (req, res) => {
+  routes.post('/resources/:urn/schedules', async (req, res) => {
     queryOf(req, []);
     const caller = authorizeResource(res, req.params.urn, NEEDS.change, 'schedule requests');
     const body = schemas.assert<NewSchedule>('create-schedule.json', req.body);
@@ -26,7 +25,7 @@ export function scheduleRoutes(schedules: ScheduleCommands, schemas: BodyValidat
     res.status(201).json(schedule);
   });
 
-  router.get('/resources/:urn/schedules', async (req, res) => {
+  routes.get('/resources/:urn/schedules', async (req, res) => {
     const q = queryOf(req, ['page_size', 'page_token']);
     const caller = authorizeResource(res, req.params.urn, NEEDS.read, 'read schedules');
     const page = await schedules.listOfResource(
@@ -38,7 +37,7 @@ export function scheduleRoutes(schedules: ScheduleCommands, schemas: BodyValidat
     sendPage(res, 'schedules', page);
   });
 
-  router.get('/schedules', async (req, res) => {
+  routes.get('/schedules', async (req, res) => {
     const q = queryOf(req, ['project', 'urn', 'page_size', 'page_token']);
     const page = await schedules.list(
       { project: parseNameFilter('project', q.project), urn: parseUrnFilter(q.urn) },
@@ -49,12 +48,12 @@ export function scheduleRoutes(schedules: ScheduleCommands, schemas: BodyValidat
     sendPage(res, 'schedules', page);
   });
 
-  router.get('/schedules/:id', async (req, res) => {
+  routes.get('/schedules/:id', async (req, res) => {
     queryOf(req, []);
     res.json(await schedules.get(req.params.id, callerOf(res).scope));
   });
 
-  router.delete('/schedules/:id', async (req, res) => {
+  routes.delete('/schedules/:id', async (req, res) => {
     queryOf(req, []);
     const caller = callerOf(res);
     // Outside the caller's projects it is a 404 whatever the role; inside, a viewer gets 403.
@@ -65,5 +64,5 @@ export function scheduleRoutes(schedules: ScheduleCommands, schemas: BodyValidat
     res.status(204).end();
   });
 
-  return router;
+  return routes;
 }

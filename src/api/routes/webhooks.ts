@@ -1,4 +1,4 @@
-import { type Response, Router } from 'express';
+import type { Response } from 'express';
 
 import type { NewWebhook, WebhookCommands } from '../../core/webhooks/webhook-commands.js';
 import { noteAudit } from '../auth/audit.js';
@@ -7,6 +7,7 @@ import { callerOf } from '../auth/caller.js';
 import { PermissionDeniedError } from '../auth/errors.js';
 import { API_PREFIX } from '../prefix.js';
 import { parsePageSize, queryOf } from '../request-parsing.js';
+import { RouteTable } from '../route-table.js';
 import type { BodyValidator } from '../schemas.js';
 import { sendPage } from '../send-page.js';
 
@@ -15,10 +16,10 @@ import { sendPage } from '../send-page.js';
  * project for a webhook without one. A webhook the caller's projects do not cover answers as a
  * missing one does, before the role is looked at.
  */
-export function webhookRoutes(webhooks: WebhookCommands, schemas: BodyValidator): Router {
-  const router = Router();
+export function webhookRoutes(webhooks: WebhookCommands, schemas: BodyValidator): RouteTable {
+  const routes = new RouteTable();
 
-  router.post('/webhooks', async (req, res) => {
+  routes.post('/webhooks', async (req, res) => {
     queryOf(req, []);
     const caller = callerOf(res);
     requireRole(caller, 'admin', 'manage webhooks');
@@ -39,7 +40,7 @@ export function webhookRoutes(webhooks: WebhookCommands, schemas: BodyValidator)
     res.status(201).json(webhook);
   });
 
-  router.get('/webhooks', async (req, res) => {
+  routes.get('/webhooks', async (req, res) => {
     const q = queryOf(req, ['page_size', 'page_token']);
     const caller = callerOf(res);
     requireRole(caller, 'admin', 'read webhooks');
@@ -47,7 +48,7 @@ export function webhookRoutes(webhooks: WebhookCommands, schemas: BodyValidator)
     sendPage(res, 'webhooks', page);
   });
 
-  router.get('/webhooks/:id', async (req, res) => {
+  routes.get('/webhooks/:id', async (req, res) => {
     queryOf(req, []);
     const caller = callerOf(res);
     const webhook = await webhooks.get(req.params.id, caller.scope);
@@ -55,7 +56,7 @@ export function webhookRoutes(webhooks: WebhookCommands, schemas: BodyValidator)
     res.json(webhook);
   });
 
-  router.delete('/webhooks/:id', async (req, res) => {
+  routes.delete('/webhooks/:id', async (req, res) => {
     queryOf(req, []);
     const caller = callerOf(res);
     noteProject(res, await webhooks.get(req.params.id, caller.scope));
@@ -64,7 +65,7 @@ export function webhookRoutes(webhooks: WebhookCommands, schemas: BodyValidator)
     res.status(204).end();
   });
 
-  router.get('/webhooks/:id/deliveries', async (req, res) => {
+  routes.get('/webhooks/:id/deliveries', async (req, res) => {
     const q = queryOf(req, ['page_size', 'page_token']);
     const caller = callerOf(res);
     await webhooks.get(req.params.id, caller.scope);
@@ -78,7 +79,7 @@ export function webhookRoutes(webhooks: WebhookCommands, schemas: BodyValidator)
     sendPage(res, 'deliveries', page);
   });
 
-  router.post('/webhooks/:id/deliveries/:delivery_id/redeliver', async (req, res) => {
+  routes.post('/webhooks/:id/deliveries/:delivery_id/redeliver', async (req, res) => {
     queryOf(req, []);
     const caller = callerOf(res);
     noteProject(res, await webhooks.get(req.params.id, caller.scope));
@@ -87,7 +88,7 @@ export function webhookRoutes(webhooks: WebhookCommands, schemas: BodyValidator)
     res.status(201).json(delivery);
   });
 
-  return router;
+  return routes;
 }
 
 /** A webhook's writes are filed under its project in the audit table (none for a webhook of every project). */

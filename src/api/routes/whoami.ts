@@ -1,16 +1,15 @@
-import { Router } from 'express';
-
 import { callerOf } from '../auth/caller.js';
 import { queryOf } from '../request-parsing.js';
+import { RouteTable } from '../route-table.js';
 
 /**
  * GET /whoami: who the token is, so a client (the console) shows only what the
  * role allows. Open mode answers `{open: true}` alone: the anonymous caller may do
  * everything and has no name worth showing. `projects` is `["*"]` for every project.
  */
-export function whoamiRoutes(): Router {
-  const router = Router();
-  router.get('/whoami', (req, res) => {
+export function whoamiRoutes(): RouteTable {
+  const routes = new RouteTable();
+  routes.get('/whoami', (req, res) => {
     queryOf(req, []);
     const caller = callerOf(res);
     if (!caller.authenticated) {
@@ -24,5 +23,5 @@ export function whoamiRoutes(): Router {
       projects: caller.scope === '*' ? ['*'] : [...caller.scope],
     });
   });
-  return router;
+  return routes;
 }

@@ -1,0 +1,124 @@
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { RouteParameters } from 'express-serve-static-core';
+import { match, type MatchFunction } from 'path-to-regexp';
+
+type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS';
+
+type RouteHandler<Path extends string> = (
+  req: Request<RouteParameters<Path>>,
+  res: Response,
+  next: NextFunction,
+) => unknown;
+
+interface Route {
+  method: Method;
+  /** As registered (`/resources/:urn`): what `req.route.path` holds, the metrics' route label. */
+  path: string;
+  match: MatchFunction<Record<string, string>>;
+  handle: RequestHandler;
+}
+
+/**
+ * The API's routes, as `router.get(path, handler)` registers them on an express Router; a file
+ * of routes fills one, and `serveRoutes` serves them all. Why not a Router per file: each
+ * request walked the routers in turn, and each router and each route it passed cost a step of
+ * express's machinery (a layer, a closure, a cut and restore of `req.url`): about a tenth of a
+ * GET's CPU (docs/decisions.md, "The API's routes in one table").
+ */
+export class RouteTable {
+  readonly routes: Route[] = [];
+
+  get<Path extends string>(path: Path, handle: RouteHandler<Path>): void {
+    this.add('GET', path, handle);
+  }
+  post<Path extends string>(path: Path, handle: RouteHandler<Path>): void {
+    this.add('POST', path, handle);
+  }
+  put<Path extends string>(path: Path, handle: RouteHandler<Path>): void {
+    this.add('PUT', path, handle);
+  }
+  patch<Path extends string>(path: Path, handle: RouteHandler<Path>): void {
+    this.add('PATCH', path, handle);
+  }
+  delete<Path extends string>(path: Path, handle: RouteHandler<Path>): void {
+    this.add('DELETE', path, handle);
+  }
+  options<Path extends string>(path: Path, handle: RouteHandler<Path>): void {
+    this.add('OPTIONS', path, handle);
+  }
+
+  private add<Path extends string>(method: Method, path: Path, handle: RouteHandler<Path>): void {
+    // express's own matcher, with the options its Router gives a route by default: any case, one
+    // trailing slash, the whole path, and a parameter decoded (a bad percent-encoding throws a
+    // URIError, which http-errors.ts answers with a 400).
+    const matcher = match<Record<string, string>>(path, {
+      sensitive: false,
+      end: true,
+      trailing: true,
+      decode: decodeParam,
+    });
+    // The table holds every path's handler: each was typed by its own path's parameters above.
+    this.routes.push({ method, path, match: matcher, handle: handle as unknown as RequestHandler });
+  }
+}
+
+/** What `serveRoutes` serves, `METHOD /path` under its mount: for the test that holds the OpenAPI document to the routes. */
+export interface ServedRoutes extends RequestHandler {
+  readonly routes: ReadonlyArray<{ method: string; path: string }>;
+}
+
+/**
+ * One express middleware for every route of `tables`: the first route of the request's method
+ * whose path matches (in the order registered, as express tries them) gets the request, with
+ * `req.params` and `req.route.path` set as express sets them; a HEAD goes to a GET route, as in
+ * express. No match: `next()`, to the routes and the 404 after it. A handler's rejected promise or
+ * throw goes to `next(err)`, as express 5 sends it.
+ *
+ * A method the path does not have is not this table's to answer: `methodNotAllowed` (405, from the
+ * OpenAPI document, which test/integration/openapi.test.ts holds equal to these routes) runs first.
+ */
+export function serveRoutes(tables: readonly RouteTable[]): ServedRoutes {
+  const all = tables.flatMap((table) => table.routes);
+  const byMethod = new Map<string, Route[]>();
+  for (const route of all) {
+    const methods = route.method === 'GET' ? ['GET', 'HEAD'] : [route.method];
+    for (const method of methods) byMethod.set(method, [...(byMethod.get(method) ?? []), route]);
+  }
+  const serve: RequestHandler = (req, res, next) => {
+    const routes = byMethod.get(req.method);
+    if (!routes) {
+      next();
+      return;
+    }
+    const path = req.path;
+    for (const route of routes) {
+      let found;
+      try {
+        found = route.match(path);
+      } catch (error) {
+        next(error);
+        return;
+      }
+      if (!found) continue;
+      req.params = found.params;
+      (req as { route?: unknown }).route = { path: route.path };
+      try {
+        const result = route.handle(req, res, next) as unknown;
+        if (result instanceof Promise)
+          result.catch((error: unknown) => next(error || new Error('Rejected promise')));
+      } catch (error) {
+        next(error);
+      }
+      return;
+    }
+    next();
+  };
+  return Object.assign(serve, {
+    routes: all.map(({ method, path }) => ({ method, path })),
+  });
+}
+
+/** As express's router decodes a parameter: only when it holds a `%`. */
+function decodeParam(value: string): string {
+  return value.includes('%') ? decodeURIComponent(value) : value;
+}
