@@ -48,6 +48,9 @@ export class RouteTable {
   }
 
   private add<Path extends string>(method: Method, path: Path, handle: RouteHandler<Path>): void {
+    // express's router drops a registered path's trailing slash; these paths are written without one.
+    if (path.length > 1 && path.endsWith('/'))
+      throw new Error(`route ${method} ${path}: a path ends without a slash`);
     // express's own matcher, with the options its Router gives a route by default: any case, one
     // trailing slash, the whole path, and a parameter decoded (a bad percent-encoding throws a
     // URIError, which http-errors.ts answers with a 400).
@@ -68,11 +71,12 @@ export interface ServedRoutes extends RequestHandler {
 }
 
 /**
- * One express middleware for every route of `tables`: the first route of the request's method
- * whose path matches (in the order registered, as express tries them) gets the request, with
- * `req.params` and `req.route.path` set as express sets them; a HEAD goes to a GET route, as in
- * express. No match: `next()`, to the routes and the 404 after it. A handler's rejected promise or
- * throw goes to `next(err)`, as express 5 sends it.
+ * One express middleware for every route of `tables` (as they are now: fill them first): the first
+ * route of the request's method whose path matches (in the order registered, as express tries
+ * them) gets the request, with `req.params` and `req.route.path` set as express sets them; a HEAD
+ * goes to a GET route, as in express. A handler's `next()` (or `next('route')`) goes on to the next
+ * route that matches; no match: `next()`, to the routes and the 404 after the table. A handler's
+ * `next(err)`, throw or rejected promise goes to `next(err)`, as express 5 sends it.
  *
  * A method the path does not have is not this table's to answer: `methodNotAllowed` (405, from the
  * OpenAPI document, which test/integration/openapi.test.ts holds equal to these routes) runs first.
@@ -86,36 +90,49 @@ export function serveRoutes(tables: readonly RouteTable[]): ServedRoutes {
   }
   const serve: RequestHandler = (req, res, next) => {
     const routes = byMethod.get(req.method);
-    if (!routes) {
-      next();
-      return;
-    }
-    const path = req.path;
-    for (const route of routes) {
-      let found;
-      try {
-        found = route.match(path);
-      } catch (error) {
-        next(error);
-        return;
-      }
-      if (!found) continue;
-      req.params = found.params;
-      (req as { route?: unknown }).route = { path: route.path };
-      try {
-        const result = route.handle(req, res, next) as unknown;
-        if (result instanceof Promise)
-          result.catch((error: unknown) => next(error || new Error('Rejected promise')));
-      } catch (error) {
-        next(error);
-      }
-      return;
-    }
-    next();
+    if (routes) serveFrom(routes, 0, req, res, next);
+    else next();
   };
   return Object.assign(serve, {
     routes: all.map(({ method, path }) => ({ method, path })),
   });
+}
+
+/** The first of `routes` from `start` on whose path matches, or `next()` when none does. */
+function serveFrom(
+  routes: readonly Route[],
+  start: number,
+  req: Request,
+  res: Response,
+  next: NextFunction,
+): void {
+  const path = req.path;
+  for (let index = start; index < routes.length; index++) {
+    const route = routes[index]!;
+    let found;
+    try {
+      found = route.match(path);
+    } catch (error) {
+      next(error);
+      return;
+    }
+    if (!found) continue;
+    req.params = found.params;
+    (req as { route?: unknown }).route = { path: route.path };
+    const onward = (error?: unknown) => {
+      if (error && error !== 'route') next(error);
+      else serveFrom(routes, index + 1, req, res, next);
+    };
+    try {
+      const result = route.handle(req, res, onward) as unknown;
+      if (result instanceof Promise)
+        result.catch((error: unknown) => next(error || new Error('Rejected promise')));
+    } catch (error) {
+      next(error);
+    }
+    return;
+  }
+  next();
 }
 
 /** As express's router decodes a parameter: only when it holds a `%`. */

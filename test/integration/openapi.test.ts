@@ -51,30 +51,43 @@ const gadget = defineModule({
 interface Layer {
   rawPath?: string | string[];
   route?: { path: string; methods: Record<string, boolean> };
-  handle: { stack?: Layer[]; handlers?: Array<Partial<ServedRoutes>> };
+  handle: Handler;
+}
+
+/** A layer's middleware: a Router (`stack`), a chain (`handlers`, chain.ts) or the API's table (`routes`). */
+interface Handler {
+  stack?: Layer[];
+  handlers?: Handler[];
+  routes?: ServedRoutes['routes'];
 }
 
 /**
- * Every `METHOD /path` express serves, walking the router stack, the routers mounted in it and
- * the API's route table (route-table.ts), which runs in the chain mounted at the API's prefix.
+ * Every `METHOD /path` express serves, walking the router stack, the routers mounted in it, and the
+ * chains and the API's route table (route-table.ts) in those.
  */
 function servedRoutes(stack: Layer[], prefix = ''): string[] {
-  const route = (method: string, path: string) =>
-    `${method.toUpperCase()} ${prefix}${path.replace(/:(\w+)/g, '{$1}')}`;
   return stack.flatMap((layer) => {
     if (layer.route) {
       const { path, methods } = layer.route;
       return Object.keys(methods)
         .filter((method) => method !== '_all')
-        .map((method) => route(method, path));
+        .map((method) => documentStyle(method, `${prefix}${path}`));
     }
     const mount = typeof layer.rawPath === 'string' && layer.rawPath !== '/' ? layer.rawPath : '';
-    // The API's table, in the chain mounted at the API's prefix.
-    const table = layer.handle.handlers?.find((handler) => handler.routes)?.routes;
-    if (table) return table.map(({ method, path }) => route(method, `${mount}${path}`));
-    if (!layer.handle.stack) return [];
-    return servedRoutes(layer.handle.stack, `${prefix}${mount}`);
+    return servedBy(layer.handle, `${prefix}${mount}`);
   });
+}
+
+/** `get`, `/resources/:urn` → `GET /resources/{urn}`, as documentedRoutes writes a route. */
+function documentStyle(method: string, path: string): string {
+  return `${method.toUpperCase()} ${path.replace(/:(\w+)/g, '{$1}')}`;
+}
+
+function servedBy(handler: Handler, prefix: string): string[] {
+  if (handler.routes)
+    return handler.routes.map(({ method, path }) => documentStyle(method, `${prefix}${path}`));
+  if (handler.stack) return servedRoutes(handler.stack, prefix);
+  return (handler.handlers ?? []).flatMap((inner) => servedBy(inner, prefix));
 }
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];

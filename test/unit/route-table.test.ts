@@ -30,6 +30,11 @@ describe('RouteTable', () => {
       throw new Error('thrown');
     });
     routes.get('/next', (_req, _res, next) => next());
+    routes.get('/next', answer('after next'));
+    routes.get('/route', (_req, _res, next) => next('route'));
+    routes.get('/route', answer('after route'));
+    routes.get('/fails', (_req, _res, next) => next(new Error('passed on')));
+    routes.get('/fails', answer('never'));
   };
   const finish = (app: express.Express) => {
     app.use((req, res) => {
@@ -83,6 +88,8 @@ describe('RouteTable', () => {
     ['DELETE', '/api/resources/x'],
     ['OPTIONS', '/api/resources/x'],
     ['GET', '/api/next'],
+    ['GET', '/api/route'],
+    ['GET', '/api/fails'],
     ['GET', '/elsewhere/resources'],
   ];
 
@@ -115,6 +122,13 @@ describe('RouteTable', () => {
     expect((await request(app).options('/api/resources/x')).body.message).toBe('thrown');
     expect((await request(app).get('/api/resources//')).status).toBe(404);
     expect((await request(app).head('/api/resources/x')).status).toBe(200);
+    expect((await request(app).get('/api/next')).body.name).toBe('after next');
+    expect((await request(app).get('/api/route')).body.name).toBe('after route');
+    expect((await request(app).get('/api/fails')).body.message).toBe('passed on');
+  });
+
+  it('refuses a path with a trailing slash, which a Router would have matched without it', () => {
+    expect(() => new RouteTable().get('/resources/', answer('x'))).toThrow(/without a slash/);
   });
 
   it('lists what it serves, in the order registered', () => {
