@@ -8,7 +8,11 @@ import type { CpuShare } from './cpu-monitor.js';
 import { check, ms, perS, type Row } from './format.js';
 import type { LatencyResult } from './latency.js';
 import type { Machine } from './machine.js';
-import type { HttpThroughputResult, ThroughputResult } from './reconcile-throughput.js';
+import {
+  type HttpThroughputResult,
+  type ThroughputResult,
+  WARM_UP_RESOURCES,
+} from './reconcile-throughput.js';
 import type { ScaleResult } from './scale-sqlite.js';
 import type { ScheduleBurstResult } from './schedule-burst.js';
 import type { ScheduleIdleResult } from './schedule-idle.js';
@@ -147,7 +151,8 @@ export function writeMarkdown(file: string, r: BenchResults): void {
       `  \`steward.commands.create\` (the core path behind \`POST /resources\`, without HTTP; ${perS(throughput.loadPerS)} one at a time).`,
       `  Then \`engine.start()\` at concurrency ${throughput.concurrency}; the figure is resources / (last operation's \`finished_at\` − start):`,
       `  ${throughput.resources.toLocaleString('en-US')} in ${ms(throughput.reconcileMs)}. Each reconcile is a claim, the \`sync\` call and the write-back`,
-      '  of resource, operation and events.',
+      `  of resource, operation and events. Before it, untimed, the same on ${WARM_UP_RESOURCES.toLocaleString('en-US')} resources of another Steward in the same`,
+      '  process, so the JIT warms on the path it is measured on (as the API phase warms up).',
     );
   }
   if (latency) {
