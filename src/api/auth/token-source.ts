@@ -14,7 +14,11 @@ export interface KnownToken {
 }
 
 export interface TokenSource {
-  /** The tokens in force; looks at the file again when a second has passed since it last did. */
+  /**
+   * The tokens in force; looks at the file again when a second has passed since it last did. A
+   * change is always a new array (authenticate.ts remembers what it found for as long as the
+   * array is the same), and neither the array nor a token in it is changed in place: both frozen.
+   */
   current(): readonly KnownToken[];
 }
 
@@ -95,11 +99,15 @@ function stampOf(file: string): string {
   }
 }
 
-function resolve(entries: readonly TokenEntry[]): KnownToken[] {
-  return entries.map((entry) => ({
-    name: entry.name,
-    role: entry.role,
-    scope: entry.projects.includes('*') ? '*' : Object.freeze([...entry.projects]),
-    digest: Buffer.from(entry.sha256, 'hex'),
-  }));
+function resolve(entries: readonly TokenEntry[]): readonly KnownToken[] {
+  return Object.freeze(
+    entries.map((entry) =>
+      Object.freeze({
+        name: entry.name,
+        role: entry.role,
+        scope: entry.projects.includes('*') ? '*' : Object.freeze([...entry.projects]),
+        digest: Buffer.from(entry.sha256, 'hex'),
+      }),
+    ),
+  );
 }
