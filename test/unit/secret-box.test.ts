@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 
 import type { Resource } from '../../src/core/model.js';
-import { createResourceSecrets, requireReadable } from '../../src/core/secrets/sealed-resources.js';
+import { createResourceSecrets } from '../../src/core/secrets/sealed-resources.js';
 import {
   createSecretBox,
   isSealed,
@@ -11,6 +11,7 @@ import {
   UnreadableSecretError,
 } from '../../src/core/secrets/secret-box.js';
 import { redact } from '../../src/core/secrets/secrets.js';
+import { requireReadable } from '../../src/core/secrets/unreadable-secrets.js';
 
 const key = () => randomBytes(32).toString('base64');
 const PLACE = 'orn:steward:vault:p:v#/spec/configs/password';

@@ -1,25 +1,8 @@
-import { type ModuleDefinition, type ResolvedDependency, TerminalError } from '../../sdk/index.js';
+import type { ModuleDefinition, ResolvedDependency } from '../../sdk/index.js';
 import type { Resource } from '../model.js';
-import {
-  isSealed,
-  sealedKeyId,
-  type SecretBox,
-  type UnreadableReason,
-  UnreadableSecretError,
-} from './secret-box.js';
+import { isSealed, sealedKeyId, type SecretBox, UnreadableSecretError } from './secret-box.js';
 import { findSealed, mapSealed, OMIT, sealSecrets, secretStrings } from './secrets.js';
-
-/** A sealed value that did not open: where it is and why (never the value). */
-export interface UnreadableSecret {
-  /** Its JSON pointer in the resource document: `/spec/configs/password`, `/state/output/token`. */
-  pointer: string;
-  reason: UnreadableReason;
-  keyId: string | undefined;
-  /** "secret /spec/configs/password of orn:…: it is sealed with key 3f9a1c2e, which …" */
-  message: string;
-  /** The value as stored: put back unchanged when the resource is written again. */
-  sealed: string;
-}
+import type { UnreadableSecret } from './unreadable-secrets.js';
 
 /** What rotation did to one resource. */
 export interface Resealed {
@@ -242,14 +225,6 @@ export function createResourceSecrets(box: SecretBox, schemasOf: SchemasOf) {
 
 export type ResourceSecrets = ReturnType<typeof createResourceSecrets>;
 
-/**
- * For a module's sync: a TerminalError that names each value that does not open (its field
- * and key id, never the value), so the resource goes to ERROR with a readable last_error.
- */
-export function requireReadable(unreadable: readonly UnreadableSecret[]): void {
-  if (unreadable.length) throw new TerminalError(describeUnreadable(unreadable));
-}
-
 /** The strings of the resource's secrets and its dependencies' secret outputs (opened), to keep out of error messages. */
 export function secretStringsOf(
   resource: Resource,
@@ -265,13 +240,6 @@ export function secretStringsOf(
     secretStrings(dep.output, schemasOf(dep.kind)?.outputSchema),
   );
   return [...own, ...ofDependencies];
-}
-
-/** One readable sentence for last_error: each value's field and key, and what to do. */
-export function describeUnreadable(unreadable: readonly UnreadableSecret[]): string {
-  const remedy =
-    'configure the key that sealed it (STEWARD_SECRET_KEY or STEWARD_SECRET_KEYS_PREVIOUS) and retry; a secret config can also be set again with a PATCH';
-  return `cannot open the secrets the module needs: ${unreadable.map((u) => u.message).join('; ')}; ${remedy}`;
 }
 
 /**

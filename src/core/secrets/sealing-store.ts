@@ -1,7 +1,8 @@
 import type { Resource } from '../model.js';
 import { parseUrn } from '../names.js';
 import type { AcceptWrites, ResourceReads, SyncQueue, SyncWriteBack } from '../ports.js';
-import type { ResourceSecrets, UnreadableSecret } from './sealed-resources.js';
+import type { ResourceSecrets } from './sealed-resources.js';
+import type { UnreadableSecret } from './unreadable-secrets.js';
 
 /** The ports whose documents hold secrets: what sealingStore opens and seals. */
 export type SecretBearing = ResourceReads & AcceptWrites & SyncQueue;

@@ -11,9 +11,10 @@ import type { CoreLogger } from '../logging.js';
 import type { Resource } from '../model.js';
 import type { RegisteredModule, Registry } from '../modules/registry.js';
 import { toResolved } from '../requests/dependencies.js';
-import { OUTPUT, requireReadable, secretStringsOf } from '../secrets/sealed-resources.js';
+import { OUTPUT, secretStringsOf } from '../secrets/sealed-resources.js';
 import type { SealedStore } from '../secrets/sealing-store.js';
 import { scrubSecrets } from '../secrets/secrets.js';
+import { requireReadable } from '../secrets/unreadable-secrets.js';
 import type { SyncObservation } from './decide-write-back.js';
 import {
   checkedState,
