@@ -141,7 +141,6 @@ export function createApp({
       ]),
     );
   }
-
   // Probes and the API's own description stay public; /metrics and the API need a token (when tokens are configured).
   app.use(healthRoutes(readiness));
   if (serveApi) app.get('/openapi.json', openApiRoute(document));

@@ -22,8 +22,8 @@ interface Route {
  * The API's routes, as `router.get(path, handler)` registers them on an express Router; a file
  * of routes fills one, and `serveRoutes` serves them all. Why not a Router per file: each
  * request walked the routers in turn, and each router and each route it passed cost a step of
- * express's machinery (a layer, a closure, a cut and restore of `req.url`): about a tenth of a
- * GET's CPU (docs/decisions.md, "The API's routes in one table").
+ * express's machinery (a layer, a closure, a cut and restore of `req.url`): with the matching,
+ * 18 % of a GET's profile (docs/decisions.md, "The API's routes in one table").
  */
 export class RouteTable {
   readonly routes: Route[] = [];
@@ -50,7 +50,7 @@ export class RouteTable {
   private add<Path extends string>(method: Method, path: Path, handle: RouteHandler<Path>): void {
     // express's router drops a registered path's trailing slash; these paths are written without one.
     if (path.length > 1 && path.endsWith('/'))
-      throw new Error(`route ${method} ${path}: a path ends without a slash`);
+      throw new Error(`route ${method} ${path}: write the path without its trailing slash`);
     // express's own matcher, with the options its Router gives a route by default: any case, one
     // trailing slash, the whole path, and a parameter decoded (a bad percent-encoding throws a
     // URIError, which http-errors.ts answers with a 400).

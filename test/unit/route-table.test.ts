@@ -128,7 +128,9 @@ describe('RouteTable', () => {
   });
 
   it('refuses a path with a trailing slash, which a Router would have matched without it', () => {
-    expect(() => new RouteTable().get('/resources/', answer('x'))).toThrow(/without a slash/);
+    expect(() => new RouteTable().get('/resources/', answer('x'))).toThrow(
+      /without its trailing slash/,
+    );
   });
 
   it('lists what it serves, in the order registered', () => {
