@@ -1,10 +1,19 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
 import express, { type ErrorRequestHandler } from 'express';
 import request from 'supertest';
 
 import { authenticate } from '../../src/api/auth/authenticate.js';
 import { callerOf } from '../../src/api/auth/caller.js';
-import type { KnownToken, TokenSource } from '../../src/api/auth/token-source.js';
-import { hashToken } from '../../src/api/auth/tokens-file.js';
+import {
+  createTokenSource,
+  type KnownToken,
+  type TokenSource,
+} from '../../src/api/auth/token-source.js';
+import { hashToken, writeTokensFile } from '../../src/api/auth/tokens-file.js';
+import { silentLogger } from '../../src/core/logging.js';
 
 /**
  * src/api/auth/authenticate.ts remembers the tokens it found in force (verifiedTokens): what it
@@ -69,5 +78,31 @@ describe('authenticate', () => {
     state.tokens = [...state.tokens, known('tok-new', 'new', 'viewer')];
     expect((await ask(served, 'tok-new')).body).toEqual({ name: 'new', role: 'viewer' });
     expect((await ask(served, 'tok-a')).body).toEqual({ name: 'a', role: 'editor' });
+  });
+
+  it('refuses a remembered token once the tokens file that granted it is replaced without it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'steward-authenticate-'));
+    try {
+      const file = join(dir, 'tokens.json');
+      const entry = (token: string, name: string) => ({
+        name,
+        role: 'editor' as const,
+        projects: ['*'],
+        sha256: hashToken(token),
+      });
+      writeTokensFile(file, [entry('tok-a', 'a'), entry('tok-b', 'b')]);
+      let now = 0;
+      const served = app(createTokenSource({ file, logger: silentLogger, now: () => now }));
+      expect((await ask(served, 'tok-a')).status).toBe(200);
+      expect((await ask(served, 'tok-a')).status).toBe(200);
+      // `steward token revoke` writes the file anew by rename; the source looks again after a second.
+      writeTokensFile(file, [entry('tok-b', 'b')]);
+      expect((await ask(served, 'tok-a')).status).toBe(200);
+      now += 1000;
+      expect((await ask(served, 'tok-a')).status).toBe(401);
+      expect((await ask(served, 'tok-b')).body).toEqual({ name: 'b', role: 'editor' });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
