@@ -86,7 +86,11 @@ export function serveRoutes(tables: readonly RouteTable[]): ServedRoutes {
   const byMethod = new Map<string, Route[]>();
   for (const route of all) {
     const methods = route.method === 'GET' ? ['GET', 'HEAD'] : [route.method];
-    for (const method of methods) byMethod.set(method, [...(byMethod.get(method) ?? []), route]);
+    for (const method of methods) {
+      const routes = byMethod.get(method) ?? [];
+      routes.push(route);
+      byMethod.set(method, routes);
+    }
   }
   const serve: RequestHandler = (req, res, next) => {
     const routes = byMethod.get(req.method);
