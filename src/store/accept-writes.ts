@@ -49,14 +49,12 @@ export function createAcceptWrites(driver: StoreDriver) {
         if (change.expected === null) {
           // No look first: a row with this URN makes the insert fail on the primary key, which the
           // catch below answers 'conflict' (the transaction, or its savepoint, rolls back whole).
-          const inserted = {
-            ...row,
-            ...footprint,
+          const inserted = Object.assign({}, row, footprint, {
             claim_key: claim ?? null,
             lease_owner: null,
             lease_expires_at: null,
             lease_token: firstLeaseToken(resource),
-          };
+          });
           await trx.executeQuery(
             compileInsert(trx, 'insert resources', [inserted], () =>
               trx.insertInto('resources').values(inserted).compile(),

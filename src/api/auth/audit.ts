@@ -69,24 +69,26 @@ function writeLine(log: CoreLogger, req: Request, res: Response): boolean {
   if (!denied && !accepted) return false;
   const target = describe(req);
   const urn = note.urn ?? target.urn;
-  log.info('audit', {
+  // Built a field at a time, not with spreads between fields: each field an object literal adds after
+  // a spread costs about half a microsecond on Node 20 (docs/decisions.md, "Hot objects built
+  // without a spread").
+  const line: Record<string, unknown> = {
     tokenName: findCaller(res)?.name ?? 'unknown',
     project: note.project ?? projectOf(urn),
     action: target.action,
-    ...(urn ? { urn } : {}),
-    ...(target.operationId ? { operationId: target.operationId } : {}),
-    ...(note.moduleAction && /^[\w.-]{1,100}$/.test(note.moduleAction)
-      ? { moduleAction: note.moduleAction }
-      : {}),
-    ...(note.secretFields ? { fields: note.secretFields } : {}),
-    ...(accepted && req.query.dry_run !== undefined && req.query.dry_run !== 'false'
-      ? { dryRun: true }
-      : {}),
-    outcome: denied ? 'denied' : 'accepted',
-    status,
-    ...(error ? { code: error.code } : {}),
-    requestId: res.locals.requestId as string | undefined,
-  });
+  };
+  if (urn) line.urn = urn;
+  if (target.operationId) line.operationId = target.operationId;
+  if (note.moduleAction && /^[\w.-]{1,100}$/.test(note.moduleAction))
+    line.moduleAction = note.moduleAction;
+  if (note.secretFields) line.fields = note.secretFields;
+  if (accepted && req.query.dry_run !== undefined && req.query.dry_run !== 'false')
+    line.dryRun = true;
+  line.outcome = denied ? 'denied' : 'accepted';
+  line.status = status;
+  if (error) line.code = error.code;
+  line.requestId = res.locals.requestId as string | undefined;
+  log.info('audit', line);
   return true;
 }
 

@@ -72,7 +72,7 @@ export function createAuditRecorder({
   return {
     /** Queues one entry; it reaches the table within `flushMs` (or at `flush()`/`stop()`). */
     record(entry: UntimedAuditEntry): void {
-      buffer.push({ ...entry, at: clock().toISOString() });
+      buffer.push(Object.assign({}, entry, { at: clock().toISOString() }));
       if (buffer.length >= batchRows) void flush();
       else if (!stopped) schedule();
     },

@@ -140,12 +140,9 @@ export function createAcceptance({
     const keepRevisions = change.revision ? quotas.keepRevisions : undefined;
     const scheduleRun = options.firing?.(change.operation.id);
     const idempotency = options.idempotency?.(result);
-    const outcome = await store.commitAccepted({
-      ...change,
-      keepRevisions,
-      scheduleRun,
-      idempotency,
-    });
+    const outcome = await store.commitAccepted(
+      Object.assign({}, change, { keepRevisions, scheduleRun, idempotency }),
+    );
     if (outcome === 'lease_lost')
       throw new StewardError(
         'unavailable',

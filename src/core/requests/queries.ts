@@ -101,7 +101,7 @@ export function createQueries({
     // A kind no module has is a typo (400 naming the kinds), as a bad status is, not an empty list.
     if (filter.kind !== undefined) registry.get(filter.kind);
     const after = decodePageToken<string>('resources', pageToken, 'string');
-    const scoped = { ...filter, projects: projectsOf(scope) };
+    const scoped = Object.assign({}, filter, { projects: projectsOf(scope) });
     const limit = pageSize + 1;
     const listed = await store.listResourceItems(
       scoped,
@@ -167,7 +167,7 @@ export function createQueries({
   ): Promise<EncodedPage<Operation>> {
     if (filter.urn !== undefined) parseUrn(filter.urn);
     const before = decodePageToken<string>('operations', pageToken, 'string');
-    const scoped = { ...filter, projects: projectsOf(scope) };
+    const scoped = Object.assign({}, filter, { projects: projectsOf(scope) });
     const sizes = await store.listOperationSizes(scoped, pageSize + 1, before);
     const count = rowsToLoad(sizes, pageSize, maxPageBytes);
     const rows = await store.listOperations(scoped, count, before);

@@ -135,8 +135,10 @@ export function createResourceCommands({
       claimKey: claimKeyOf(module, resource),
       events,
       schedules: expiry && [expiry],
+      revision,
+      quota: quotaOf(module, resource),
     };
-    return commit({ ...change, revision, quota: quotaOf(module, resource) }, options);
+    return commit(change, options);
   }
 
   /** PATCH: each part given replaces the stored one. */

@@ -180,10 +180,9 @@ export function createProjectSlots(cap: number) {
       let kept = 0;
       for (const [project, n] of returning) kept += Math.min(n, allowance(shares, project));
       // Rows over a share may then take only the free slots not kept, never a place in the queue ahead of those slots.
-      return {
-        ...shares,
+      return Object.assign({}, shares, {
         reserved: kept > 0 ? Math.max(0, limit - Math.max(0, freeSlots - kept)) : 0,
-      };
+      });
     },
   };
 }
