@@ -49,7 +49,7 @@ export async function callObserve(
   if (!observe)
     throw new TerminalError(`kind ${module.definition.kind} cannot observe (it has no observe)`);
   const result = await withDeadline('observe', controller, options.timeoutMs, (signal) =>
-    observe(input, { ...ctx, signal }),
+    observe(input, Object.assign({}, ctx, { signal })),
   );
   return checkObserveResult(module, input.resource.spec.configs, result, options);
 }

@@ -131,7 +131,7 @@ export async function callSync(
   options: SyncCallOptions,
 ): Promise<SyncResult> {
   const result = await withDeadline('sync', controller, options.timeoutMs, (signal) =>
-    module.definition.sync(input, { signal, ...ctx }),
+    module.definition.sync(input, Object.assign({}, ctx, { signal })),
   );
   return checkSyncResult(module, result, options);
 }
