@@ -31,7 +31,7 @@ export async function appendEventsPostgres(
   const inserted = await sql<{ id: string }>`
     insert into events (type, urn, kind, project, operation_id, data, created_at)
     select e.type, e.urn, e.kind, e.project, e.operation_id, e.data, e.created_at
-    from jsonb_to_recordset(${JSON.stringify(rows.map((row, ord) => ({ ...row, ord })))}::jsonb) as e(ord int, type text, urn text, kind text, project text, operation_id text, data text, created_at text)
+    from jsonb_to_recordset(${JSON.stringify(rows.map((row, ord) => ({ ord, ...row })))}::jsonb) as e(ord int, type text, urn text, kind text, project text, operation_id text, data text, created_at text)
     cross join (select pg_advisory_xact_lock(${EVENT_ORDER_LOCK}::bigint)) as event_lock
     order by e.ord
     returning id
