@@ -11,6 +11,7 @@ import type { LeaseRef, SyncWriteBack } from '../ports.js';
 import { eventFor } from '../requests/documents.js';
 import { configBytes } from '../requests/quotas.js';
 import { SYNC_TRANSITIONS } from '../requests/transitions.js';
+import { backoffDelayMs, type BackoffOptions } from './backoff.js';
 import { clearedDrift, computeDrift, driftEvents, failedDrift, isDrifted } from './drift.js';
 import { observes } from './observe-module.js';
 import { deadlineOf, dueByDeadline } from './operation-deadline.js';
@@ -421,32 +422,6 @@ function nextResyncAt(options: OutcomeOptions, nowMs: number, random: () => numb
   return options.resyncIntervalMs
     ? nowMs + Math.round(options.resyncIntervalMs * (0.9 + 0.2 * random()))
     : null;
-}
-
-export interface BackoffOptions {
-  /** First delay after a failure. @default 1000 */
-  baseMs: number;
-  /** Growth per further failure. @default 2 */
-  factor: number;
-  /** Upper bound of a delay. @default 300000 */
-  maxMs: number;
-}
-
-/**
- * Exponential backoff with "equal jitter": half the delay is fixed, half random,
- * so retries of many resources that failed together spread out but never come
- * back sooner than half the nominal delay.
- */
-export function backoffDelayMs(
-  failures: number,
-  options: BackoffOptions,
-  random: () => number = Math.random,
-): number {
-  const nominal = Math.min(
-    options.maxMs,
-    options.baseMs * options.factor ** Math.max(0, failures - 1),
-  );
-  return Math.round(nominal / 2 + (nominal / 2) * random());
 }
 
 /** What an outcome decides; the rest of a write-back starts as below. */

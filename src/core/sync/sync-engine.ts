@@ -6,6 +6,7 @@ import type { CoreLogger } from '../logging.js';
 import type { Registry } from '../modules/registry.js';
 import type { ClaimedWork, LeaseRef, StoreSignals, SyncQueue } from '../ports.js';
 import type { SealedStore } from '../secrets/sealing-store.js';
+import { backoffDelayMs } from './backoff.js';
 import {
   createAloneWindow,
   createClaimWindow,
@@ -14,7 +15,6 @@ import {
   projectSlotCap,
   shareMayBind,
 } from './claim-policy.js';
-import { backoffDelayMs } from './decide-write-back.js';
 import { createHeldLeases } from './held-leases.js';
 import { deadlineOf } from './operation-deadline.js';
 import { NO_SYNC_OBSERVER, type SyncObserver } from './sync-observer.js';

@@ -1,4 +1,4 @@
-import type { BackoffOptions } from './decide-write-back.js';
+import type { BackoffOptions } from './backoff.js';
 
 /** The sync engine's settings (src/engine-options.ts makes them from the configuration). */
 export interface SyncEngineOptions {
