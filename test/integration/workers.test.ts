@@ -212,13 +212,16 @@ describeEachDialect('workers sharing one database', () => {
   it('renews the lease of a sync that outlives it, so nobody else claims the resource meanwhile', async () => {
     const ledger: Ledger = { calls: [], active: new Map(), overlaps: [], completed: [] };
     const a = createFakeModule({ ledger, worker: 'a' });
+    // A lease of 600 ms, renewed every 200: a heartbeat may come 400 ms late before the lease lapses. At
+    // 150 ms (renewed every 50) one CI run under load saw the lease lapse and b claim (a0ea77a).
+    const leaseMs = 600;
     h = await startSteward({
-      config: { leaseMs: 150 },
+      config: { leaseMs },
       overrides: { extraModules: [{ definition: a.definition, origin: 'a' }], workerId: 'a' },
     });
     let release!: () => void;
     a.script(() => ({ type: 'gate', until: new Promise<void>((resolve) => (release = resolve)) }));
-    const b = secondWorker(ledger, 'b', 150);
+    const b = secondWorker(ledger, 'b', leaseMs);
     const accepted = await h.steward.commands.create(
       { kind: 'fake', project: 'p', name: 'long' },
       { actor: 'test' },
@@ -226,7 +229,7 @@ describeEachDialect('workers sharing one database', () => {
     await waitFor(() => ledger.calls.length === 1 || undefined, 'worker a to start the sync');
     // Over three lease lengths, and at least six looks however slow the machine is, the heartbeat
     // has kept the claim: b finds nothing due each time it looks.
-    const until = Date.now() + 450;
+    const until = Date.now() + 3 * leaseMs;
     for (let looks = 0; looks < 6 || Date.now() < until; looks += 1) {
       expect(await b.engine.runOnce()).toBe(0);
       await new Promise((resolve) => setTimeout(resolve, 25));
