@@ -1,21 +1,22 @@
 import { API_PREFIX } from '../src/api/prefix.js';
-import { startBareExpress, startStewardServe, startStewardWorker } from './api-processes.js';
+import { startBareExpress, startStewardServe } from './api-processes.js';
 import { drainBacklog, measureSteady } from './api-ratio.js';
 import { cannon, type CannonFigures } from './cannon.js';
 import { noopCreateBody } from './noop-module.js';
-import { cpuMsOf } from './process-cpu.js';
+import { cpuMsOf, treeCpuMsOf } from './process-cpu.js';
 import { sleep } from './stats.js';
 
 /**
- * Creates on one SQLite file with the sync worker in the API's process (`steward serve`, every
- * default) and in a process of its own (`steward serve --no-worker` beside `steward worker`), against
- * the bare express POST of the same run (issue 18: "both cores used"). For each layout, alternated
+ * Creates on one SQLite file with the sync worker in the API's process (`steward serve` with
+ * STEWARD_WORKER_PROCESS=false) and in the process of its own that `serve` starts (the default on two
+ * cores, src/worker-process/), against the bare express POST of the same run (issue 18: "both cores
+ * used"). For each layout, alternated
  * `--rounds` times (2): creates/s at 32 connections for 8 s with each process's CPU per create (from
  * /proc), then creates offered at 1,000/s for 8 s with the most PENDING seen (sampled every 250 ms)
  * and how long the backlog took to drain, then each process's CPU over 10 s of nothing to do, from
  * 11 s after the last create (the worker process looks at the file every 20 ms until 10 s after
- * the API process's last commit: src/store/sqlite/other-writers.ts). `--poll-ms` sets the
- * worker process's STEWARD_POLL_INTERVAL_MS (else Steward's default, 1,000 ms).
+ * the API process's last commit: src/store/sqlite/other-writers.ts). `--poll-ms` sets
+ * STEWARD_POLL_INTERVAL_MS (else Steward's default, 1,000 ms).
  * Run: `npm run -s build && node dist/bench/api-layouts.js [--rounds 2] [--poll-ms N]`.
  */
 const flag = (name: string) => {
@@ -60,19 +61,19 @@ async function barePost(): Promise<CannonFigures> {
 }
 
 async function measure(layout: Layout): Promise<string> {
-  const own = layout === 'worker process';
+  const worker = layout === 'worker process';
   const server = await startStewardServe({
     tokens: false,
-    env: own ? { STEWARD_WORKER: 'false' } : {},
+    env: {
+      STEWARD_WORKER_PROCESS: String(worker),
+      ...(POLL_MS !== undefined && { STEWARD_POLL_INTERVAL_MS: String(POLL_MS) }),
+    },
   });
-  const worker = own
-    ? await startStewardWorker(
-        server,
-        POLL_MS === undefined ? {} : { STEWARD_POLL_INTERVAL_MS: String(POLL_MS) },
-      )
-    : undefined;
   try {
-    const cpu = () => [cpuMsOf(server.pid), worker ? cpuMsOf(worker.pid) : 0] as const;
+    const cpu = () => {
+      const api = cpuMsOf(server.pid);
+      return [api, treeCpuMsOf(server.pid) - api] as const;
+    };
     let n = 0;
     const create = (overallRate?: number) =>
       cannon({
@@ -113,7 +114,6 @@ async function measure(layout: Layout): Promise<string> {
       ` of a core${failures ? `; ${failures} FAILURES (or not all COMPLETED): not a measurement` : ''}`
     );
   } finally {
-    await worker?.stop();
     await server.stop();
   }
 }

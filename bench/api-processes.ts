@@ -14,7 +14,7 @@ const DIST = fileURLToPath(new URL('..', import.meta.url));
 
 export interface RunningServer {
   url: string;
-  /** The settings it was started with (a `steward worker` beside it takes the same, bench/api-layouts.ts). */
+  /** The settings it was started with. */
   env?: Readonly<Record<string, string>>;
   /** The Steward's SQLite file (absent for the bare app). */
   db?: string;
@@ -120,34 +120,4 @@ async function stopChild(child: ChildProcess): Promise<void> {
   const exited = once(child, 'exit');
   child.kill('SIGTERM');
   await exited;
-}
-
-/**
- * `steward worker` beside a `steward serve --no-worker` (STEWARD_WORKER=false) on the same SQLite file,
- * with the serve's settings, its own port (it serves /healthz and /readyz) and `env` added: the
- * worker as its own process. On SQLite nothing tells it of an accepted create: it finds new work at
- * its next poll (STEWARD_POLL_INTERVAL_MS).
- */
-export async function startStewardWorker(
-  server: RunningServer,
-  env: Readonly<Record<string, string>> = {},
-): Promise<{ pid: number; stop(): Promise<void> }> {
-  const port = await freePort();
-  const child = spawn(process.execPath, [join(DIST, 'src/cli.js'), 'worker'], {
-    env: { ...server.env, STEWARD_WORKER: 'true', STEWARD_PORT: String(port), ...env },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  const url = `http://127.0.0.1:${port}/readyz`;
-  const deadline = Date.now() + 60_000;
-  while (
-    !(await fetch(url).then(
-      (r) => r.ok,
-      () => false,
-    ))
-  ) {
-    if (child.exitCode !== null) throw new Error(`steward worker exited with ${child.exitCode}`);
-    if (Date.now() > deadline) throw new Error('steward worker was not ready after 60 s');
-    await sleep(100);
-  }
-  return { pid: child.pid!, stop: () => stopChild(child) };
 }

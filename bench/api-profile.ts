@@ -6,7 +6,7 @@ import { API_PREFIX } from '../src/api/prefix.js';
 import { startStewardServe } from './api-processes.js';
 import { cannon } from './cannon.js';
 import { noopCreateBody, spreadProject } from './noop-module.js';
-import { cpuMsOf, threadCpuMsOf } from './process-cpu.js';
+import { cpuMsOf, threadCpuMsOf, treeCpuMsOf } from './process-cpu.js';
 
 /**
  * One request kind of the API phase against `steward serve`, for looking into issue 18's figures:
@@ -17,7 +17,8 @@ import { cpuMsOf, threadCpuMsOf } from './process-cpu.js';
  * ablation, BENCH_ENV adds settings to the Steward process (`BENCH_ENV='STEWARD_LOG_LEVEL=warn'`)
  * and BENCH_NODE_ARGS node flags (`BENCH_NODE_ARGS=--max-semi-space-size=64`), each space-separated.
  * Also printed (Linux): the Steward process's CPU milliseconds per request of the measured run,
- * which a loaded machine disturbs far less than requests/s; with `--threads`, that CPU split by
+ * which a loaded machine disturbs far less than requests/s, and its worker process's (when `serve`
+ * started one, src/worker-process/); with `--threads`, the first split by
  * thread (`tid:ms`, largest first: the event loop, GC helpers, worker threads).
  * Run: `npm run -s build && node dist/bench/api-profile.js post --profile`.
  */
@@ -69,6 +70,7 @@ try {
     });
   let figures;
   let cpuBefore = cpuMsOf(server.pid);
+  let treeBefore = treeCpuMsOf(server.pid);
   let threadsBefore = threadCpuMsOf(server.pid);
   if (what === 'post') figures = await post();
   else {
@@ -83,12 +85,18 @@ try {
         ? `${api}/resources/${page.resources[0]!.urn}`
         : `${api}/resources?project=bench&page_size=50`;
     cpuBefore = cpuMsOf(server.pid);
+    treeBefore = treeCpuMsOf(server.pid);
     threadsBefore = threadCpuMsOf(server.pid);
     figures = await cannon({ url, connections: 32, duration: 8, headers });
   }
   const cpuMs = cpuMsOf(server.pid) - cpuBefore;
+  const otherMs = treeCpuMsOf(server.pid) - treeBefore - cpuMs;
+  const per = (ms: number) => (ms / figures.total).toFixed(3);
   const perRequest =
-    figures.total > 0 ? ` cpu ${(cpuMs / figures.total).toFixed(3)} ms/request` : '';
+    figures.total > 0
+      ? ` cpu ${per(cpuMs)} ms/request` +
+        (otherMs > 0 ? ` (+ ${per(otherMs)} in its worker process)` : '')
+      : '';
   const threads = flags.includes('--threads')
     ? ` threads ${[...threadCpuMsOf(server.pid)]
         .map(([tid, ms]) => [tid, ms - (threadsBefore.get(tid) ?? 0)] as const)

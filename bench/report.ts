@@ -225,7 +225,7 @@ export function writeMarkdown(file: string, r: BenchResults): void {
     'node --cpu-prof --cpu-prof-dir=prof dist/bench/run.js throughput  # a CPU profile of one phase',
     'node dist/bench/schedule-profile.js burst 3000   # a CPU profile of the schedules firing window only (or: idle 100000)',
     'node dist/bench/api-profile.js post --profile    # steward serve under 8 s of POSTs (or get, list; --no-worker), its CPU profile',
-    "node dist/bench/api-layouts.js --rounds 2      # creates with the worker in serve's process, then in a process of its own",
+    "node dist/bench/api-layouts.js --rounds 2      # creates with the worker in serve's process, then in the process serve starts for it",
     "node dist/bench/scale-file.js && node dist/bench/scale-latency.js <folder> list   # the scale phase's file, then its list (or get) latency",
     '```',
     '',

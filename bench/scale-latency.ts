@@ -1,9 +1,8 @@
-import { readFileSync } from 'node:fs';
-
 import { API_PREFIX } from '../src/api/prefix.js';
 import { startStewardServe } from './api-processes.js';
 import { cannon } from './cannon.js';
 import { noopUrn } from './noop-module.js';
+import { treeCpuMsOf } from './process-cpu.js';
 
 /**
  * The scale phase's GET or list latency alone, on a folder that `node dist/bench/scale-file.js`
@@ -26,24 +25,17 @@ try {
   const check = await fetch(url);
   if (!check.ok) throw new Error(`${what} answered ${check.status}: ${await check.text()}`);
   await cannon({ url, connections: Number(connections), duration: 2 });
-  const before = cpuMs(server.pid);
+  const before = treeCpuMsOf(server.pid);
   const figures = await cannon({
     url,
     connections: Number(connections),
     duration: Number(seconds),
   });
-  const perRequest = (cpuMs(server.pid) - before) / Math.max(figures.total, 1);
+  const perRequest = (treeCpuMsOf(server.pid) - before) / Math.max(figures.total, 1);
   console.log(
     `${what}: ${figures.requestsPerS.toFixed(0)}/s p50 ${figures.p50Ms} ms p99 ${figures.p99Ms} ms` +
       ` cpu ${perRequest.toFixed(3)} ms/request failures ${figures.failures}`,
   );
 } finally {
   await server.stop(true);
-}
-
-/** User and system CPU time of a process in milliseconds (Linux: utime and stime, 100 ticks a second). */
-function cpuMs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
 }

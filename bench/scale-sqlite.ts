@@ -1,11 +1,10 @@
-import { readFileSync } from 'node:fs';
-
 import BetterSqlite3 from 'better-sqlite3';
 
 import { API_PREFIX } from '../src/api/prefix.js';
 import { startStewardServe } from './api-processes.js';
 import { cannon, type CannonFigures } from './cannon.js';
 import { noopCreateBody, noopUrn } from './noop-module.js';
+import { treeCpuMsOf, treeRssMiB } from './process-cpu.js';
 import { cloneResources } from './scale-clone.js';
 import { sleep } from './stats.js';
 
@@ -22,7 +21,6 @@ const IDLE_FIRST_MS = 20_000;
 const CONNECTIONS = 8;
 const DURATION_S = 8;
 /** Linux's USER_HZ: the unit of utime and stime in /proc/<pid>/stat. */
-const TICKS_PER_S = 100;
 
 export interface ScaleResult {
   resources: number;
@@ -30,7 +28,7 @@ export interface ScaleResult {
   cloneS: number;
   /** From `steward serve` spawned to /readyz answering, on the full file. */
   startupMs: number;
-  /** The process's CPU (user + system) over `idleMs` of nothing to do, as a share of one core. */
+  /** The CPU (user + system) of `serve` and its worker process over `idleMs` of nothing to do, as a share of one core. */
   idleCpuPctOfCore: number;
   idleMs: number;
   /** The same over the first `idleFirstMs` of them, which hold V8's clean-up after start-up. */
@@ -55,13 +53,14 @@ export async function measureScale(total: number): Promise<ScaleResult> {
   try {
     const startupMs = Date.now() - spawned;
     await sleep(2000); // the first look for due work and the start-up pruning run on
-    const pctOfCore = (ticks: number, ms: number) => (ticks / TICKS_PER_S / (ms / 1000)) * 100;
-    const before = cpuTicks(second.pid);
+    // `serve` and its worker process (src/worker-process/) together.
+    const pctOfCore = (cpuMs: number, ms: number) => (cpuMs / ms) * 100;
+    const before = treeCpuMsOf(second.pid);
     await sleep(IDLE_FIRST_MS);
-    const idleFirstCpuPctOfCore = pctOfCore(cpuTicks(second.pid) - before, IDLE_FIRST_MS);
+    const idleFirstCpuPctOfCore = pctOfCore(treeCpuMsOf(second.pid) - before, IDLE_FIRST_MS);
     await sleep(IDLE_MS - IDLE_FIRST_MS);
-    const idleCpuPctOfCore = pctOfCore(cpuTicks(second.pid) - before, IDLE_MS);
-    const rssMiB = rss(second.pid);
+    const idleCpuPctOfCore = pctOfCore(treeCpuMsOf(second.pid) - before, IDLE_MS);
+    const rssMiB = treeRssMiB(second.pid);
     let read = 0;
     const get = await cannon({
       url: second.url,
@@ -144,15 +143,4 @@ async function waitForNothingPending(file: string): Promise<void> {
   } finally {
     db.close();
   }
-}
-
-function cpuTicks(pid: number): number {
-  // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return Number(fields[11]) + Number(fields[12]);
-}
-
-function rss(pid: number): number {
-  const kib = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
-  return Number(kib) / 1024;
 }

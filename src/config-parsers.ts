@@ -41,6 +41,15 @@ export const boolean: Parser = (raw) => {
   if (/^(0|false|no|off)$/i.test(raw)) return false;
   throw new Error('must be true or false');
 };
+/** `auto`, or what `boolean` reads. */
+export const autoOrBoolean: Parser = (raw) => {
+  if (raw === 'auto') return 'auto';
+  try {
+    return boolean(raw);
+  } catch {
+    throw new Error('must be auto, true or false');
+  }
+};
 export const oneOf =
   (...values: string[]): Parser =>
   (raw) => {

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 
 import {
   absoluteDirList,
+  autoOrBoolean,
   boolean,
   commaList,
   envAllowList,
@@ -42,6 +43,11 @@ export interface Config {
   logLevel: 'error' | 'warn' | 'info' | 'debug';
   /** STEWARD_WORKER: run the sync worker in this process. @default true */
   worker: boolean;
+  /**
+   * STEWARD_WORKER_PROCESS: `serve` runs its sync worker in a second process (auto: when the machine has two or more
+   * cores), so the API and the worker each have a core. @default auto
+   */
+  workerProcess: 'auto' | boolean;
   /** STEWARD_WORKER_CONCURRENCY @default 8 */
   workerConcurrency: number;
   /** STEWARD_LEASE_MS @default 15000 */
@@ -204,6 +210,7 @@ const SETTINGS: { [K in keyof Config]: [variable: string, parse: Parser, fallbac
   modulePaths: ['STEWARD_MODULE_PATHS', pathList, []],
   logLevel: ['STEWARD_LOG_LEVEL', oneOf('error', 'warn', 'info', 'debug'), 'info'],
   worker: ['STEWARD_WORKER', boolean, true],
+  workerProcess: ['STEWARD_WORKER_PROCESS', autoOrBoolean, 'auto'],
   workerConcurrency: ['STEWARD_WORKER_CONCURRENCY', integer(1, 1000), 8],
   leaseMs: ['STEWARD_LEASE_MS', integer(100), 15_000],
   pollIntervalMs: ['STEWARD_POLL_INTERVAL_MS', integer(10), 1000],

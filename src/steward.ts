@@ -29,6 +29,7 @@ import { sealingStore } from './core/secrets/sealing-store.js';
 import { createSecretBox } from './core/secrets/secret-box.js';
 import { createSecretReads } from './core/secrets/secret-reads.js';
 import { createSyncEngine } from './core/sync/sync-engine.js';
+import type { SyncObserver } from './core/sync/sync-observer.js';
 import { createWebhooks } from './core/webhooks/webhooks.js';
 import { engineOptionsFrom } from './engine-options.js';
 import { createPruners } from './housekeeping.js';
@@ -36,6 +37,7 @@ import { createLogger } from './logger.js';
 import { createMetrics } from './metrics/create-metrics.js';
 import { reportSecretsAtRest, warnOpen } from './startup-notices.js';
 import { createStore, redactUrl } from './store/create-store.js';
+import type { WorkerProcess } from './worker-process/worker-process.js';
 
 /** How often a watch looks for events committed by other processes (this process's own commits wake it at once). */
 const EVENTS_POLL_MS = 500;
@@ -49,6 +51,10 @@ export interface StewardOverrides {
   workerId?: string;
   /** false: serve only /healthz and /readyz (`steward worker`). @default true */
   serveApi?: boolean;
+  /** The worker runs in this process of its own (`serve`'s default with two cores): `start()` and `stop()` start and stop it. */
+  workerProcess?: WorkerProcess;
+  /** Where the sync engine reports (default: this Steward's metrics; the worker process forwards to `serve`'s). */
+  syncObserver?: SyncObserver;
 }
 
 /**
@@ -112,12 +118,14 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
     sources: {
       store,
       kinds: () => registry.kinds(),
-      activeWorkers: () => engine.inFlight(),
+      activeWorkers: () => (workerProcess ? workerProcess.inFlight() : engine.inFlight()),
       maxWorkers: config.worker ? config.workerConcurrency : 0,
       openWatches: () => events.openWatches(),
       clock,
     },
   });
+  const workerProcess = overrides.workerProcess;
+  workerProcess?.attach({ signals: store, observer: metrics.sync });
   const workerId = overrides.workerId ?? newWorkerId();
   // The scheduler's batched firing reads and commits through the sealing store, as the commands do.
   const batchFiring = { store: sealed, prepared: commands.prepared };
@@ -160,7 +168,7 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
     clock,
     logger,
     random: overrides.random,
-    observer: metrics.sync,
+    observer: overrides.syncObserver ?? metrics.sync,
     options: engineOptionsFrom(config, workerId),
   });
   const app = createApp({
@@ -188,11 +196,19 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
     metrics: { endpoint: metrics.endpoint, http: metrics.http },
     readiness: {
       database: () => store.ping(),
-      workerRunning: () => (config.worker ? engine.isRunning() : null),
+      workerRunning: () =>
+        config.worker ? (workerProcess ? workerProcess.isRunning() : engine.isRunning()) : null,
     },
   });
   let server: Server | undefined;
   let connections: ReturnType<typeof trackConnections> | undefined;
+  /** The worker's loops in this process. */
+  const startWorker = () => {
+    engine.start();
+    scheduler.start();
+    webhooks.loop.start();
+    pruners.start();
+  };
 
   return {
     config,
@@ -238,10 +254,8 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
       server = listening;
       connections = trackConnections(server);
       if (config.worker) {
-        engine.start();
-        scheduler.start();
-        webhooks.loop.start();
-        pruners.start();
+        if (workerProcess) await workerProcess.start();
+        else startWorker();
       }
       const address = server.address();
       const port = typeof address === 'object' && address ? address.port : config.port;
@@ -251,6 +265,7 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
         maxConnections: listening.maxConnections,
         db: redactUrl(config.db),
         worker: config.worker,
+        workerPid: workerProcess?.pid,
         kinds: registry.kinds(),
         access: access.mode,
       });
@@ -258,8 +273,12 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
       reportSecretsAtRest(logger, registry, secrets);
       return { port };
     },
+    /** Starts the worker's loops without listening (the worker process `serve` starts, src/worker-process/). */
+    startWorker,
     /** Stops taking requests, ends open watches, drains the worker within the grace period, releases leases, closes the database. */
     async stop(): Promise<void> {
+      // The worker process drains while the API closes.
+      const workerStopped = workerProcess?.stop();
       const closing = server
         ? new Promise<void>((resolve) => server!.close(() => resolve()))
         : Promise.resolve();
@@ -270,6 +289,7 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
       await scheduler.stop();
       await webhooks.loop.stop();
       await engine.stop();
+      await workerStopped;
       connections?.closeUnused();
       await closing;
       await auditRecorder.stop();

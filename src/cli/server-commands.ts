@@ -1,6 +1,7 @@
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 
 import type { Steward } from '../steward.js';
+import { stopOnSignals } from '../stop-on-signals.js';
 
 /**
  * `serve`, `worker` and `migrate`: the commands that run Steward
@@ -10,26 +11,53 @@ import type { Steward } from '../steward.js';
 export function registerServerCommands(program: Command): void {
   program
     .command('serve')
-    .description('serve the API, with the sync worker unless --no-worker')
+    .description(
+      'serve the API, with the sync worker unless --no-worker (in a second process with two cores or more: STEWARD_WORKER_PROCESS)',
+    )
     .option('--no-worker', 'serve the API only')
     .action(async (options: { worker: boolean }) => {
-      const [{ loadConfig }, { createSteward }] = await Promise.all([
-        import('../config.js'),
-        import('../steward.js'),
-      ]);
+      const [{ loadConfig }, { createSteward }, { forkWorkerProcess, workerInOwnProcess }] =
+        await Promise.all([
+          import('../config.js'),
+          import('../steward.js'),
+          import('../worker-process/worker-process.js'),
+        ]);
       const config = loadConfig();
-      await run(await createSteward({ ...config, worker: config.worker && options.worker }));
+      const worker = config.worker && options.worker;
+      // Forked first, so the worker loads its modules while this process loads its own.
+      const workerProcess =
+        worker && workerInOwnProcess(config) ? forkWorkerProcess(process.argv[1]!) : undefined;
+      const steward = await createSteward({ ...config, worker }, { workerProcess });
+      workerProcess?.onUnexpectedExit((code, signal) => {
+        steward.logger.error('the worker process ended; stopping', { code, signal });
+        void steward.stop().finally(() => process.exit(1));
+      });
+      await run(steward);
     });
 
   program
     .command('worker')
     .description('run the sync worker only (the port serves /healthz and /readyz)')
-    .action(async () => {
-      const [{ loadConfig }, { createSteward }] = await Promise.all([
-        import('../config.js'),
-        import('../steward.js'),
-      ]);
-      await run(await createSteward({ ...loadConfig(), worker: true }, { serveApi: false }));
+    // How `serve` starts its worker process (src/worker-process/): no port, an IPC channel to serve.
+    .addOption(new Option('--attached').hideHelp())
+    .action(async (options: { attached?: boolean }) => {
+      const [{ loadConfig }, { createSteward }, { createLogger }, { runAttachedWorker }] =
+        await Promise.all([
+          import('../config.js'),
+          import('../steward.js'),
+          import('../logger.js'),
+          import('../worker-process/attached-worker.js'),
+        ]);
+      const config = { ...loadConfig(), worker: true };
+      if (options.attached)
+        return runAttachedWorker((syncObserver) =>
+          createSteward(config, {
+            serveApi: false,
+            syncObserver,
+            logger: createLogger(config.logLevel).child({ process: 'worker' }),
+          }),
+        );
+      await run(await createSteward(config, { serveApi: false }));
     });
 
   program
@@ -54,20 +82,6 @@ export function registerServerCommands(program: Command): void {
 
 /** Starts, and stops cleanly on SIGTERM or SIGINT: drain, release leases, exit 0. */
 async function run(steward: Steward): Promise<void> {
-  let stopping = false;
-  const shutdown = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    steward.logger.info('shutting down', { signal });
-    steward.stop().then(
-      () => process.exit(0),
-      (err: unknown) => {
-        steward.logger.error('shutdown failed', { error: (err as Error).message });
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
-  process.on('SIGINT', () => shutdown('SIGINT'));
+  stopOnSignals(steward);
   await steward.start();
 }

@@ -247,6 +247,20 @@ export interface StoreSignals {
   onWorkDue(listener: (announced: boolean) => void): () => void;
   /** Calls `listener` after this process (or, on SQLite, another one) commits a write that may have appended events. */
   onEventsCommitted(listener: () => void): () => void;
+  /**
+   * Calls `listener` after each of this process's own commits that makes work due or may have
+   * appended events, and for nothing else; it starts no LISTEN and no watch. What a process tells
+   * the worker process it started (`serve`'s worker, src/worker-process/).
+   */
+  onOwnCommit(listener: (commit: CommitSignal) => void): () => void;
+  /** Another process told this one of its commit (the worker process and `serve`): wakes the listeners as an own commit does. */
+  relayCommit(commit: CommitSignal): void;
+}
+
+/** What a commit may have done: made work due, appended events, or both. */
+export interface CommitSignal {
+  work: boolean;
+  events: boolean;
 }
 
 export interface StoreHealth {

@@ -99,34 +99,28 @@ export function storeOver(driver: StoreDriver): Store {
     ...createWebhookQueries(driver),
     ...deliveries,
     saveDeliveryOutcome: announcing(deliveries.saveDeliveryOutcome, (saved) => {
-      if (saved) signals.eventsCommitted();
+      if (saved) signals.committed(false);
     }),
     commitAccepted: announcing(accept.commitAccepted, (outcome) => {
-      if (outcome !== 'committed') return;
-      signals.eventsCommitted();
-      signals.workDue();
+      if (outcome === 'committed') signals.committed(true);
     }),
     commitAcceptedBatch: announcing(batch.commitAcceptedBatch, (outcomes) => {
-      if (outcomes === 'lease_lost' || !outcomes.includes('committed')) return;
-      signals.eventsCommitted();
-      signals.workDue();
+      if (outcomes !== 'lease_lost' && outcomes.includes('committed')) signals.committed(true);
     }),
     commitCancel: announcing(accept.commitCancel, (outcome) => {
-      if (outcome === 'committed') signals.eventsCommitted();
+      if (outcome === 'committed') signals.committed(false);
     }),
     commitPause: announcing(pause.commitPause, (outcome) => {
-      if (outcome !== 'committed') return;
-      signals.eventsCommitted();
-      signals.workDue();
+      if (outcome === 'committed') signals.committed(true);
     }),
     saveScheduleRun: announcing(schedules.saveScheduleRun, (saved) => {
-      if (saved) signals.eventsCommitted();
+      if (saved) signals.committed(false);
     }),
     claimDue: announcing(sync.claimDue, (claimed) => {
-      if (claimed.work.length > 0) signals.eventsCommitted();
+      if (claimed.work.length > 0) signals.committed(false);
     }),
     saveSyncResults: announcing(sync.saveSyncResults, (applied) => {
-      if (applied.includes(true)) signals.eventsCommitted();
+      if (applied.includes(true)) signals.committed(false);
     }),
     async close() {
       await signals.close();

@@ -1,4 +1,4 @@
-import type { StoreSignals } from '../core/ports.js';
+import type { CommitSignal, StoreSignals } from '../core/ports.js';
 import type { StoreDriver } from './driver.js';
 
 /**
@@ -9,11 +9,15 @@ import type { StoreDriver } from './driver.js';
  * listening connection; SQLite's watch with the first listener of either. Both end when the
  * store closes.
  */
+const WORK_AND_EVENTS: CommitSignal = Object.freeze({ work: true, events: true });
+const EVENTS_ONLY: CommitSignal = Object.freeze({ work: false, events: true });
+
 export function createStoreSignals(
   driver: Pick<StoreDriver, 'listenForWork' | 'watchOtherCommits'>,
 ) {
   const work = new Set<(announced: boolean) => void>();
   const events = new Set<() => void>();
+  const own = new Set<(commit: CommitSignal) => void>();
   let listening: Promise<() => Promise<void>> | undefined;
   let stopWatching: (() => void) | undefined;
   let closed = false;
@@ -46,13 +50,23 @@ export function createStoreSignals(
       watchOthers();
       return subscribe(events, listener);
     },
+    onOwnCommit: (listener) => subscribe(own, listener),
+    relayCommit(commit) {
+      if (commit.events) emitEvents();
+      if (commit.work) emitWork(true);
+    },
+  };
+  const tellOwn = (commit: CommitSignal) => {
+    for (const listener of own) listener(commit);
   };
   return {
     signals,
-    /** This process committed a write that makes work due. */
-    workDue: () => emitWork(true),
-    /** This process committed a write that may have appended events. */
-    eventsCommitted: emitEvents,
+    /** This process committed a write that may have appended events, and made work due if `work`. */
+    committed(work: boolean) {
+      emitEvents();
+      if (work) emitWork(true);
+      if (own.size > 0) tellOwn(work ? WORK_AND_EVENTS : EVENTS_ONLY);
+    },
     async close(): Promise<void> {
       closed = true;
       stopWatching?.();

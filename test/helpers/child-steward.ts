@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 import { storeDialect } from './dialects.js';
+import { isAlive } from './local-processes.js';
 
 const CLI = fileURLToPath(new URL('../../dist/src/cli.js', import.meta.url));
 
@@ -10,7 +11,14 @@ export interface ChildSteward {
   url: string;
   api: string;
   output: string[];
-  /** Sends a signal and resolves with the exit code (null when killed by a signal). */
+  /** The worker process `serve` started (STEWARD_WORKER_PROCESS), if it started one. */
+  workerPid: number | undefined;
+  /** The process whose syncs the ledger records: the worker process, else `serve` itself. */
+  syncPid: number;
+  /**
+   * Sends a signal and resolves with the exit code (null when killed by a signal), once the
+   * worker process has ended too: on SIGKILL, by itself, when it sees its channel to `serve` close.
+   */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
@@ -46,7 +54,7 @@ export function spawnSteward(
       output.push(chunk.toString());
       for (const line of chunk.toString().split('\n')) {
         if (!line.includes('"steward started"')) continue;
-        const { port } = JSON.parse(line) as { port: number };
+        const { port, workerPid } = JSON.parse(line) as { port: number; workerPid?: number };
         clearTimeout(timer);
         const url = `http://127.0.0.1:${port}`;
         resolve({
@@ -54,9 +62,14 @@ export function spawnSteward(
           url,
           api: `${url}/api/v1beta1`,
           output,
+          workerPid,
+          syncPid: workerPid ?? proc.pid!,
           async stop(signal = 'SIGTERM') {
             if (proc.exitCode === null && proc.signalCode === null) proc.kill(signal);
-            return exited;
+            const code = await exited;
+            while (workerPid !== undefined && isAlive(workerPid))
+              await new Promise((resolve) => setTimeout(resolve, 10));
+            return code;
           },
         });
       }

@@ -126,7 +126,7 @@ describeOneDialect('sqlite', 'several Steward processes on one database file', (
       () => {
         const starts = readLedger(dir)
           .split('\n')
-          .filter((line) => line.startsWith('start') && line.includes(` ${b.proc.pid} `));
+          .filter((line) => line.startsWith('start') && line.includes(` ${b.syncPid} `));
         return new Set(starts.map((line) => line.split(' ')[1])).size === 10 || undefined;
       },
       'b to take over all 10 resources',

@@ -146,7 +146,7 @@ describeEachDialect('a worker killed between claiming a firing and writing its o
     );
     const rings = readRings(f.ledger);
     expect(rings.map((ring) => [ring.operationId, ring.pid])).toEqual([
-      [recorded.last_operation_id, heir.proc.pid],
+      [recorded.last_operation_id, heir.syncPid],
     ]);
   }, 180_000);
 });

@@ -48,6 +48,7 @@ export function createCrashSupervisor(env: Record<string, string>) {
       const child = await spawnSteward(env);
       startMs.push(Date.now() - spawnedAt);
       pids.push(child.proc.pid!);
+      if (child.workerPid !== undefined) pids.push(child.workerPid);
       if (closed) {
         await child.stop('SIGKILL');
         throw new SupervisorClosed();
@@ -62,9 +63,13 @@ export function createCrashSupervisor(env: Record<string, string>) {
       const child = current;
       if (!child) throw new Error('no Steward process to kill');
       current = undefined;
+      // Resolves once its worker process (STEWARD_WORKER_PROCESS) has ended too: by itself, as it
+      // does when serve dies. Both are dead from then on: a ledger line of either after it is late.
       await child.stop('SIGKILL');
       const dead = { pid: child.proc.pid!, deadAtMs: Date.now() };
       killed.push(dead);
+      if (child.workerPid !== undefined)
+        killed.push({ pid: child.workerPid, deadAtMs: dead.deadAtMs });
       collectErrors(child);
       return dead;
     },

@@ -144,7 +144,7 @@ describeEachDialect('a statement that fails inside a write transaction', () => {
 
     await ctx.faults.off();
     const done = await waitForStatus(s.api, urnOf('e'), 'COMPLETED');
-    expect(done.state.output).toEqual({ pid: s.proc.pid });
+    expect(done.state.output).toEqual({ pid: s.syncPid });
     expect(
       (await call('GET', `${s.api}/operations?urn=${urnOf('e')}`)).body.operations.map(
         (op: { status: string }) => op.status,
