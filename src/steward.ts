@@ -149,6 +149,7 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
     clock,
     logger,
     random: overrides.random,
+    wakeDelivery: workerProcess?.wakeDelivery,
     allow: config.webhookAllow,
     maxPageBytes: config.maxPageBytes,
     options: {
@@ -202,6 +203,7 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
   });
   let server: Server | undefined;
   let connections: ReturnType<typeof trackConnections> | undefined;
+  let stopping: Promise<void> | undefined;
   /** The worker's loops in this process. */
   const startWorker = () => {
     engine.start();
@@ -275,28 +277,42 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
     },
     /** Starts the worker's loops without listening (the worker process `serve` starts, src/worker-process/). */
     startWorker,
-    /** Stops taking requests, ends open watches, drains the worker within the grace period, releases leases, closes the database. */
-    async stop(): Promise<void> {
-      // The worker process drains while the API closes.
-      const workerStopped = workerProcess?.stop();
-      const closing = server
-        ? new Promise<void>((resolve) => server!.close(() => resolve()))
-        : Promise.resolve();
-      server?.closeIdleConnections();
-      await events.close();
-      connections?.closeUnused();
+    /**
+     * Stops taking requests, ends open watches, drains the worker within the grace period, releases
+     * leases, closes the database. A second call gets the first one's promise.
+     */
+    stop(): Promise<void> {
+      stopping ??= stopAll();
+      return stopping;
+    },
+  };
+
+  async function stopAll(): Promise<void> {
+    // The worker process drains while the API closes; should it fail, the rest still closes.
+    const workerStopped = workerProcess?.stop().then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    const closing = server
+      ? new Promise<void>((resolve) => server!.close(() => resolve()))
+      : Promise.resolve();
+    server?.closeIdleConnections();
+    await events.close();
+    connections?.closeUnused();
+    if (!workerProcess) {
       await pruners.stop();
       await scheduler.stop();
       await webhooks.loop.stop();
       await engine.stop();
-      await workerStopped;
-      connections?.closeUnused();
-      await closing;
-      await auditRecorder.stop();
-      await store.close();
-      logger.info('steward stopped');
-    },
-  };
+    }
+    const workerFailed = await workerStopped;
+    connections?.closeUnused();
+    await closing;
+    await auditRecorder.stop();
+    await store.close();
+    logger.info('steward stopped');
+    if (workerFailed) throw workerFailed;
+  }
 }
 
 export type Steward = Awaited<ReturnType<typeof createSteward>>;

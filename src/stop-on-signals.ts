@@ -3,9 +3,9 @@ import type { Steward } from './steward.js';
 /**
  * SIGTERM or SIGINT stops `steward` cleanly (drain, release leases) and exits 0, or 1 if the stop
  * failed; a second signal while it stops is ignored. For `serve`, `worker` and the worker process
- * `serve` starts (src/worker-process/attached-worker.ts).
+ * `serve` starts (src/worker-process/attached-worker.ts). Returns whether a signal has come.
  */
-export function stopOnSignals(steward: Pick<Steward, 'logger' | 'stop'>): void {
+export function stopOnSignals(steward: Pick<Steward, 'logger' | 'stop'>): () => boolean {
   let stopping = false;
   const shutdown = (signal: string) => {
     if (stopping) return;
@@ -21,4 +21,5 @@ export function stopOnSignals(steward: Pick<Steward, 'logger' | 'stop'>): void {
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
+  return () => stopping;
 }

@@ -71,7 +71,7 @@ export function registerStateGauges(
   });
   new Gauge({
     name: 'steward_active_workers',
-    help: 'Sync calls running in this process.',
+    help: 'Sync calls running in this process, or in the worker process serve started.',
     registers,
     collect() {
       this.set(sources.activeWorkers());

@@ -6,6 +6,8 @@ import { stopOnSignals } from '../stop-on-signals.js';
 import { relayOwnCommits } from './commit-relay.js';
 import type { FromWorker, ToWorker } from './messages.js';
 
+const ignore = () => undefined;
+
 /** How often the worker looks whether its syncs in flight changed since its last message. */
 const IN_FLIGHT_LOOK_MS = 1000;
 /** How often the watchdog thread looks whether `serve` is still this process's parent. */
@@ -29,13 +31,17 @@ export async function runAttachedWorker(
   process.once('disconnect', () => process.exit(1));
   if (!process.connected) process.exit(1);
   dieWithParent();
+  // With a callback, a send that fails (serve died, the channel not yet seen closed) is no uncaught error.
   const send = (message: FromWorker) => {
-    if (process.connected) process.send!(message);
+    if (process.connected) process.send!(message, undefined, undefined, ignore);
   };
   // `serve` may say start, or relay a commit, while this process still loads its modules.
   const built: { steward?: Steward } = {};
   let startAsked = false;
+  let stopping = () => false;
   const start = (steward: Steward) => {
+    // SIGTERM and serve's 'start' may cross on the way: once stopping, nothing starts.
+    if (stopping()) return;
     steward.startWorker();
     steward.logger.info('worker process started', {
       pid: process.pid,
@@ -45,13 +51,14 @@ export async function runAttachedWorker(
   };
   process.on('message', (message: ToWorker) => {
     if (message.type === 'commit') built.steward?.store.relayCommit(message);
+    else if (message.type === 'wake-delivery') built.steward?.webhookDelivery.wake();
     else if (built.steward) start(built.steward);
     else startAsked = true;
   });
   const steward = await create(forwardSyncs(send, () => built.steward?.engine.inFlight() ?? 0));
   built.steward = steward;
   relayOwnCommits(steward.store, send);
-  stopOnSignals(steward);
+  stopping = stopOnSignals(steward);
   if (startAsked) start(steward);
 }
 

@@ -10,7 +10,9 @@ export type ToWorker =
   /** The API listens: start the engine, scheduler, webhook delivery and pruners. */
   | { type: 'start' }
   /** `serve` committed: wake the worker's engine (work) and webhook delivery (events). */
-  | ({ type: 'commit' } & CommitSignal);
+  | ({ type: 'commit' } & CommitSignal)
+  /** A webhook was made or a delivery queued again: the delivery loop looks now, even with no webhook enabled at its last look. */
+  | { type: 'wake-delivery' };
 
 export type FromWorker =
   /** The worker's loops run. */

@@ -21,10 +21,18 @@ export interface WorkerProcess {
     signals: Pick<StoreSignals, 'onOwnCommit' | 'relayCommit'>;
     observer: SyncObserver;
   }): void;
-  /** Starts the worker's loops; resolves once they run, rejects if the process ends first. */
+  /**
+   * Starts the worker's loops; resolves once they run, rejects if the process ends first. Once
+   * `stop()` has begun it asks nothing and resolves: a stop during start-up is no failure.
+   */
   start(): Promise<void>;
-  /** SIGTERM: the worker drains within its grace period, gives back its leases and exits; resolves when it has. */
+  /**
+   * SIGTERM: the worker drains within its grace period, gives back its leases and exits. Resolves
+   * when it has; rejects if it exited with a failure (its drain failed, or it had died already).
+   */
   stop(): Promise<void>;
+  /** A webhook was made or a delivery queued again: the worker's delivery loop looks now. */
+  wakeDelivery(): void;
   /** Started and not ended (/readyz's worker check). */
   isRunning(): boolean;
   /** Its syncs in flight, as of its last message (`steward_active_workers`). */
@@ -33,11 +41,15 @@ export interface WorkerProcess {
   onUnexpectedExit(listener: (code: number | null, signal: NodeJS.Signals | null) => void): void;
 }
 
-/** Whether `serve` starts its worker as a second process: STEWARD_WORKER_PROCESS, `auto` with two cores or more. */
+/**
+ * Whether `serve` starts its worker as a second process: STEWARD_WORKER_PROCESS, `auto` with two
+ * cores or more. Never on `:memory:`, a database each process would have to itself.
+ */
 export function workerInOwnProcess(
-  config: Pick<Config, 'workerProcess'>,
+  config: Pick<Config, 'workerProcess' | 'db'>,
   cores = availableParallelism(),
-) {
+): boolean {
+  if (config.db === ':memory:') return false;
   return config.workerProcess === 'auto' ? cores >= 2 : config.workerProcess;
 }
 
@@ -101,11 +113,13 @@ export function forkWorkerProcess(cli: string): WorkerProcess {
       relayOwnCommits(attached.signals, send);
     },
     async start() {
+      if (stopping) return;
       const running = new Promise<void>((resolve) => (startedNow = resolve));
       send({ type: 'start' });
       await Promise.race([
         running,
         ended.then(({ code, signal }) => {
+          if (stopping) return;
           throw new Error(
             `the worker process ended before it started (${signal ?? `exit code ${code}`}); its lines above say why`,
           );
@@ -115,8 +129,12 @@ export function forkWorkerProcess(cli: string): WorkerProcess {
     async stop() {
       stopping = true;
       if (!exited) child.kill('SIGTERM');
-      await ended;
+      const { code, signal } = await ended;
+      // Killed by the signal itself: it came before the worker had set its handlers (start-up).
+      if (code !== 0 && signal !== 'SIGTERM' && signal !== 'SIGINT')
+        throw new Error(`the worker process ended with ${signal ?? `exit code ${code}`}`);
     },
+    wakeDelivery: () => send({ type: 'wake-delivery' }),
     isRunning: () => started && !exited,
     inFlight: () => (exited ? 0 : inFlight),
     onUnexpectedExit(listener) {

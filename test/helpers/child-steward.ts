@@ -67,8 +67,15 @@ export function spawnSteward(
           async stop(signal = 'SIGTERM') {
             if (proc.exitCode === null && proc.signalCode === null) proc.kill(signal);
             const code = await exited;
-            while (workerPid !== undefined && isAlive(workerPid))
+            // Bounded: a worker that outlives serve is a failure the test should see, not a hang.
+            const deadline = Date.now() + 10_000;
+            while (workerPid !== undefined && isAlive(workerPid)) {
+              if (Date.now() > deadline) {
+                process.kill(workerPid, 'SIGKILL');
+                throw new Error(`worker process ${workerPid} outlived serve by 10 s`);
+              }
               await new Promise((resolve) => setTimeout(resolve, 10));
+            }
             return code;
           },
         });

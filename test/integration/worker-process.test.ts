@@ -9,8 +9,10 @@ import { describeEachDialect } from '../helpers/dialects.js';
 import { call, waitFor } from '../helpers/harness.js';
 import { isAlive } from '../helpers/local-processes.js';
 import { testDatabase } from '../helpers/test-database.js';
+import { startReceiver } from '../helpers/webhook-receiver.js';
 
 const FIXTURE_MODULES = fileURLToPath(new URL('../fixtures/modules', import.meta.url));
+const SECRET = 'whsec-worker-process-5f1a';
 const SCHEDULE_MODULES = fileURLToPath(new URL('../fixtures/schedule-modules', import.meta.url));
 
 /**
@@ -70,7 +72,11 @@ describeEachDialect('serve with its worker in a second process', () => {
 
     const syncers = new Set(ledgerLines(dir).map((line) => Number(line.split(' ')[2])));
     expect([...syncers]).toEqual([workerPid]);
-    const metrics = (await call('GET', `${child.url}/metrics`)).body as string;
+    // The worker sends its counts a loop turn after its commits: the last may trail the API by a moment.
+    const metrics = await waitFor(async () => {
+      const text = (await call('GET', `${child.url}/metrics`)).body as string;
+      return text.includes('result="completed"} 20') ? text : undefined;
+    }, 'the worker’s syncs on /metrics');
     expect(metrics).toContain('steward_reconcile_total{kind="ledger",result="completed"} 20');
     expect(metrics).toContain('steward_reconcile_total{kind="ledger",result="step"} 20');
     expect(metrics).toMatch(/^steward_workqueue_claimed_total (\d+)$/m);
@@ -81,7 +87,11 @@ describeEachDialect('serve with its worker in a second process', () => {
 
     expect(await child.stop('SIGTERM')).toBe(0);
     expect(isAlive(workerPid!)).toBe(false);
-    expect(child.output.join('')).toMatch(/"message":"steward stopped","process":"worker"/);
+    await waitFor(
+      () =>
+        /"message":"steward stopped","process":"worker"/.test(child.output.join('')) || undefined,
+      'the worker’s last line',
+    );
   }, 60_000);
 
   it('ends the worker process when serve is killed', async () => {
@@ -129,6 +139,7 @@ describeEachDialect('serve with its worker in a second process', () => {
           STEWARD_DB: await testDatabase(dir),
           STEWARD_WORKER_PROCESS: 'true',
           STEWARD_PORT: String((taken.address() as AddressInfo).port),
+          WORKER_PROCESS_TEST: dir,
         }),
       ).rejects.toThrow(/EADDRINUSE/);
       await waitFor(
@@ -145,7 +156,42 @@ describeEachDialect('serve with its worker in a second process', () => {
     process.kill(workerPid!, 'SIGKILL');
     const code = await new Promise((resolve) => child.proc.once('exit', resolve));
     expect(code).toBe(1);
-    expect(child.output.join('')).toContain('the worker process ended; stopping');
+    await waitFor(
+      () => child.output.join('').includes('the worker process ended; stopping') || undefined,
+      'serve’s line about it',
+    );
+  }, 30_000);
+
+  it('wakes the worker’s webhook delivery for a webhook made through serve, without a poll', async () => {
+    const receiver = await startReceiver(SECRET);
+    try {
+      const child = await spawnSteward({
+        STEWARD_DB: await testDatabase(dir),
+        STEWARD_FILE_ROOT: join(dir, 'files'),
+        STEWARD_WORKER_PROCESS: 'true',
+        STEWARD_WEBHOOK_ALLOW: '127.0.0.1/32',
+        // An hour between polls: with no webhook at its last look, the delivery loop waits on a wake-up.
+        STEWARD_POLL_INTERVAL_MS: '3600000',
+      });
+      children.push(child);
+      const made = await call('POST', `${child.api}/webhooks`, {
+        url: `${receiver.url}/hook`,
+        events: ['resource.created'],
+        secret: SECRET,
+      });
+      expect(made.status).toBe(201);
+      const created = await call('POST', `${child.api}/resources`, {
+        kind: 'file',
+        project: 'demo',
+        name: 'hooked',
+        spec: { configs: { path: 'hooked.txt', content: 'x\n' } },
+      });
+      expect(created.status).toBe(202);
+      await waitFor(() => receiver.received.length > 0 || undefined, 'the delivery');
+      expect(receiver.received[0]!.event.type).toBe('resource.created');
+    } finally {
+      await receiver.close();
+    }
   }, 30_000);
 
   it('keeps the worker in serve’s own process with STEWARD_WORKER_PROCESS=false', async () => {
@@ -168,14 +214,15 @@ function parentOf(pid: number): number {
   return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
 }
 
-/** Live processes whose environment names `dir` (a Steward of this test, and its worker process). */
+/** Live processes whose environment has WORKER_PROCESS_TEST=`dir` (a Steward of this test, and its worker process). */
 function processesIn(dir: string): number[] {
   return readdirSync('/proc')
     .filter((entry) => /^\d+$/.test(entry) && Number(entry) !== process.pid)
     .map(Number)
     .filter((pid) => {
       try {
-        return readFileSync(`/proc/${pid}/environ`, 'utf8').includes(dir) && isAlive(pid);
+        const environ = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+        return environ.includes(`WORKER_PROCESS_TEST=${dir}`) && isAlive(pid);
       } catch {
         return false;
       }

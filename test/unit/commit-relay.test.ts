@@ -46,10 +46,16 @@ describe('the commit relay between serve and its worker process', () => {
 });
 
 describe('workerInOwnProcess', () => {
+  const db = './data/steward.db';
   it('is true with auto on two cores or more, and follows an explicit setting', () => {
-    expect(workerInOwnProcess({ workerProcess: 'auto' }, 1)).toBe(false);
-    expect(workerInOwnProcess({ workerProcess: 'auto' }, 2)).toBe(true);
-    expect(workerInOwnProcess({ workerProcess: false }, 8)).toBe(false);
-    expect(workerInOwnProcess({ workerProcess: true }, 1)).toBe(true);
+    expect(workerInOwnProcess({ workerProcess: 'auto', db }, 1)).toBe(false);
+    expect(workerInOwnProcess({ workerProcess: 'auto', db }, 2)).toBe(true);
+    expect(workerInOwnProcess({ workerProcess: false, db }, 8)).toBe(false);
+    expect(workerInOwnProcess({ workerProcess: true, db }, 1)).toBe(true);
+  });
+
+  it('is never true on :memory:, which each process would open for itself', () => {
+    expect(workerInOwnProcess({ workerProcess: 'auto', db: ':memory:' }, 8)).toBe(false);
+    expect(workerInOwnProcess({ workerProcess: true, db: ':memory:' }, 8)).toBe(false);
   });
 });

@@ -243,7 +243,6 @@ export function createSyncEngine({
 
     /** Stops claiming, lets in-flight syncs finish within the grace period, aborts the rest and releases their leases. */
     async stop(graceMs: number = options.shutdownGraceMs): Promise<void> {
-      if (heartbeat === undefined) return; // never started (`serve --no-worker`, or its worker in a process of its own)
       running = false;
       unsubscribe?.();
       clearTimeout(timer);

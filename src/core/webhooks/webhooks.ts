@@ -48,6 +48,8 @@ export interface WebhooksDeps {
   /** How a delivery is sent. @default Node's http client through the address guard */
   send?: SendDelivery;
   random?: () => number;
+  /** What a new webhook or a redelivery wakes: this process's delivery loop, or the worker process's (src/worker-process/). */
+  wakeDelivery?: () => void;
 }
 
 /**
@@ -64,6 +66,7 @@ export function createWebhooks({
   options,
   send,
   random,
+  wakeDelivery,
 }: WebhooksDeps) {
   const guard = createTargetGuard(allow);
   const book = createWebhookCommands({
@@ -85,16 +88,17 @@ export function createWebhooks({
     options,
   });
   // A new webhook, or a delivery queued again, is looked at now, not at the next poll.
+  const wake = wakeDelivery ?? loop.wake;
   const commands: typeof book = {
     ...book,
     async create(...args) {
       const made = await book.create(...args);
-      loop.wake();
+      wake();
       return made;
     },
     async redeliver(...args) {
       const queued = await book.redeliver(...args);
-      loop.wake();
+      wake();
       return queued;
     },
   };
