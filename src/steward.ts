@@ -53,7 +53,11 @@ export interface StewardOverrides {
   serveApi?: boolean;
   /** The worker runs in this process of its own (`serve`'s default with two cores): `start()` and `stop()` start and stop it. */
   workerProcess?: WorkerProcess;
-  /** Where the sync engine reports (default: this Steward's metrics; the worker process forwards to `serve`'s). */
+  /**
+   * Where the sync engine reports, instead of this Steward's metrics: the worker process forwards to
+   * `serve`'s, and then keeps no process metrics (nobody scrapes its registry; their event-loop
+   * sampling would wake it ten times a second).
+   */
   syncObserver?: SyncObserver;
 }
 
@@ -115,6 +119,7 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
   const pruners = createPruners({ store, clock, logger, config, idempotency });
   const metrics = createMetrics({
     logger,
+    processMetrics: !overrides.syncObserver,
     sources: {
       store,
       kinds: () => registry.kinds(),

@@ -12,12 +12,22 @@ import { createSyncMetrics } from './sync-metrics.js';
  * Names follow controller-runtime: `steward_reconcile_total{kind,result}`,
  * `steward_workqueue_depth`, … (the list is in docs/api.md).
  */
-export function createMetrics({ sources, logger }: { sources: StateSources; logger: CoreLogger }) {
+export function createMetrics({
+  sources,
+  logger,
+  processMetrics = true,
+}: {
+  sources: StateSources;
+  logger: CoreLogger;
+  /** prom-client's `process_*` and `nodejs_*` metrics. @default true */
+  processMetrics?: boolean;
+}) {
   const registry = new Registry();
   // prom-client samples the event loop's delay every 10 ms by default: 100 wake-ups a second, about
   // 0.5 % of a core on an idle Steward (docs/benchmarks.md, "Idle"). Every 100 ms still catches any
   // stall of 100 ms or more, and a shorter one in proportion to its length.
-  collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 100 });
+  if (processMetrics)
+    collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 100 });
   const sync = createSyncMetrics(registry);
   const http = createHttpMetrics(registry);
   registerStateGauges(registry, sources, logger);
