@@ -31,12 +31,12 @@ import { createSecretReads } from './core/secrets/secret-reads.js';
 import { createSyncEngine } from './core/sync/sync-engine.js';
 import type { SyncObserver } from './core/sync/sync-observer.js';
 import { createWebhooks } from './core/webhooks/webhooks.js';
-import { engineOptionsFrom } from './engine-options.js';
 import { createPruners } from './housekeeping.js';
 import { createLogger } from './logger.js';
 import { createMetrics } from './metrics/create-metrics.js';
 import { reportSecretsAtRest, warnOpen } from './startup-notices.js';
 import { createStore, redactUrl } from './store/create-store.js';
+import { deliveryOptionsFrom, engineOptionsFrom, schedulerOptionsFrom } from './worker-options.js';
 import type { WorkerProcess } from './worker-process/worker-process.js';
 
 /** How often a watch looks for events committed by other processes (this process's own commits wake it at once). */
@@ -139,12 +139,7 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
     commands,
     clock,
     logger,
-    options: {
-      workerId,
-      leaseMs: config.leaseMs,
-      pollIntervalMs: config.pollIntervalMs,
-      graceMs: config.scheduleGraceMs,
-    },
+    options: schedulerOptionsFrom(config, workerId),
     authorize: access.makerMayChange,
     batch: batchFiring,
   });
@@ -157,15 +152,7 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
     wakeDelivery: workerProcess?.wakeDelivery,
     allow: config.webhookAllow,
     maxPageBytes: config.maxPageBytes,
-    options: {
-      workerId,
-      // A send may take the whole timeout: the lease outlasts it, so no other process sends it meanwhile.
-      leaseMs: Math.max(config.leaseMs, 2 * config.webhookTimeoutMs),
-      pollIntervalMs: config.pollIntervalMs,
-      timeoutMs: config.webhookTimeoutMs,
-      retryBaseMs: config.webhookRetryBaseMs,
-      giveUpMs: config.webhookGiveUpMs,
-    },
+    options: deliveryOptionsFrom(config, workerId),
   });
   const engine = createSyncEngine({
     store: sealed,

@@ -12,9 +12,9 @@ import { createResourceSecrets } from '../core/secrets/sealed-resources.js';
 import { sealingStore } from '../core/secrets/sealing-store.js';
 import { createSecretBox } from '../core/secrets/secret-box.js';
 import { createSyncEngine } from '../core/sync/sync-engine.js';
-import { engineOptionsFrom } from '../engine-options.js';
 import type { ModuleDefinition } from '../sdk/index.js';
 import { createStore } from '../store/create-store.js';
+import { engineOptionsFrom } from '../worker-options.js';
 
 /**
  * A real Steward for one module: the same registry, store (a SQLite file in a

@@ -2,7 +2,7 @@ import { silentLogger } from '../../src/core/logging.js';
 import { createRegistry } from '../../src/core/modules/registry.js';
 import { sealingStore } from '../../src/core/secrets/sealing-store.js';
 import { createSyncEngine, type SyncEngine } from '../../src/core/sync/sync-engine.js';
-import { engineOptionsFrom } from '../../src/engine-options.js';
+import { engineOptionsFrom } from '../../src/worker-options.js';
 import { describeEachDialect } from '../helpers/dialects.js';
 import { createFakeModule, type Ledger } from '../helpers/fake-module.js';
 import { type Harness, startSteward, testConfig, waitFor } from '../helpers/harness.js';

@@ -1,6 +1,6 @@
 import type { BackoffOptions } from './backoff.js';
 
-/** The sync engine's settings (src/engine-options.ts makes them from the configuration). */
+/** The sync engine's settings (src/worker-options.ts makes them from the configuration). */
 export interface SyncEngineOptions {
   /** Identifies this worker's leases. */
   owner: string;
