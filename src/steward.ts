@@ -253,6 +253,8 @@ export async function createSteward(config: Readonly<Config>, overrides: Steward
       }
       const address = server.address();
       const port = typeof address === 'object' && address ? address.port : config.port;
+      // A stop began while the worker process started: nothing to announce.
+      if (stopping) return { port };
       logger.info('steward started', {
         host: config.host,
         port,

@@ -16,17 +16,16 @@ export function registerServerCommands(program: Command): void {
     )
     .option('--no-worker', 'serve the API only')
     .action(async (options: { worker: boolean }) => {
-      const [{ loadConfig }, { createSteward }, { forkWorkerProcess, workerInOwnProcess }] =
-        await Promise.all([
-          import('../config.js'),
-          import('../steward.js'),
-          import('../worker-process/worker-process.js'),
-        ]);
+      const [{ loadConfig }, { forkWorkerProcess, workerInOwnProcess }] = await Promise.all([
+        import('../config.js'),
+        import('../worker-process/worker-process.js'),
+      ]);
       const config = loadConfig();
       const worker = config.worker && options.worker;
-      // Forked first, so the worker loads its modules while this process loads its own.
+      // Forked before steward.js and its modules load here, so the two processes load them at the same time.
       const workerProcess =
         worker && workerInOwnProcess(config) ? forkWorkerProcess(process.argv[1]!) : undefined;
+      const { createSteward } = await import('../steward.js');
       const steward = await createSteward({ ...config, worker }, { workerProcess });
       workerProcess?.onUnexpectedExit((code, signal) => {
         steward.logger.error('the worker process ended; stopping', { code, signal });
