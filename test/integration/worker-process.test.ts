@@ -123,8 +123,13 @@ describeEachDialect('serve with its worker in a second process', () => {
       at: new Date(Date.now() + 500).toISOString(),
     });
     expect(scheduled.status).toBe(201);
-    await waitFor(() => existsSync(stallFile) || undefined, 'the ring to stall', 20_000);
-    expect(Number(readFileSync(stallFile, 'utf8'))).toBe(child.workerPid);
+    // The fixture creates the file, then writes its pid: wait for the pid, not the file.
+    const stalledPid = await waitFor(
+      () => (existsSync(stallFile) && readFileSync(stallFile, 'utf8')) || undefined,
+      'the ring to stall',
+      20_000,
+    );
+    expect(Number(stalledPid)).toBe(child.workerPid);
     child.proc.kill('SIGKILL');
     await waitFor(() => !isAlive(child.workerPid!) || undefined, 'the blocked worker to end', 5000);
   }, 40_000);
