@@ -14,8 +14,6 @@ const DIST = fileURLToPath(new URL('..', import.meta.url));
 
 export interface RunningServer {
   url: string;
-  /** The settings it was started with. */
-  env?: Readonly<Record<string, string>>;
   /** The Steward's SQLite file (absent for the bare app). */
   db?: string;
   /** `Authorization` header value when tokens are configured. */
@@ -103,7 +101,6 @@ export async function startStewardServe(options: {
   }
   return {
     url,
-    env,
     db,
     dir,
     authorization,

@@ -2,20 +2,32 @@ import { readdirSync, readFileSync } from 'node:fs';
 
 /** Live (not zombie) processes with an argument containing `text`: what a test started, found without trusting Steward. */
 export function processesWith(text: string): number[] {
+  return liveProcesses('cmdline', (args) => args.some((arg) => arg.includes(text)));
+}
+
+/** Live processes whose environment holds `entry` (`NAME=value`), as a test set it for the processes it started. */
+export function processesWithEnv(entry: string): number[] {
+  return liveProcesses('environ', (vars) => vars.includes(entry));
+}
+
+function liveProcesses(file: 'cmdline' | 'environ', matches: (fields: string[]) => boolean) {
   const pids: number[] = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
     try {
-      const args = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
-      if (!args.some((arg) => arg.includes(text))) continue;
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      if (stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z')) continue;
-      pids.push(Number(entry));
+      if (!matches(readFileSync(`/proc/${entry}/${file}`, 'utf8').split('\0'))) continue;
+      if (isAlive(Number(entry))) pids.push(Number(entry));
     } catch {
       // gone meanwhile
     }
   }
   return pids.sort((a, b) => a - b);
+}
+
+/** The parent pid of a running process. */
+export function parentOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
 }
 
 /** True while `pid` is a live (not zombie) process. */

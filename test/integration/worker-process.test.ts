@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { type ChildSteward, spawnSteward } from '../helpers/child-steward.js';
 import { describeEachDialect } from '../helpers/dialects.js';
 import { call, waitFor } from '../helpers/harness.js';
-import { isAlive } from '../helpers/local-processes.js';
+import { isAlive, parentOf, processesWithEnv } from '../helpers/local-processes.js';
 import { testDatabase } from '../helpers/test-database.js';
 import { startReceiver } from '../helpers/webhook-receiver.js';
 
@@ -148,7 +148,7 @@ describeEachDialect('serve with its worker in a second process', () => {
         }),
       ).rejects.toThrow(/EADDRINUSE/);
       await waitFor(
-        () => processesIn(dir).length === 0 || undefined,
+        () => processesWithEnv(`WORKER_PROCESS_TEST=${dir}`).length === 0 || undefined,
         'no process of this test left',
       );
     } finally {
@@ -211,25 +211,4 @@ describeEachDialect('serve with its worker in a second process', () => {
 function ledgerLines(dir: string): string[] {
   const file = join(dir, 'ledger.txt');
   return existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n') : [];
-}
-
-/** The parent pid of a running process (Linux's /proc). */
-function parentOf(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-}
-
-/** Live processes whose environment has WORKER_PROCESS_TEST=`dir` (a Steward of this test, and its worker process). */
-function processesIn(dir: string): number[] {
-  return readdirSync('/proc')
-    .filter((entry) => /^\d+$/.test(entry) && Number(entry) !== process.pid)
-    .map(Number)
-    .filter((pid) => {
-      try {
-        const environ = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
-        return environ.includes(`WORKER_PROCESS_TEST=${dir}`) && isAlive(pid);
-      } catch {
-        return false;
-      }
-    });
 }
