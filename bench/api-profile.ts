@@ -4,6 +4,7 @@ import { join } from 'node:path';
 
 import { API_PREFIX } from '../src/api/prefix.js';
 import { startStewardServe } from './api-processes.js';
+import { drainBacklog } from './api-ratio.js';
 import { cannon } from './cannon.js';
 import { noopCreateBody, spreadProject } from './noop-module.js';
 import { cpuMsOf, threadCpuMsOf, treeCpuMsOf } from './process-cpu.js';
@@ -11,7 +12,8 @@ import { cpuMsOf, threadCpuMsOf, treeCpuMsOf } from './process-cpu.js';
 /**
  * One request kind of the API phase against `steward serve`, for looking into issue 18's figures:
  * autocannon (32 connections, 8 s) sends `post` (a new resource each), `get` (one resource) or
- * `list` (a page of 50) and prints requests/s; with `--profile` the Steward process runs under
+ * `list` (a page of 50; both once the worker has reconciled the creates made to read, as the api
+ * phase reads) and prints requests/s; with `--profile` the Steward process runs under
  * `--cpu-prof` and the .cpuprofile's path is printed (open it in Chrome DevTools); `--no-worker`
  * sets STEWARD_WORKER=false; `--tokens` configures an admin token and sends it. For one step of an
  * ablation, BENCH_ENV adds settings to the Steward process (`BENCH_ENV='STEWARD_LOG_LEVEL=warn'`)
@@ -75,6 +77,7 @@ try {
   if (what === 'post') figures = await post();
   else {
     await post(); // something to read
+    await drainBacklog(server); // as the api phase reads: with the worker idle
     const page = (await (
       await fetch(`${api}/resources?project=bench&page_size=1`, { headers })
     ).json()) as {

@@ -76,6 +76,26 @@ describeEachDialect('the transition table over HTTP', () => {
         );
       },
     );
+
+    it('is 409 already_exists for a taken URN before the rest of the body is refused, dry run or not', async () => {
+      // A create looks for its URN only when something refuses it (resource-commands.ts): the answer stays 409.
+      const unknownDependency = { dependencies: { nope: urnOf('missing') } };
+      const free = await s.create('fresh', {}, unknownDependency);
+      expect(free.status).toBeGreaterThanOrEqual(400);
+      expect(free.body.error.code).not.toBe('already_exists');
+      const urn = await completed('web');
+      const before = { resource: (await s.get(urn)).body, operations: await s.operations() };
+      expectError(await s.create('web', {}, unknownDependency), 409, 'already_exists');
+      const body = { kind: 'fake', project: 'p', name: 'web', spec: { configs: {} } };
+      expectError(
+        await call('POST', `${s.api}/resources?dry_run=true`, body),
+        409,
+        'already_exists',
+      );
+      expect({ resource: (await s.get(urn)).body, operations: await s.operations() }).toEqual(
+        before,
+      );
+    });
   });
 
   describe('update (PATCH) and the module action bump', () => {

@@ -185,5 +185,6 @@ export function sendAccepted(res: Response, accepted: Accepted): void {
   }
   const { status, headers, body } = acceptedAnswer(accepted);
   for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
-  res.status(status).json(body);
+  res.statusCode = status;
+  sendJsonText(res.req, res, JSON.stringify(body));
 }

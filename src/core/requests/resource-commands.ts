@@ -68,10 +68,15 @@ export function createResourceCommands({
 
   /** A create lost a race with a concurrent change of a dependency: look again (and answer what it is now). */
   function create(request: CreateRequest, options: RequestOptions): Promise<Accepted> {
-    return retryOnConflict(formatUrn(request), () => createOnce(request, options));
+    let attempts = 0;
+    return retryOnConflict(formatUrn(request), () => createOnce(request, options, attempts++ > 0));
   }
 
-  async function createOnce(request: CreateRequest, options: RequestOptions): Promise<Accepted> {
+  async function createOnce(
+    request: CreateRequest,
+    options: RequestOptions,
+    retrying: boolean,
+  ): Promise<Accepted> {
     const module = registry.get(request.kind);
     const urn = formatUrn(request);
     // Checked first, as every field of the body is: a bad end date is a 400 even for a name in use.
@@ -85,8 +90,34 @@ export function createResourceCommands({
             clock(),
           );
     const policy = policyOf(request.policy);
-    if (await store.findResource(urn))
-      throw new AlreadyExistsError(`resource ${urn} already exists`, { urn });
+    const refuseTaken = async () => {
+      if (await store.findResource(urn))
+        throw new AlreadyExistsError(`resource ${urn} already exists`, { urn });
+    };
+    // A name in use is refused before anything else of the body is checked. A create that will be
+    // written looks only when something refuses it: its insert fails on a name in use (commit then
+    // answers 409 too), so the common create, a new name, is spared a read (docs/decisions.md).
+    const lookFirst = retrying || options.dryRun === true;
+    if (lookFirst) await refuseTaken();
+    try {
+      return await planCreate(request, options, { module, expiry, policy });
+    } catch (err) {
+      if (!lookFirst) await refuseTaken();
+      throw err;
+    }
+  }
+
+  /** A create's plan and commit, once its body's own fields are checked. */
+  async function planCreate(
+    request: CreateRequest,
+    options: RequestOptions,
+    checked: {
+      module: RegisteredModule;
+      expiry: ReturnType<typeof expirySchedule> | undefined;
+      policy: ReturnType<typeof policyOf>;
+    },
+  ): Promise<Accepted> {
+    const { module, expiry, policy } = checked;
     const importing = request.import === true || policy.mode === 'observe';
     if (importing) requireObserve(module, 'import');
     const configs = validatedConfigs(module, request.configs ?? {});
