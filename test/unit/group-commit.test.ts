@@ -28,7 +28,7 @@ describe('SQLite group commit', () => {
       },
     };
     db = new Kysely<Database>({ dialect: new SqliteDialect({ database: counted }) });
-    writeTransaction = createGroupCommit(db, () => sqlite.inTransaction).writeTransaction;
+    writeTransaction = createGroupCommit(db, counted, () => sqlite.inTransaction).writeTransaction;
   });
   afterEach(() => db.destroy());
 

@@ -1,6 +1,7 @@
-import { CompiledQuery, type Kysely } from 'kysely';
+import { CompiledQuery, type Kysely, type SqliteDatabase } from 'kysely';
 
 import type { Database } from '../schema.js';
+import { executeDirectly } from './direct-execute.js';
 
 /** Write transactions run under one COMMIT at most: a bound on how long a read waits behind a batch. */
 const MAX_BATCH = 32;
@@ -32,7 +33,11 @@ type Settled = { job: Job; ok: true; value: unknown } | { job: Job; ok: false; e
  * COMMIT then writes the pages several transactions share (an index's last page, the events
  * table's tail) once, not once each.
  */
-export function createGroupCommit(db: Kysely<Database>, inTransaction: () => boolean) {
+export function createGroupCommit(
+  db: Kysely<Database>,
+  database: SqliteDatabase,
+  inTransaction: () => boolean,
+) {
   const queue: Job[] = [];
   let flushing = false;
 
@@ -64,6 +69,8 @@ export function createGroupCommit(db: Kysely<Database>, inTransaction: () => boo
     let current: Job | undefined = queue.shift()!;
     try {
       await db.connection().execute(async (conn) => {
+        // This batch holds the connection: its statements go to it straight (direct-execute.ts).
+        executeDirectly(conn, database, () => true);
         await conn.executeQuery(BEGIN);
         try {
           while (current) {

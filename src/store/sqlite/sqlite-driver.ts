@@ -20,6 +20,7 @@ import { compileInsert } from '../hot-statements.js';
 import type { Database } from '../schema.js';
 import { enabledWebhooks, enqueueWebhookDeliveries } from '../webhook-outbox.js';
 import { writeBackRowByRow } from '../write-back.js';
+import { executeDirectly } from './direct-execute.js';
 import { createGroupCommit } from './group-commit.js';
 import { watchOtherWriters } from './other-writers.js';
 import { startCheckpointer } from './sqlite-checkpointer.js';
@@ -107,9 +108,9 @@ export function openSqlite({ file, busyTimeoutMs }: SqliteOptions): StoreDriver 
     sqlite.close();
     throw new Error(`${file} cannot be opened as a SQLite database: ${(err as Error).message}`);
   }
-  const db = new Kysely<Database>({
-    dialect: new SqliteDialect({ database: withStatementCache(sqlite) }),
-  });
+  const database = withStatementCache(sqlite);
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+  executeDirectly(db, database, () => !sqlite.inTransaction);
   const stopCheckpointer = file === ':memory:' ? async () => undefined : startCheckpointer(file);
   const driver: StoreDriver = {
     db,
@@ -118,7 +119,7 @@ export function openSqlite({ file, busyTimeoutMs }: SqliteOptions): StoreDriver 
     // kysely's SQLite driver serialises everything through one connection; BEGIN IMMEDIATE takes
     // the write lock up front so another process can only make us wait, never deadlock. Those
     // that queue up meanwhile commit together (group-commit.ts).
-    writeTransaction: createGroupCommit(db, () => sqlite.inTransaction).writeTransaction,
+    writeTransaction: createGroupCommit(db, database, () => sqlite.inTransaction).writeTransaction,
     // Nothing to announce: another process on the file sees the commit itself (other-writers.ts).
     notifyWork: () => Promise.resolve(),
     listenForWork: () => Promise.resolve(() => Promise.resolve()),
