@@ -57,10 +57,16 @@ export function workerInOwnProcess(
  * Forks `cli worker --attached` at once, so it loads its modules while this process loads its
  * own; it starts its loops only when `start()` says the API listens. Its output goes where this
  * process's goes. Should this process die, the worker notices its channel close and exits.
+ *
+ * In a process group of its own: a terminal's Ctrl-C (SIGINT to the foreground group) reaches this
+ * process alone, which stops the worker as it stops. In this group it reached the worker too,
+ * and during start-up, before the worker had set its handlers, killed it: `serve` then reported
+ * its worker dead and exited 1.
  */
 export function forkWorkerProcess(cli: string): WorkerProcess {
   const child: ChildProcess = fork(cli, ['worker', '--attached'], {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    detached: true,
   });
   let started = false;
   let stopping = false;

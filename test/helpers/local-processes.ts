@@ -26,15 +26,24 @@ function liveProcesses(file: 'cmdline' | 'environ', matches: (fields: string[]) 
 
 /** The parent pid of a running process. */
 export function parentOf(pid: number): number {
+  return Number(statFields(pid)[1]);
+}
+
+/** The process group of `pid` (Linux). */
+export function processGroupOf(pid: number): number {
+  return Number(statFields(pid)[2]);
+}
+
+/** `/proc/<pid>/stat` after the command's name: state, ppid, pgrp, … */
+function statFields(pid: number): string[] {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
 }
 
 /** True while `pid` is a live (not zombie) process. */
 export function isAlive(pid: number): boolean {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return !stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
+    return statFields(pid)[0] !== 'Z';
   } catch {
     return false;
   }

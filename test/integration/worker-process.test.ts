@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { type ChildSteward, spawnSteward } from '../helpers/child-steward.js';
 import { describeEachDialect } from '../helpers/dialects.js';
 import { call, waitFor } from '../helpers/harness.js';
-import { isAlive, parentOf, processesWithEnv } from '../helpers/local-processes.js';
+import { isAlive, parentOf, processesWithEnv, processGroupOf } from '../helpers/local-processes.js';
 import { testDatabase } from '../helpers/test-database.js';
 import { startReceiver } from '../helpers/webhook-receiver.js';
 
@@ -93,6 +93,15 @@ describeEachDialect('serve with its worker in a second process', () => {
       'the worker’s last line',
     );
   }, 60_000);
+
+  it('keeps the worker out of serve’s process group: a Ctrl-C reaches serve, which stops both', async () => {
+    const { child, workerPid } = await serve('true');
+    // A terminal's Ctrl-C signals the foreground group: before its handlers were set, it killed the worker.
+    expect(processGroupOf(workerPid!)).not.toBe(processGroupOf(child.proc.pid!));
+    expect(await child.stop('SIGINT')).toBe(0);
+    expect(isAlive(workerPid!)).toBe(false);
+    expect(child.output.join('')).not.toContain('the worker process ended; stopping');
+  }, 30_000);
 
   it('ends the worker process when serve is killed', async () => {
     const { child, workerPid } = await serve('true');
