@@ -30,19 +30,33 @@ export interface ConvergeFigures {
   allCompleted: boolean;
 }
 
+/** The bare app's run of the same kind just before a Steward run and just after it. */
+export interface Bracket {
+  before: CannonFigures;
+  after: CannonFigures;
+}
+
 export interface StewardApiFigures {
   post: CannonFigures;
   get: CannonFigures;
   list: CannonFigures;
   steady: ConvergeFigures;
+  /** The bare app around each run above: POST around `post`, GET around `get` and around `list`. */
+  bare: { post: Bracket; get: Bracket; list: Bracket };
 }
 
 export interface ApiRatioResult {
   connections: number;
   durationS: number;
-  bare: { post: CannonFigures; get: CannonFigures; list: CannonFigures };
+  /** The bare app's list of 50, once (shown beside the others; the list's ratio is to a bare GET). */
+  bareList: CannonFigures;
   open: StewardApiFigures;
   tokens: StewardApiFigures;
+}
+
+/** What a Steward run is compared with: the mean of the bare app's runs around it. */
+export function bareRate({ before, after }: Bracket): number {
+  return (before.requestsPerS + after.requestsPerS) / 2;
 }
 
 /**
@@ -50,37 +64,64 @@ export interface ApiRatioResult {
  * default (the worker on), without tokens and with them, and against a bare express app in its own
  * process in the same run; the ratios are the figures. Then creates at a steady 1,000/s, to see the
  * worker keep up and every accepted create converge.
+ *
+ * The bare app runs just before and just after each Steward run it is compared with, and the ratio
+ * is to their mean: this machine's speed drifts within minutes, and measured once at the start, the
+ * bare app's rate moved every ratio of the phase by as much as the drift (docs/decisions.md).
  */
 export async function measureApiRatios(): Promise<ApiRatioResult> {
-  const bare = await measureBare();
-  const open = await measureSteward(false);
-  const tokens = await measureSteward(true);
-  return { connections: CONNECTIONS, durationS: DURATION_S, bare, open, tokens };
-}
-
-async function measureBare(): Promise<ApiRatioResult['bare']> {
-  const server = await startBareExpress();
+  const bare = await startBareExpress();
   try {
-    let n = 0;
-    const run = (method: 'GET' | 'POST', path: string, body?: () => string) =>
-      cannon({
-        url: `${server.url}${path}`,
-        method,
-        connections: CONNECTIONS,
-        duration: DURATION_S,
-        ...(body && { next: () => ({ body: body() }) }),
-      });
-    await run('GET', '/things/warm-up'); // the JIT warms on the same code paths it is measured on
-    const post = await run('POST', '/things', () => JSON.stringify({ name: `t-${n++}` }));
-    const get = await run('GET', '/things/t-1');
-    const list = await run('GET', '/things');
-    return { post, get, list };
+    const runs = bareRuns(bare);
+    await runs.get(); // the JIT warms on the same code paths it is measured on
+    const bareList = await runs.list();
+    const open = await measureSteward(false, runs);
+    const tokens = await measureSteward(true, runs);
+    return { connections: CONNECTIONS, durationS: DURATION_S, bareList, open, tokens };
   } finally {
-    await server.stop();
+    await bare.stop();
   }
 }
 
-async function measureSteward(tokens: boolean): Promise<StewardApiFigures> {
+type BareRuns = Record<'post' | 'get' | 'list', () => Promise<CannonFigures>>;
+
+function bareRuns(server: RunningServer): BareRuns {
+  let n = 0;
+  const run = (method: 'GET' | 'POST', path: string, body?: () => string) =>
+    cannon({
+      url: `${server.url}${path}`,
+      method,
+      connections: CONNECTIONS,
+      duration: DURATION_S,
+      ...(body && { next: () => ({ body: body() }) }),
+    });
+  return {
+    post: () => run('POST', '/things', () => JSON.stringify({ name: `t-${n++}` })),
+    get: () => run('GET', '/things/t-1'),
+    list: () => run('GET', '/things'),
+  };
+}
+
+/**
+ * `measure`, with a run of `bare` before and after it, each once Steward is idle (`idle`: its worker
+ * has reconciled what the runs before left PENDING, which it would otherwise do on the cores the
+ * bare app is measured on).
+ */
+async function bracketed(
+  bare: () => Promise<CannonFigures>,
+  measure: () => Promise<CannonFigures>,
+  idle: () => Promise<void>,
+  /** The run before, when the last bracket's run after is it (GET, then the list). */
+  runBefore?: CannonFigures,
+): Promise<{ figures: CannonFigures; bracket: Bracket }> {
+  await idle();
+  const before = runBefore ?? (await bare());
+  const figures = await measure();
+  await idle();
+  return { figures, bracket: { before, after: await bare() } };
+}
+
+async function measureSteward(tokens: boolean, bare: BareRuns): Promise<StewardApiFigures> {
   const server = await startStewardServe({ tokens });
   try {
     const headers = server.authorization ? { authorization: server.authorization } : undefined;
@@ -98,32 +139,50 @@ async function measureSteward(tokens: boolean): Promise<StewardApiFigures> {
           return { body: JSON.stringify(noopCreateBody(projectOf(index), `a-${index}`)) };
         },
       });
-    await create(); // warm-up, and the resources the reads below read
-    const post = await create();
-    const made = n;
     // The reads are measured with the worker on but idle: creates at full speed leave thousands PENDING, and GET
     // and list measured while the worker drains them measured the two sharing one core (docs/benchmarks.md § API).
-    await drainBacklog(server);
+    // The POST starts from none PENDING too, as the bare runs around it are measured.
+    const idle = () => drainBacklog(server);
+    await create(); // warm-up, and the resources the reads below read
+    const post = await bracketed(bare.post, () => create(), idle);
+    const made = n;
     let read = 0;
-    const get = await cannon({
-      url: server.url,
-      headers,
-      connections: CONNECTIONS,
-      duration: DURATION_S,
-      next: () => {
-        const index = read++ % made;
-        const urn = noopUrn(projectOf(index), `a-${index}`);
-        return { path: `${API_PREFIX}/resources/${encodeURIComponent(urn)}` };
-      },
-    });
-    const list = await cannon({
-      url: `${server.url}${API_PREFIX}/resources?project=${PROJECT}&page_size=${PAGE_SIZE}`,
-      headers,
-      connections: CONNECTIONS,
-      duration: DURATION_S,
-    });
+    const get = await bracketed(
+      bare.get,
+      () =>
+        cannon({
+          url: server.url,
+          headers,
+          connections: CONNECTIONS,
+          duration: DURATION_S,
+          next: () => {
+            const index = read++ % made;
+            const urn = noopUrn(projectOf(index), `a-${index}`);
+            return { path: `${API_PREFIX}/resources/${encodeURIComponent(urn)}` };
+          },
+        }),
+      idle,
+    );
+    const list = await bracketed(
+      bare.get,
+      () =>
+        cannon({
+          url: `${server.url}${API_PREFIX}/resources?project=${PROJECT}&page_size=${PAGE_SIZE}`,
+          headers,
+          connections: CONNECTIONS,
+          duration: DURATION_S,
+        }),
+      idle,
+      get.bracket.after,
+    );
     const steady = await measureSteady(server, () => create(STEADY_CREATES_PER_S));
-    return { post, get, list, steady };
+    return {
+      post: post.figures,
+      get: get.figures,
+      list: list.figures,
+      steady,
+      bare: { post: post.bracket, get: get.bracket, list: list.bracket },
+    };
   } finally {
     await server.stop();
   }

@@ -1,4 +1,4 @@
-import type { StewardApiFigures } from './api-ratio.js';
+import { bareRate, type Bracket, type StewardApiFigures } from './api-ratio.js';
 import type { CannonFigures } from './cannon.js';
 import { check, ms, perS, type Row } from './format.js';
 import type { BenchResults } from './report.js';
@@ -6,30 +6,35 @@ import type { BenchResults } from './report.js';
 /** Issue 18's targets: a share of the bare express app's rate in the same run. */
 const TARGETS = { post: 0.4, get: 0.7, list: 0.25 } as const;
 
-const ratio = (a: CannonFigures, b: CannonFigures) => a.requestsPerS / b.requestsPerS;
+/** A Steward run against the mean of the bare app's runs just before and after it. */
+const ratio = (a: CannonFigures, bare: Bracket) => a.requestsPerS / bareRate(bare);
+const range = (...rates: number[]) => `${perS(Math.min(...rates))}–${perS(Math.max(...rates))}`;
+const bracketRange = (bare: Bracket) => range(bare.before.requestsPerS, bare.after.requestsPerS);
 const pct = (x: number) => `${(x * 100).toFixed(0)} %`;
 
 /** The API phase's headline rows: each rate against the bare app's, with tokens and without. */
 export function apiRows({ api }: BenchResults): Row[] {
   if (!api) return [];
-  const rows: Row[] = [
-    {
-      figure: `api: bare express POST / GET (${api.connections} connections)`,
-      value: `${perS(api.bare.post.requestsPerS)} / ${perS(api.bare.get.requestsPerS)}`,
-      target: '—',
-      verdict: '—',
-    },
-  ];
+  const rows: Row[] = [];
   for (const [mode, figures] of [
     ['open', api.open],
     ['tokens', api.tokens],
   ] as const) {
+    const { bare } = figures;
     const shares = {
-      post: ratio(figures.post, api.bare.post),
-      get: ratio(figures.get, api.bare.get),
-      list: ratio(figures.list, api.bare.get),
+      post: ratio(figures.post, bare.post),
+      get: ratio(figures.get, bare.get),
+      list: ratio(figures.list, bare.list),
     };
     rows.push(
+      {
+        figure: `api (${mode}): bare express POST / GET around each run (${api.connections} connections)`,
+        value: `${bracketRange(bare.post)} / ${range(
+          ...[bare.get, bare.list].flatMap((b) => [b.before.requestsPerS, b.after.requestsPerS]),
+        )}`,
+        target: '—',
+        verdict: '—',
+      },
       {
         figure: `api (${mode}): POST /resources, worker on, / bare POST`,
         value: `${perS(figures.post.requestsPerS)} (${pct(shares.post)})`,
@@ -78,19 +83,24 @@ export function apiDetail({ api }: BenchResults): string[] {
     'on a fresh SQLite file, with the `noop` kind loaded from a module folder, once without tokens and once with an',
     'admin token configured (its rate limit turned off: the default, 50/s per token, would measure the limiter).',
     'In the same run, a bare express 5 app in its own process (`bench/bare-express.ts`: the JSON body parser and',
-    'routes answering a small JSON). POST creates a new resource per request; GET reads resources round robin;',
+    'routes answering a small JSON), run just before and just after each Steward run it is compared with, once the',
+    "worker has reconciled everything PENDING; a ratio is to the mean of those two (the machine's speed drifts).",
+    'POST creates a new resource per request; GET reads resources round robin;',
     `the list is one page of 50. Then creates offered at ${perS(api.open.steady.offeredPerS)} for ${api.durationS} s`,
     "(autocannon's `overallRate`) while the PENDING count is sampled from the database file every 250 ms.",
     '',
     '| run | requests/s | p50 | p99 | failures |',
     '| --- | ---: | ---: | ---: | ---: |',
-    line('bare express POST', api.bare.post),
-    line('bare express GET', api.bare.get),
-    line('bare express GET, a list of 50', api.bare.list),
+    line('bare express GET, a list of 50 (once, before the rest)', api.bareList),
     ...(['open', 'tokens'] as const).flatMap((mode) => [
+      line(`bare express POST, before`, api[mode].bare.post.before),
       line(`Steward (${mode}) POST /resources`, api[mode].post),
+      line(`bare express POST, after`, api[mode].bare.post.after),
+      line(`bare express GET, before`, api[mode].bare.get.before),
       line(`Steward (${mode}) GET /resources/{urn}`, api[mode].get),
+      line(`bare express GET, after (and before the list)`, api[mode].bare.list.before),
       line(`Steward (${mode}) GET /resources?page_size=50`, api[mode].list),
+      line(`bare express GET, after`, api[mode].bare.list.after),
       line(`Steward (${mode}) POST at ${api[mode].steady.offeredPerS}/s`, {
         requestsPerS: api[mode].steady.createsPerS,
         total: 0,
