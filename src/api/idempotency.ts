@@ -77,6 +77,12 @@ export function settleKey(res: Response): void {
   if (keyed) keyed.recorded = true;
 }
 
+/** A keyed request whose answer is still to be stored: it must be sent through `res.json`, which stores it first. */
+export function keyAwaitsAnswer(res: Response): boolean {
+  const keyed = res.locals[LOCAL] as KeyedRequest | undefined;
+  return keyed !== undefined && !keyed.recorded;
+}
+
 /**
  * Open mode's one anonymous caller has one scope; with tokens each token name has its own, so
  * two callers never see each other's answers (and the anonymous scope is no token's).

@@ -58,8 +58,9 @@ export function workerInOwnProcess(
  * own; it starts its loops only when `start()` says the API listens. Its output goes where this
  * process's goes. Should this process die, the worker notices its channel close and exits.
  *
- * In a process group of its own: a terminal's Ctrl-C (SIGINT to the foreground group) reaches this
- * process alone, which stops the worker as it stops. In this group it reached the worker too,
+ * In a session and process group of its own (`detached`: setsid): a terminal's Ctrl-C (SIGINT to
+ * the foreground group) reaches this process alone, which stops the worker as it stops (and a
+ * Ctrl-Z suspends this process alone: the worker goes on syncing meanwhile). In this group it reached the worker too,
  * and during start-up, before the worker had set its handlers, killed it: `serve` then reported
  * its worker dead and exited 1.
  */

@@ -104,6 +104,24 @@ describeEachDialect('idempotency keys', () => {
     expect(await operationsOf(urn)).toHaveLength(2);
   });
 
+  it('replays a second delete’s answer, which an operation still queued gave without a commit', async () => {
+    h = await start();
+    const urn = (await call('POST', `${h.api}/resources`, body('d'))).body.resource.urn as string;
+    await h.steward.engine.drain();
+    const remove = (key: string) =>
+      call('DELETE', `${h.api}/resources/${urn}`, undefined, keyed(key));
+    const first = await remove('d-1');
+    expect(first.status).toBe(202);
+    // The delete is queued (the worker is off): another delete answers with it, and commits nothing.
+    const second = await remove('d-2');
+    expect(second.status).toBe(202);
+    expect(second.body.operation.id).toBe(first.body.operation.id);
+    const again = await remove('d-2');
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body).toEqual(second.body);
+    expect(await operationsOf(urn)).toHaveLength(2);
+  });
+
   it('refuses the same key with another body, method or path (422), and changes nothing', async () => {
     h = await start();
     const first = await call('POST', `${h.api}/resources`, body('a'), keyed('k'));

@@ -1,7 +1,9 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { CompiledQuery, Kysely, type SqliteDatabase, SqliteDialect } from 'kysely';
 
+import type { Database } from '../../src/store/schema.js';
 import { executeDirectly } from '../../src/store/sqlite/direct-execute.js';
+import { createGroupCommit } from '../../src/store/sqlite/group-commit.js';
 
 /** Statements run straight on the connection must answer as kysely's executor answers them. */
 describe('SQLite statements run without the executor', () => {
@@ -11,6 +13,8 @@ describe('SQLite statements run without the executor', () => {
   let direct: Kysely<unknown>;
   let allowed: boolean;
   let directRuns: number;
+  /** Statements `direct` ran through kysely's executor. */
+  let executorRuns: number;
 
   beforeEach(() => {
     sqlite = new BetterSqlite3(':memory:');
@@ -27,6 +31,13 @@ describe('SQLite statements run without the executor', () => {
     direct = new Kysely({ dialect: new SqliteDialect({ database }) });
     allowed = true;
     directRuns = 0;
+    executorRuns = 0;
+    const executor = direct.getExecutor();
+    const viaExecutor = executor.executeQuery.bind(executor);
+    executor.executeQuery = (query) => {
+      executorRuns += 1;
+      return viaExecutor(query);
+    };
     executeDirectly(direct, database, () => {
       if (allowed) directRuns += 1;
       return allowed;
@@ -56,6 +67,7 @@ describe('SQLite statements run without the executor', () => {
       expect(got).toEqual(want);
     }
     expect(directRuns).toBe(3);
+    expect(executorRuns).toBe(0);
   });
 
   it('rejects, not throws, when SQLite refuses the statement, with the error kysely gives', async () => {
@@ -76,7 +88,7 @@ describe('SQLite statements run without the executor', () => {
   it('goes through the executor when the Kysely does not hold the connection', async () => {
     allowed = false;
     await direct.executeQuery(insert('a'));
-    expect(directRuns).toBe(0);
+    expect(executorRuns).toBe(1);
     expect(
       await direct
         .selectFrom('t' as never)
@@ -85,4 +97,28 @@ describe('SQLite statements run without the executor', () => {
     ).toEqual([{ id: 1, name: 'a' }]);
     expect(prepared).toHaveLength(2);
   });
+
+  it('leaves a read on the store’s db to wait behind a group commit’s open transaction', async () => {
+    // As sqlite-driver.ts wires them: the root db goes straight only outside any transaction.
+    const root = new Kysely<Database>({ dialect: new SqliteDialect({ database: counting() }) });
+    executeDirectly(root, counting(), () => !sqlite.inTransaction);
+    const { writeTransaction } = createGroupCommit(root, counting(), () => sqlite.inTransaction);
+    const count = CompiledQuery.raw('select count(*) as n from t');
+    let read: Promise<{ rows: unknown[] }> | undefined;
+    const failed = writeTransaction(async (trx) => {
+      await trx.executeQuery(insert('uncommitted'));
+      read = root.executeQuery(count);
+      await new Promise((resolve) => setImmediate(resolve));
+      throw new Error('rolled back');
+    });
+    await expect(failed).rejects.toThrow('rolled back');
+    // Run inside the open transaction, the read would have counted the row the rollback took back.
+    expect((await read!).rows).toEqual([{ n: 0 }]);
+    await root.destroy();
+  });
+
+  /** The test's connection, as the statement cache hands it to kysely. */
+  function counting(): SqliteDatabase {
+    return { close: () => undefined, prepare: (text) => sqlite.prepare(text) };
+  }
 });

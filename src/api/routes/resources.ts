@@ -8,7 +8,7 @@ import type { ResourceCommands } from '../../core/requests/resource-commands.js'
 import { noteAudit } from '../auth/audit.js';
 import { authorizeCreate, authorizeResource, NEEDS, requireRole } from '../auth/authorize.js';
 import { callerOf } from '../auth/caller.js';
-import { settleKey } from '../idempotency.js';
+import { keyAwaitsAnswer, settleKey } from '../idempotency.js';
 import {
   parseCreateBody,
   parseDryRun,
@@ -185,6 +185,8 @@ export function sendAccepted(res: Response, accepted: Accepted): void {
   }
   const { status, headers, body } = acceptedAnswer(accepted);
   for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
-  res.statusCode = status;
-  sendJsonText(res.req, res, JSON.stringify(body));
+  res.status(status);
+  // An answer the accept transaction did not store (a delete of one already queued) is stored as it is sent.
+  if (keyAwaitsAnswer(res)) res.json(body);
+  else sendJsonText(res.req, res, JSON.stringify(body));
 }

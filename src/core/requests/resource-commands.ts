@@ -102,7 +102,11 @@ export function createResourceCommands({
     try {
       return await planCreate(request, options, { module, expiry, policy });
     } catch (err) {
-      if (!lookFirst) await refuseTaken();
+      // A look that fails (the database gone) leaves the create's own error to be answered.
+      if (!lookFirst)
+        await refuseTaken().catch((looked: unknown) => {
+          if (looked instanceof AlreadyExistsError) throw looked;
+        });
       throw err;
     }
   }
