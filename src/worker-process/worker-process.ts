@@ -60,9 +60,9 @@ export function workerInOwnProcess(
  *
  * In a session and process group of its own (`detached`: setsid): a terminal's Ctrl-C (SIGINT to
  * the foreground group) reaches this process alone, which stops the worker as it stops (and a
- * Ctrl-Z suspends this process alone: the worker goes on syncing meanwhile). In this group it reached the worker too,
- * and during start-up, before the worker had set its handlers, killed it: `serve` then reported
- * its worker dead and exited 1.
+ * Ctrl-Z suspends this process alone: the worker goes on syncing meanwhile). In this group it
+ * reached the worker too, and during start-up, before the worker had set its handlers, killed it:
+ * `serve` then reported its worker dead and exited 1.
  */
 export function forkWorkerProcess(cli: string): WorkerProcess {
   const child: ChildProcess = fork(cli, ['worker', '--attached'], {
