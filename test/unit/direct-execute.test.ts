@@ -1,9 +1,14 @@
+import { mkdtempSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
 import BetterSqlite3 from 'better-sqlite3';
 import { CompiledQuery, Kysely, type SqliteDatabase, SqliteDialect } from 'kysely';
 
 import type { Database } from '../../src/store/schema.js';
 import { executeDirectly } from '../../src/store/sqlite/direct-execute.js';
 import { createGroupCommit } from '../../src/store/sqlite/group-commit.js';
+import { openSqlite } from '../../src/store/sqlite/sqlite-driver.js';
 
 /** Statements run straight on the connection must answer as kysely's executor answers them. */
 describe('SQLite statements run without the executor', () => {
@@ -121,4 +126,30 @@ describe('SQLite statements run without the executor', () => {
   function counting(): SqliteDatabase {
     return { close: () => undefined, prepare: (text) => sqlite.prepare(text) };
   }
+
+  it('closes the file of a store whose statements all ran straight (kysely never opened its connection)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'steward-direct-'));
+    try {
+      const file = join(dir, 'steward.db');
+      const driver = openSqlite({ file, busyTimeoutMs: 1000 });
+      await driver.db.executeQuery(CompiledQuery.raw('create table x (a integer)'));
+      await driver.db.executeQuery(CompiledQuery.raw('select count(*) from x'));
+      expect(descriptorsOf(file).length).toBeGreaterThan(0);
+      await driver.close();
+      expect(descriptorsOf(file)).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
+
+/** This process's open descriptors of `file` (Linux). */
+function descriptorsOf(file: string): string[] {
+  return readdirSync('/proc/self/fd').filter((fd) => {
+    try {
+      return readlinkSync(`/proc/self/fd/${fd}`) === file;
+    } catch {
+      return false; // closed meanwhile
+    }
+  });
+}

@@ -174,6 +174,9 @@ export function openSqlite({ file, busyTimeoutMs }: SqliteOptions): StoreDriver 
     close: async () => {
       await stopCheckpointer();
       await db.destroy();
+      // kysely closes the file only if it ever handed out the connection: statements run straight
+      // (direct-execute.ts) do not make it, so a store that ran nothing else is closed here.
+      if (sqlite.open) sqlite.close();
     },
   };
   return driver;
