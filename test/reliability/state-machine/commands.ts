@@ -338,8 +338,11 @@ export const scriptObserve = (c: { name: string; outcomes: ObserveOutcome[] }) =
 
 export const step = () =>
   command('worker step', async (m, r) => {
-    const { sameRoundWakes, ...expected } = worker.workerStep(m);
     const { claimed, calls } = await r.step();
+    const { sameRoundWakes, ...expected } = worker.workerStep(
+      m,
+      new Set(calls.map((call) => call.urn)),
+    );
     counts.syncs += calls.length;
     expect({ claimed, calls: callsOf(calls) }).toEqual(expected);
     // The one place the dialects differ (worker.ts): woken now, or after the poll; the model takes what happened.
