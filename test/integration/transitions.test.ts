@@ -78,7 +78,7 @@ describeEachDialect('the transition table over HTTP', () => {
     );
 
     it('is 409 already_exists for a taken URN before the rest of the body is refused, dry run or not', async () => {
-      // A create looks for its URN only when something refuses it (resource-commands.ts): the answer stays 409.
+      // A create looks for its URN only when something refuses it (create-command.ts): the answer stays 409.
       const unknownDependency = { dependencies: { nope: urnOf('missing') } };
       const free = await s.create('fresh', {}, unknownDependency);
       expect(free.status).toBeGreaterThanOrEqual(400);

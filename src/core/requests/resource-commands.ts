@@ -1,28 +1,16 @@
-import { AlreadyExistsError, NotFoundError } from '../errors.js';
-import { newOperationId } from '../ids.js';
+import { NotFoundError } from '../errors.js';
 import type { Resource } from '../model.js';
 import type { RegisteredModule, Registry } from '../modules/registry.js';
-import { formatUrn, parseUrn } from '../names.js';
+import { parseUrn } from '../names.js';
 import type { AcceptWrites, ResourceReads } from '../ports.js';
-import { expirySchedule } from '../schedules/schedule-commands.js';
 import type { OpenedSecrets } from '../secrets/sealing-store.js';
 import { checkIfMatch, createAcceptance, retryOnConflict } from './accept-change.js';
 import { type CascadeAccepted, cascadeRemove } from './cascade.js';
 import { createChangeAttempts, refuseNotExecuted } from './change-attempts.js';
-import { claimKeyOf } from './claims.js';
-import type {
-  Accepted,
-  Attempt,
-  CreateRequest,
-  Planned,
-  RequestOptions,
-  UpdateRequest,
-} from './command-types.js';
+import type { Accepted, Attempt, Planned, RequestOptions, UpdateRequest } from './command-types.js';
+import { createCreateCommand } from './create-command.js';
 import { resolveDependencies } from './dependencies.js';
-import { eventFor, newOperation, newResource, revisionOf } from './documents.js';
-import { asImport, policyOf, requireObserve } from './observe-requests.js';
 import { createPauseCommands } from './pause-commands.js';
-import { applyPlan, runPlan, validatedConfigs } from './planning.js';
 import { NO_QUOTAS, type Quotas } from './quotas.js';
 import type { RemovalOptions } from './removal.js';
 import type { ProjectScope } from './scope.js';
@@ -44,8 +32,8 @@ export interface CommandDeps {
 
 /**
  * The write side of the API: validate, check the transition, plan, and commit
- * resource, revision, operation and events in one transaction. A create is planned here;
- * every request on a resource that exists is planned by change-attempts.ts, inside
+ * resource, revision, operation and events in one transaction. A create is planned by
+ * create-command.ts; every request on a resource that exists by change-attempts.ts, inside
  * `withRetries` (the read, If-Match, the transition), and committed by accept-change.ts.
  */
 export function createResourceCommands({
@@ -63,118 +51,9 @@ export function createResourceCommands({
     removing = false,
   ) => resolveDependencies(store, module, project, requested, removing);
   const acceptance = createAcceptance({ store, registry, clock, quotas, operationDeadlineMs });
-  const { commit, quotaOf, withOperationDeadline } = acceptance;
+  const { commit, withOperationDeadline } = acceptance;
   const attempts = createChangeAttempts({ store, registry, clock, resolveForPlan, acceptance });
-
-  /** A create lost a race with a concurrent change of a dependency: look again (and answer what it is now). */
-  function create(request: CreateRequest, options: RequestOptions): Promise<Accepted> {
-    let attempts = 0;
-    return retryOnConflict(formatUrn(request), () => createOnce(request, options, attempts++ > 0));
-  }
-
-  async function createOnce(
-    request: CreateRequest,
-    options: RequestOptions,
-    retrying: boolean,
-  ): Promise<Accepted> {
-    const module = registry.get(request.kind);
-    const urn = formatUrn(request);
-    // Checked first, as every field of the body is: a bad end date is a 400 even for a name in use.
-    const expiry =
-      request.expiresAt === undefined
-        ? undefined
-        : expirySchedule(
-            { urn, project: request.project },
-            request.expiresAt,
-            options.actor,
-            clock(),
-          );
-    const policy = policyOf(request.policy);
-    const refuseTaken = async () => {
-      if (await store.findResource(urn))
-        throw new AlreadyExistsError(`resource ${urn} already exists`, { urn });
-    };
-    // A name in use is refused before anything else of the body is checked. A create that will be
-    // written looks only when something refuses it: its insert fails on a name in use (commit then
-    // answers 409 too), so the common create, a new name, is spared a read (docs/decisions.md).
-    const lookFirst = retrying || options.dryRun === true;
-    if (lookFirst) await refuseTaken();
-    try {
-      return await planCreate(request, options, { module, expiry, policy });
-    } catch (err) {
-      // A look that fails (the database gone) leaves the create's own error to be answered.
-      if (!lookFirst)
-        await refuseTaken().catch((looked: unknown) => {
-          if (looked instanceof AlreadyExistsError) throw looked;
-        });
-      throw err;
-    }
-  }
-
-  /** A create's plan and commit, once its body's own fields are checked. */
-  async function planCreate(
-    request: CreateRequest,
-    options: RequestOptions,
-    checked: {
-      module: RegisteredModule;
-      expiry: ReturnType<typeof expirySchedule> | undefined;
-      policy: ReturnType<typeof policyOf>;
-    },
-  ): Promise<Accepted> {
-    const { module, expiry, policy } = checked;
-    const importing = request.import === true || policy.mode === 'observe';
-    if (importing) requireObserve(module, 'import');
-    const configs = validatedConfigs(module, request.configs ?? {});
-    const dependencies = request.dependencies ?? {};
-    const resolved = await resolveForPlan(module, request.project, dependencies);
-    const now = clock();
-    const created = newResource(
-      request,
-      { configs, dependencies, policy },
-      request.labels ?? {},
-      newOperationId(now.getTime()),
-      options.actor,
-      now,
-    );
-    // An import is planned as a create (plan validates it the same way); `desired.state.action`
-    // tells a plan that must allow what only an import may (postgres_server without host).
-    const desired = importing
-      ? { ...created, state: { ...created.state, action: 'import' } }
-      : created;
-    const plan = await runPlan(module, {
-      action: 'create',
-      params: {},
-      current: null,
-      desired,
-      dependencies: resolved,
-      now,
-    });
-    const planned = applyPlan(module, null, desired, plan);
-    const resource = importing ? asImport(planned) : planned;
-    const action = resource.state.action;
-    const operation = newOperation(resource, action, {}, options.actor, now);
-    const events = [
-      eventFor(resource, 'resource.created', operation.id, {
-        version: 1,
-        ...(importing && { import: true }),
-      }),
-      eventFor(resource, 'operation.created', operation.id, { action }),
-    ];
-    const revision = revisionOf(null, resource, operation, registry);
-    const change = {
-      resource,
-      expected: null,
-      nextSyncAtMs: now.getTime(),
-      operation,
-      reindex: true,
-      claimKey: claimKeyOf(module, resource),
-      events,
-      schedules: expiry && [expiry],
-      revision,
-      quota: quotaOf(module, resource),
-    };
-    return commit(change, options);
-  }
+  const create = createCreateCommand({ store, registry, clock, resolveForPlan, acceptance });
 
   /** PATCH: each part given replaces the stored one. */
   function update(urn: string, request: UpdateRequest, options: RequestOptions): Promise<Accepted> {
