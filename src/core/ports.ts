@@ -61,9 +61,8 @@ export interface ResourcePages {
   listResources(filter: ResourceFilter, limit: number, after?: string): Promise<Resource[]>;
   /**
    * What listResources would return, as listed items (a list page writes them as they are), each
-   * with its size: the characters of its large text columns. With `inlineChars`, a row whose large
-   * columns are longer comes without its document (`json` undefined): a page reads no more than
-   * that per row.
+   * with its size (ResourceItem.size). With `inlineChars`, a row whose large columns are longer
+   * comes without its document (`json` undefined): a page reads no more than that per row.
    */
   listResourceItems(
     filter: ResourceFilter,

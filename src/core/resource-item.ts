@@ -13,7 +13,10 @@ export interface ResourceItem {
   paused: boolean;
   /** spec.policy as its stored JSON text. */
   policy: string;
-  /** The characters of the large text columns (the page byte bound's estimate). */
+  /**
+   * The page byte bound's estimate of the row: its document's length when the document came, else
+   * the characters of its large text columns (which the bound adds an overhead to).
+   */
   size: number;
   /** `JSON.stringify` of the resource as stored; undefined when the listing left it out (the row was larger than it asked for). */
   json: string | undefined;

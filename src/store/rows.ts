@@ -147,7 +147,7 @@ export type ItemRow = Pick<Selectable<ResourcesTable>, (typeof ITEM_COLUMNS)[num
   json: string | null;
 };
 
-/** A listed item (its document written by the database, resource-document.ts); `size`: its large columns' characters. */
+/** A listed item (its document written by the database, resource-document.ts); `size` as ResourceItem's. */
 export function rowToResourceItem(row: ItemRow, size: number): ResourceItem {
   return {
     urn: row.urn,

@@ -8,6 +8,7 @@ import { Kysely, SqliteDialect } from 'kysely';
 
 import type { Store } from '../../src/core/ports.js';
 import { createStore } from '../../src/store/create-store.js';
+import { RESOURCE_TEXT } from '../../src/store/read-filters.js';
 import { resourceDocument } from '../../src/store/resource-document.js';
 import { LISTED_COLUMNS, type ListedRow, rowToResource } from '../../src/store/rows.js';
 import type { Database } from '../../src/store/schema.js';
@@ -208,6 +209,11 @@ describeEachDialect('a resource document written by the database', () => {
     expect(first).toMatchObject({ urn: small.urn, json: JSON.stringify(rowToResource(small)) });
     expect(second).toMatchObject({ urn: large.urn, json: undefined });
     expect(second!.size).toBeGreaterThan(5000);
+    // A row that came whole is measured by its document; one left out by its large columns.
+    expect(first!.size).toBe(first!.json!.length);
+    expect(second!.size).toBe(
+      RESOURCE_TEXT.reduce((n, column) => n + (large[column] ?? '').length, 0),
+    );
     const whole = await store.listResourceItems({ project: 'inline' }, 10);
     expect(whole[1]!.json).toBe(JSON.stringify(rowToResource(large)));
     // The bound is inclusive: a row of exactly the inline size comes whole.
