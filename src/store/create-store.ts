@@ -7,7 +7,7 @@ import type { StoreDriver } from './driver.js';
 import { createEventQueries } from './event-queries.js';
 import { createHistoryQueries } from './history-queries.js';
 import { createIdempotencyQueries } from './idempotency-queries.js';
-import { migrateToLatest } from './migrations.js';
+import { migrateToLatest } from './migrate-to-latest.js';
 import { createPauseWrites } from './pause-writes.js';
 import { openPostgres } from './postgres/postgres-driver.js';
 import { createReadQueries } from './read-queries.js';

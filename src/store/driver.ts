@@ -73,7 +73,7 @@ export interface StoreDriver {
   close(): Promise<void>;
 }
 
-/** The column types and SQL expressions the migrations (migrations.ts) take from the driver. */
+/** The column types and SQL expressions the migrations (store/migrations/) take from the driver. */
 export interface SchemaDialect {
   /** Epoch-millisecond and lease-token columns (64-bit). */
   epochMs: 'integer' | 'bigint';

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 
 import pg from 'pg';
 
-import { migrations } from '../../src/store/migrations.js';
+import { migrations } from '../../src/store/migrations/all-migrations.js';
 import { POSTGRES_SCHEMA } from '../../src/store/postgres/postgres-schema.js';
 import { type ChildSteward, spawnSteward } from '../helpers/child-steward.js';
 import { describeOneDialect } from '../helpers/dialects.js';
