@@ -24,6 +24,7 @@ import { chain } from './chain.js';
 import { errorHandler, notFoundHandler } from './http-errors.js';
 import { idempotencyKeys } from './idempotency.js';
 import { methodNotAllowed } from './method-not-allowed.js';
+import { mounted } from './mount.js';
 import { openApiDocument, openApiRoute } from './openapi/route.js';
 import { API_PREFIX } from './prefix.js';
 import { type HttpObserver, requestMetrics } from './request-metrics.js';
@@ -107,18 +108,12 @@ export function createApp({
   app.set('query parser', 'simple');
   installAnswerHooks(app);
   const document = openApiDocument(registry, schemas, access.mode);
-  app.use(
-    chain([
-      securityHeaders,
-      requestLog(logger),
-      requestMetrics(metrics.http),
-      methodNotAllowed(() => servedPaths(document().paths, serveApi)),
-    ]),
-  );
-  // The API first: its requests, nearly all of them, then pass no other router's layers. Its routes are
-  // one table (route-table.ts); the paths do not overlap the probes', the console's or /metrics'.
-  if (serveApi) {
-    app.use(
+  // The API is mounted inside the first chain (mount.ts): its requests, nearly all of them, pass one
+  // layer of express's router, and no other router's. Its routes are one table (route-table.ts); the
+  // paths do not overlap the probes', the console's or /metrics'.
+  const api =
+    serveApi &&
+    mounted(
       API_PREFIX,
       chain([
         ...access.guard,
@@ -140,7 +135,15 @@ export function createApp({
         ]),
       ]),
     );
-  }
+  app.use(
+    chain([
+      securityHeaders,
+      requestLog(logger),
+      requestMetrics(metrics.http),
+      methodNotAllowed(() => servedPaths(document().paths, serveApi)),
+      ...(api ? [api] : []),
+    ]),
+  );
   // Probes and the API's own description stay public; /metrics and the API need a token (when tokens are configured).
   app.use(healthRoutes(readiness));
   if (serveApi) app.get('/openapi.json', openApiRoute(document));

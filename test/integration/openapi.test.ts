@@ -54,10 +54,11 @@ interface Layer {
   handle: Handler;
 }
 
-/** A layer's middleware: a Router (`stack`), a chain (`handlers`, chain.ts) or the API's table (`routes`). */
+/** A layer's middleware: a Router (`stack`), a chain (`handlers`, chain.ts), a handler under a path (`mount`, mount.ts) or the API's table (`routes`). */
 interface Handler {
   stack?: Layer[];
   handlers?: Handler[];
+  mount?: { path: string; handler: Handler };
   routes?: ServedRoutes['routes'];
 }
 
@@ -87,6 +88,7 @@ function servedBy(handler: Handler, prefix: string): string[] {
   if (handler.routes)
     return handler.routes.map(({ method, path }) => documentStyle(method, `${prefix}${path}`));
   if (handler.stack) return servedRoutes(handler.stack, prefix);
+  if (handler.mount) return servedBy(handler.mount.handler, `${prefix}${handler.mount.path}`);
   return (handler.handlers ?? []).flatMap((inner) => servedBy(inner, prefix));
 }
 
