@@ -6,32 +6,35 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
  * them, then pass one router layer, not two (docs/decisions.md, "The API is mounted inside the
  * first chain"). What the router does, this does:
  *
- * - the path matches in any case, whole up to a `/`, a `?` or its end (`/api/v1beta1x` does not);
- * - while `handler` runs, `req.url` is the rest (a leading `/` added when the rest is empty or a
- *   query) and `req.baseUrl` the part matched, as the request wrote it; a request in absolute form
+ * - the path matches the request's path name (`req.path`, without a query or a fragment), in any
+ *   case, whole up to a `/` or its end (`/api/v1beta1x` does not);
+ * - while `handler` runs, `req.url` is the rest (a leading `/` added when the rest is empty, a
+ *   query or a fragment) and `req.baseUrl` the part matched, as the request wrote it; a request in absolute form
  *   (`http://host/api/...`) keeps its scheme and host in `req.url`;
- * - when `handler` passes the request on (`next()`, `next('route')` or `next(err)`), both are put
- *   back first, so the layers after see the request as it came.
+ * - when `handler` passes the request on (`next()`, `next('route')`, `next('router')` or
+ *   `next(err)`), both are put back first, as the router puts them back, for the layers after.
+ *
+ * test/unit/mount.test.ts holds the two equal over real HTTP, target by target.
  */
 export function mounted(path: string, handler: RequestHandler): Mounted {
   const lower = path.toLowerCase();
   const serve = (req: Request, res: Response, next: NextFunction) => {
-    const url = req.url;
-    const host = protohost(url);
-    const at = host.length;
-    const end = at + path.length;
-    const after = url.charCodeAt(end);
-    // NaN past the end; `/` or `?` after the whole path.
+    // express's own parse of req.url (parseurl), kept on the request: the router's layer made it.
+    const pathname = req.path;
+    const after = pathname.charCodeAt(path.length);
+    // NaN past the end; else a `/` after the whole path.
     if (
-      url.slice(at, end).toLowerCase() !== lower ||
-      !(Number.isNaN(after) || after === 0x2f || after === 0x3f)
+      pathname.slice(0, path.length).toLowerCase() !== lower ||
+      !(Number.isNaN(after) || after === 0x2f)
     ) {
       next();
       return;
     }
-    const removed = url.slice(at, end);
+    const url = req.url;
+    const host = protohost(url);
+    const removed = pathname.slice(0, path.length);
     const parentUrl = req.baseUrl;
-    const rest = url.slice(end);
+    const rest = url.slice(host.length + path.length);
     const slashAdded = host === '' && rest.charCodeAt(0) !== 0x2f;
     req.url = host + (slashAdded ? `/${rest}` : rest);
     req.baseUrl = parentUrl + removed;
@@ -39,7 +42,10 @@ export function mounted(path: string, handler: RequestHandler): Mounted {
     const onward = (err?: unknown) => {
       if (!restored) {
         restored = true;
-        const now = slashAdded ? req.url.slice(1) : req.url;
+        // The router's rule: the `/` it added goes again only when the rest was the root (so
+        // `/api/v1beta1#x` comes back as `/api/v1beta1/#x`, as express gives it back).
+        let now = req.url;
+        if (slashAdded && (now === '/' || now.startsWith('/?'))) now = now.slice(1);
         req.url = host + removed + now.slice(host.length);
         req.baseUrl = parentUrl;
       }

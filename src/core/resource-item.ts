@@ -14,8 +14,9 @@ export interface ResourceItem {
   /** spec.policy as its stored JSON text. */
   policy: string;
   /**
-   * The page byte bound's estimate of the row: its document's length when the document came, else
-   * the characters of its large text columns (which the bound adds an overhead to).
+   * The page byte bound's estimate of the row: its document's length when the document came (all
+   * of the row), else the characters of its large text columns (to which the bound adds an estimate
+   * of the rest, bounded-page.ts rowsToLoad).
    */
   size: number;
   /** `JSON.stringify` of the resource as stored; undefined when the listing left it out (the row was larger than it asked for). */

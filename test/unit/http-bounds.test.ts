@@ -127,5 +127,10 @@ describe('bounded pages', () => {
     expect(rowsToLoad([100, 100, 100], 500, 256 + 2 * 612)).toBe(2);
     expect(rowsToLoad([10_000_000], 500, 4096)).toBe(1);
     expect(rowsToLoad([1, 1, 1, 1], 2, 1 << 20)).toBe(2);
+    // A row read whole counts its document's characters, with no overhead added: 3 of 612 fit.
+    expect(rowsToLoad([{ whole: 612 }, { whole: 612 }, { whole: 612 }], 500, 256 + 3 * 612)).toBe(
+      3,
+    );
+    expect(rowsToLoad([{ whole: 612 }, 100, { whole: 612 }], 500, 256 + 2 * 612 + 100)).toBe(2);
   });
 });

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 
 import express, { type ErrorRequestHandler, type RequestHandler } from 'express';
 
+import { chain } from '../../src/api/chain.js';
 import { mounted } from '../../src/api/mount.js';
 
 type Seen = Array<{ at: string; url: string; baseUrl: string }>;
@@ -31,6 +32,7 @@ describe('a handler mounted under a path inside a chain', () => {
     else if (then === 'throw') throw new Error('thrown');
     else if (then === 'reject') return Promise.reject(new Error('rejected'));
     else if (then === 'route') next('route');
+    else if (then === 'router') next('router');
     else next();
     return undefined;
   };
@@ -70,9 +72,24 @@ describe('a handler mounted under a path inside a chain', () => {
     });
   }
 
+  /** An answer without the chain's next step's notes (a JSON body), else as it came (express's 404 page). */
+  function withoutStep(answer: string): string {
+    const [status, ...rest] = answer.split(' ');
+    const body = rest.join(' ');
+    if (!body.startsWith('[')) return answer;
+    const seen = (JSON.parse(body) as Seen).filter((s) => s.at !== 'next step');
+    return `${status} ${JSON.stringify(seen)}`;
+  }
+
   it('gives the handler and the layers after it what app.use(path, handler) gives', async () => {
     const byExpress = await serve((app) => app.use(PATH, inside));
     const byMount = await serve((app) => app.use(mounted(PATH, inside)));
+    // As app.ts has it: a step of a chain, with a step after it.
+    const inChain = await serve((app) =>
+      app.use(
+        chain([mounted(PATH, inside), (req, _res, next) => (note(req, 'next step'), next())]),
+      ),
+    );
     const targets = [
       '/api/v1beta1/resources',
       '/API/V1Beta1/resources/orn:steward:noop:p:a?x=1',
@@ -80,6 +97,8 @@ describe('a handler mounted under a path inside a chain', () => {
       '/api/v1beta1/',
       '/api/v1beta1?q=/a',
       '/api/v1beta1//twice',
+      '/api/v1beta1#fragment',
+      '/%61pi/v1beta1/resources',
       '/api/v1beta1x/resources',
       '/api/v1beta1;x',
       '/api/v1beta',
@@ -88,19 +107,27 @@ describe('a handler mounted under a path inside a chain', () => {
       'http://example.test/api/v1beta1/resources?q=1',
       'http://example.test/api/v1beta1',
       'http://example.test/elsewhere',
+      'http://example.test?q/api/v1beta1/resources',
     ];
+    const endings = ['next', 'error', 'throw', 'reject', 'route', 'router'];
     let compared = 0;
     for (const target of targets)
-      for (const then of ['next', 'error', 'throw', 'reject', 'route']) {
+      for (const then of endings) {
         const expected = await get(byExpress, target, then);
         expect({ target, then, answer: await get(byMount, target, then) }).toEqual({
           target,
           then,
           answer: expected,
         });
+        // In a chain the step after sees the request as app.use's next layer would.
+        expect({ target, then, answer: withoutStep(await get(inChain, target, then)) }).toEqual({
+          target,
+          then,
+          answer: expected,
+        });
         compared += 1;
       }
-    expect(compared).toBe(targets.length * 5);
+    expect(compared).toBe(targets.length * endings.length);
     // The comparison sees the handler at all: the first target reached it, with the path cut.
     expect(JSON.parse((await get(byMount, targets[0]!, 'next')).slice(4))).toEqual([
       { at: 'inside', url: '/resources', baseUrl: PATH },

@@ -14,15 +14,21 @@ export interface EncodedPage<T> extends Page<T> {
 
 /**
  * How many rows to load: at most `pageSize`, and no more than fit in `maxBytes` by the
- * sizes the store reported (at least one). The sizes are characters of stored text, an
- * estimate: `boundedPage` measures the real JSON and may end the page sooner.
+ * sizes the store reported (at least one). A size is characters of stored text, an
+ * estimate: a number is a row's large columns, to which ROW_OVERHEAD_BYTES is added for the
+ * rest of the row; `{ whole }` is the characters of a row's whole document, already read, with
+ * nothing added. `boundedPage` measures the real JSON and may end the page sooner.
  */
-export function rowsToLoad(sizes: readonly number[], pageSize: number, maxBytes: number): number {
+export function rowsToLoad(
+  sizes: ReadonlyArray<number | { whole: number }>,
+  pageSize: number,
+  maxBytes: number,
+): number {
   const budget = maxBytes - ENVELOPE_BYTES;
   let total = 0;
   let count = 0;
   for (const size of sizes.slice(0, pageSize)) {
-    total += size + ROW_OVERHEAD_BYTES;
+    total += typeof size === 'number' ? size + ROW_OVERHEAD_BYTES : size.whole;
     if (count > 0 && total > budget) break;
     count += 1;
   }

@@ -110,7 +110,7 @@ export function createQueries({
       inlineRowChars(limit, maxPageBytes),
     );
     const count = rowsToLoad(
-      listed.map((row) => row.size),
+      listed.map((row) => (row.json === undefined ? row.size : { whole: row.size })),
       pageSize,
       maxPageBytes,
     );
