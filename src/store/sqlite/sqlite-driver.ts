@@ -64,6 +64,30 @@ function oneAtATime<T>(key: string, run: () => Promise<T>): Promise<T> {
   });
 }
 
+/** Where a retry of enableWal sleeps (Atomics.wait needs a shared array). */
+const PAUSE = new Int32Array(new SharedArrayBuffer(4));
+
+/**
+ * `PRAGMA journal_mode = WAL`, tried again while another connection holds the file, up to the busy
+ * timeout. Turning a new file to WAL takes an exclusive lock without SQLite's busy handler, so two
+ * processes opening a new file at once had one refused at once with "database is locked": `serve`
+ * and the worker process it forks, on a first start (a session script: 3 of 80 opens of new files
+ * by two processes at the same instant). test/integration/sqlite-open-race.test.ts holds it.
+ */
+function enableWal(sqlite: BetterSqlite3.Database, busyTimeoutMs: number): void {
+  const deadline = Date.now() + busyTimeoutMs;
+  for (let pauseMs = 1; ; pauseMs = Math.min(pauseMs * 2, 50)) {
+    try {
+      sqlite.pragma('journal_mode = WAL');
+      return;
+    } catch (err) {
+      if ((err as { code?: unknown }).code !== 'SQLITE_BUSY' || Date.now() >= deadline) throw err;
+      // Synchronous, as the open is: a start-up that waits a few milliseconds for another's.
+      Atomics.wait(PAUSE, 0, 0, pauseMs);
+    }
+  }
+}
+
 /** `run` inside BEGIN IMMEDIATE … COMMIT on the connection, rolled back if it throws. */
 async function inWriteLock<T>(sqlite: BetterSqlite3.Database, run: () => Promise<T>): Promise<T> {
   sqlite.exec('BEGIN IMMEDIATE');
@@ -92,7 +116,7 @@ export function openSqlite({ file, busyTimeoutMs }: SqliteOptions): StoreDriver 
     throw new Error(`${file} cannot be opened as a SQLite database: ${(err as Error).message}`);
   }
   try {
-    sqlite.pragma('journal_mode = WAL');
+    enableWal(sqlite, busyTimeoutMs);
     sqlite.pragma('synchronous = NORMAL');
     // A schedule goes with its resource (migration 0008's cascade): SQLite enforces foreign keys only when asked.
     sqlite.pragma('foreign_keys = ON');
