@@ -47,19 +47,26 @@ export function createAcceptWrites(driver: StoreDriver) {
           if (holder) return { claimHeldBy: holder };
         }
         if (change.expected === null) {
-          // No look first: a row with this URN makes the insert fail on the primary key, which the
-          // catch below answers 'conflict' (the transaction, or its savepoint, rolls back whole).
+          // No look first: a row with this URN makes the insert write nothing, answered 'conflict'.
+          // `on conflict do nothing` rather than the primary key's error: PostgreSQL logs every
+          // statement that fails as an ERROR, and a create of a name in use is a caller's mistake,
+          // not the database's (a create in another open transaction is waited for, then seen).
           const inserted = Object.assign({}, row, footprint, {
             claim_key: claim ?? null,
             lease_owner: null,
             lease_expires_at: null,
             lease_token: firstLeaseToken(resource),
           });
-          await trx.executeQuery(
-            compileInsert(trx, 'insert resources', [inserted], () =>
-              trx.insertInto('resources').values(inserted).compile(),
+          const { numAffectedRows } = await trx.executeQuery(
+            compileInsert(trx, 'insert resources unless taken', [inserted], () =>
+              trx
+                .insertInto('resources')
+                .values(inserted)
+                .onConflict((taken) => taken.column('urn').doNothing())
+                .compile(),
             ),
           );
+          if (Number(numAffectedRows) !== 1) return 'conflict';
           if (quota) await countFootprint(trx, resource.project, null, quota);
           for (const made of change.schedules ?? [])
             await trx
@@ -140,9 +147,6 @@ export function createAcceptWrites(driver: StoreDriver) {
       if (err instanceof LeaseLostRollback) return 'lease_lost';
       if (err instanceof KeyTakenRollback) return 'idempotency_key_taken';
       if (err instanceof QuotaRollback) return err.refusal;
-      // Two creates of one URN in open transactions both saw it free (PostgreSQL's read committed):
-      // the primary key refuses the second, which is the conflict core answers 409 to, not a 500.
-      if (change.expected === null && isUrnTaken(err)) return 'conflict';
       if (claim && isClaimViolation(err)) {
         // Another transaction took the key between our look and our write: name it, or look again if it is gone already.
         const holder = await claimHolder(driver.db, claim, resource.urn);
@@ -198,9 +202,6 @@ async function claimHolder(
 /** The claim index refused a write. */
 const isClaimViolation = (err: unknown) =>
   isUniqueViolation(err, 'resources_claim_key', /resources\.claim_key/);
-
-/** The insert of a new resource met a row with its URN. */
-const isUrnTaken = (err: unknown) => isUniqueViolation(err, 'resources_pkey', /resources\.urn\b/);
 
 /** A unique index refused a write: PostgreSQL names the index, SQLite the column. */
 function isUniqueViolation(err: unknown, index: string, column: RegExp): boolean {

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import pg from 'pg';
@@ -43,6 +44,14 @@ async function createDatabase(): Promise<string> {
   copying = copy.catch(() => undefined);
   await copy;
   return databaseUrl(server.url, name);
+}
+
+/** What this test file's PostgreSQL cluster has logged so far ('' before it started): its ERRORs, say. */
+export async function postgresServerLog(): Promise<string> {
+  if (!cluster) return '';
+  const { dir } = await cluster;
+  const log = join(dir, 'server.log');
+  return existsSync(log) ? readFileSync(log, 'utf8') : '';
 }
 
 let template: Promise<string> | undefined;

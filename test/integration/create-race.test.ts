@@ -1,12 +1,14 @@
 import { describeEachDialect } from '../helpers/dialects.js';
 import { expectError, type FakeSteward, startFakeSteward, urnOf } from '../helpers/fake-steward.js';
 import { call } from '../helpers/harness.js';
+import { postgresServerLog } from '../helpers/test-database.js';
 
 /**
- * Creates of one URN sent together: each read finds no resource, so the store's insert decides
- * (its primary key; the accept transaction does not look first). One is accepted; every other
- * is a 409 that wrote nothing: no second operation, revision or event, nothing counted against
- * the quota.
+ * Creates of one URN sent together: the accept transaction does not look first, so the store's
+ * insert decides (`on conflict do nothing` on the primary key: the others write nothing). One is
+ * accepted; every other is a 409 that wrote nothing: no second operation, revision or event,
+ * nothing counted against the quota. On PostgreSQL none is a failed statement, which the server
+ * would log as an ERROR.
  */
 describeEachDialect('creates of one URN at once', () => {
   let s: FakeSteward;
@@ -39,6 +41,8 @@ describeEachDialect('creates of one URN at once', () => {
     expect(new Set(events.map((event) => event.operation_id))).toEqual(
       new Set([accepted[0]!.body.operation.id]),
     );
+    // A taken URN is no failed statement: PostgreSQL logged no ERROR of the primary key.
+    expect(await postgresServerLog()).not.toContain('resources_pkey');
     // The quota of two counts the one accepted: one more fits, the next is refused.
     expect((await s.create('second')).status).toBe(202);
     expectError(await s.create('third'), 403, 'quota_exceeded');
