@@ -153,7 +153,7 @@ describeEachDialect('hot statements', () => {
       const reused = [...hotStatementCheck.reused].map((shape) => shape.replace(/\(.*$/, ''));
       for (const name of [
         'find resource',
-        'insert resources',
+        'insert resources unless taken',
         'insert operations',
         'insert revisions',
         'delete resource_labels',
