@@ -81,7 +81,10 @@ function enableWal(sqlite: BetterSqlite3.Database, busyTimeoutMs: number): void 
       sqlite.pragma('journal_mode = WAL');
       return;
     } catch (err) {
-      if ((err as { code?: unknown }).code !== 'SQLITE_BUSY' || Date.now() >= deadline) throw err;
+      // SQLITE_BUSY and its extended codes (better-sqlite3 turns those on): SQLITE_BUSY_RECOVERY, say.
+      const code = (err as { code?: unknown }).code;
+      if (typeof code !== 'string' || !code.startsWith('SQLITE_BUSY') || Date.now() >= deadline)
+        throw err;
       // Synchronous, as the open is: a start-up that waits a few milliseconds for another's.
       Atomics.wait(PAUSE, 0, 0, pauseMs);
     }
