@@ -60,8 +60,8 @@ export function createCreateCommand({
         throw new AlreadyExistsError(`resource ${urn} already exists`, { urn });
     };
     // A name in use is refused before anything else of the body is checked. A create that will be
-    // written looks only when something refuses it: its insert fails on a name in use (commit then
-    // answers 409 too), so the common create, a new name, is spared a read (docs/decisions.md).
+    // written looks only when something refuses it: its insert writes nothing on a name in use (commit
+    // then answers 409 too), so the common create, a new name, is spared a read (docs/decisions.md).
     const lookFirst = retrying || options.dryRun === true;
     if (lookFirst) await refuseTaken();
     try {
