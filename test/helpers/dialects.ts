@@ -113,6 +113,11 @@ export const ONE_DIALECT_SUITES: Readonly<Record<string, { dialect: Dialect; rea
     reason:
       "SQLite's migrations racing on one file; on PostgreSQL kysely serialises them with an advisory lock",
   },
+  'test/unit/sqlite-temp-store.test.ts': {
+    dialect: 'sqlite',
+    reason:
+      "SQLite's temp storage (savepoint journals, sorts) on the connection; PostgreSQL has no such setting",
+  },
   'test/integration/sqlite-open-race.test.ts': {
     dialect: 'sqlite',
     reason:

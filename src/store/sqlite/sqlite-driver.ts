@@ -91,16 +91,36 @@ function enableWal(sqlite: BetterSqlite3.Database, busyTimeoutMs: number): void 
   }
 }
 
-/** `run` inside BEGIN IMMEDIATE … COMMIT on the connection, rolled back if it throws. */
+/**
+ * Where SQLite keeps a transaction's temporary files: in memory. Each create runs in a savepoint of
+ * its group commit's batch (group-commit.ts), and a savepoint journals every page it is the first to
+ * change; past 64 KiB that journal spills to a temp file, so a create wrote about twenty pages to
+ * disk through pwrite, 13 % of `serve`'s CPU under a stream of creates (perf; docs/decisions.md,
+ * "Savepoint journals in memory"). In memory they are copies, dropped at each release. Sorts use it
+ * too: Steward's statements sort only under a LIMIT, which SQLite bounds; migrations, whose index
+ * builds sort whole tables, run with files (inWriteLock).
+ */
+const TEMP_STORE_MEMORY = 'temp_store = MEMORY';
+
+/**
+ * `run` inside BEGIN IMMEDIATE … COMMIT on the connection, rolled back if it throws. A migration
+ * builds indexes over whole tables: its sorts spill to temp files, as SQLite's default has them,
+ * not into memory (TEMP_STORE_MEMORY); the setting cannot change inside a transaction.
+ */
 async function inWriteLock<T>(sqlite: BetterSqlite3.Database, run: () => Promise<T>): Promise<T> {
-  sqlite.exec('BEGIN IMMEDIATE');
+  sqlite.pragma('temp_store = DEFAULT');
   try {
-    const result = await run();
-    sqlite.exec('COMMIT');
-    return result;
-  } catch (err) {
-    if (sqlite.inTransaction) sqlite.exec('ROLLBACK');
-    throw err;
+    sqlite.exec('BEGIN IMMEDIATE');
+    try {
+      const result = await run();
+      sqlite.exec('COMMIT');
+      return result;
+    } catch (err) {
+      if (sqlite.inTransaction) sqlite.exec('ROLLBACK');
+      throw err;
+    }
+  } finally {
+    sqlite.pragma(TEMP_STORE_MEMORY);
   }
 }
 
@@ -121,6 +141,7 @@ export function openSqlite({ file, busyTimeoutMs }: SqliteOptions): StoreDriver 
   try {
     enableWal(sqlite, busyTimeoutMs);
     sqlite.pragma('synchronous = NORMAL');
+    sqlite.pragma(TEMP_STORE_MEMORY);
     // A schedule goes with its resource (migration 0008's cascade): SQLite enforces foreign keys only when asked.
     sqlite.pragma('foreign_keys = ON');
     if (file !== ':memory:') sqlite.pragma('wal_autocheckpoint = 0');
