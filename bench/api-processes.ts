@@ -23,11 +23,15 @@ export interface RunningServer {
   stop(keep?: boolean): Promise<void>;
 }
 
-/** The bare express peer (bench/bare-express.ts) in its own process. */
-export async function startBareExpress(): Promise<RunningServer> {
-  const child = spawn(process.execPath, [join(DIST, 'bench/bare-express.js')], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+/** The bare express peer (bench/bare-express.ts) in its own process; `born`: with Steward's request constructors. */
+export async function startBareExpress(born = false): Promise<RunningServer> {
+  const child = spawn(
+    process.execPath,
+    [join(DIST, 'bench/bare-express.js'), ...(born ? ['born'] : [])],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   const port = await new Promise<number>((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`bare express exited with ${code}`)));
     child.stdout!.on('data', (chunk: Buffer) => {

@@ -56,6 +56,18 @@ export function apiRows({ api }: BenchResults): Row[] {
         verdict: check(shares.list >= TARGETS.list && figures.list.failures === 0),
       },
       steadyRow(mode, figures),
+      {
+        figure: `api (${mode}): POST / GET / list against the bare app born with its prototypes (stricter; no target)`,
+        value: [
+          ratio(figures.post, api.born.post),
+          ratio(figures.get, api.born.get),
+          ratio(figures.list, api.born.get),
+        ]
+          .map(share)
+          .join(' / '),
+        target: '—',
+        verdict: '—',
+      },
     );
   }
   return rows;
@@ -87,12 +99,17 @@ export function apiDetail({ api }: BenchResults): string[] {
     'In the same run, a bare express 5 app in its own process (`bench/bare-express.ts`: the JSON body parser and',
     'routes answering a small JSON), run just before and just after each Steward run it is compared with, once the',
     "worker has reconciled everything PENDING; a ratio is to the mean of those two (the machine's speed drifts).",
+    "Beside it, the same app with its requests and responses born with express's prototypes, as Steward's server",
+    'makes them (`bornWithPrototypes`, which roughly doubles a bare app), POST and GET at the start and the end of the',
+    'phase: the stricter reference, with no target (docs/decisions.md, "Requests born with express\'s prototypes").',
     'POST creates a new resource per request; GET reads resources round robin;',
     `the list is one page of 50. Then creates offered at ${perS(api.open.steady.offeredPerS)} for ${api.durationS} s`,
     "(autocannon's `overallRate`) while the PENDING count is sampled from the database file every 250 ms.",
     '',
     '| run | requests/s | p50 | p99 | failures |',
     '| --- | ---: | ---: | ---: | ---: |',
+    line('bare express born with its prototypes POST, at the start', api.born.post.before),
+    line('bare express born with its prototypes GET, at the start', api.born.get.before),
     line('bare express GET, a list of 50 (once, before the rest)', api.bareList),
     ...(['open', 'tokens'] as const).flatMap((mode) => [
       line(`bare express POST, before`, api[mode].bare.post.before),
@@ -111,6 +128,8 @@ export function apiDetail({ api }: BenchResults): string[] {
         p99Ms: Number.NaN,
       }).replace(/NaN ms/g, '—'),
     ]),
+    line('bare express born with its prototypes POST, at the end', api.born.post.after),
+    line('bare express born with its prototypes GET, at the end', api.born.get.after),
   ];
 }
 

@@ -1,9 +1,15 @@
+import { createServer } from 'node:http';
+
 import express from 'express';
+
+import { bornWithPrototypes } from '../src/api/born-with-prototypes.js';
 
 /**
  * The peer of the API phase (bench/api-ratio.ts): a bare express 5 app in its own process, with the
  * JSON body parser and routes that answer a small JSON, as a new user's baseline would be. Prints
- * `listening <port>` once it listens on 127.0.0.1.
+ * `listening <port>` once it listens on 127.0.0.1. With the argument `born`, its requests and
+ * responses are made with express's prototypes, as Steward's server makes them
+ * (src/api/born-with-prototypes.ts): the bare app with the same saving, for bench/bare-born.ts.
  */
 const LIST = Array.from({ length: 50 }, (_, i) => ({
   id: `r-${i}`,
@@ -22,7 +28,8 @@ app.get('/things/:id', (req, res) => {
 app.get('/things', (_req, res) => {
   res.json({ items: LIST, next_page_token: null });
 });
-const server = app.listen(0, '127.0.0.1', () => {
+const born = process.argv[2] === 'born' && bornWithPrototypes(app);
+const server = (born ? createServer(born, app) : createServer(app)).listen(0, '127.0.0.1', () => {
   const address = server.address();
   console.log(`listening ${typeof address === 'object' && address ? address.port : 0}`);
 });

@@ -8,6 +8,7 @@ import {
 } from 'node:http';
 
 import type { CoreLogger } from '../core/logging.js';
+import { bornWithPrototypes, type RequestPrototypes } from './born-with-prototypes.js';
 import { answerClientErrors, refuseHttpVersion } from './client-errors.js';
 
 /** Descriptors kept back from HTTP connections: the database, the worker's modules (files, pipes, sockets), logs. */
@@ -35,7 +36,7 @@ export interface HttpServerSettings {
  * most `connectionCap` connections are open at once, the rest closed as they arrive.
  */
 export function createHttpServer(
-  app: RequestListener,
+  app: RequestListener & Partial<RequestPrototypes>,
   settings: HttpServerSettings,
   logger: CoreLogger,
   openFiles = readOpenFilesLimit(),
@@ -48,6 +49,10 @@ export function createHttpServer(
       // An idle keep-alive connection (between requests) is closed by this socket timeout, not by the headers timeout.
       keepAliveTimeout: Math.min(5000, headersTimeout),
       connectionsCheckingInterval: Math.max(25, Math.min(1000, Math.floor(headersTimeout / 4))),
+      // An express app's requests and responses are made with its prototypes (born-with-prototypes.ts).
+      ...(app.request &&
+        app.response &&
+        bornWithPrototypes({ request: app.request, response: app.response })),
     },
     (req: IncomingMessage, res: ServerResponse) => {
       // llhttp takes `GET /` (HTTP/0.9) and `HTTP/2.0` request lines; Steward speaks HTTP/1.x only.
