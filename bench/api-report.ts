@@ -58,13 +58,16 @@ export function apiRows({ api }: BenchResults): Row[] {
       steadyRow(mode, figures),
       {
         figure: `api (${mode}): POST / GET / list against the bare app born with its prototypes (stricter; no target)`,
-        value: [
+        // The born app runs at the phase's start and end only: its two runs' range says how far the machine drifted.
+        value: `${[
           ratio(figures.post, api.born.post),
           ratio(figures.get, api.born.get),
           ratio(figures.list, api.born.get),
         ]
           .map(share)
-          .join(' / '),
+          .join(
+            ' / ',
+          )} (born POST ${bracketRange(api.born.post)}, GET ${bracketRange(api.born.get)})`,
         target: '—',
         verdict: '—',
       },

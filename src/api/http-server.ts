@@ -42,6 +42,9 @@ export function createHttpServer(
   openFiles = readOpenFilesLimit(),
 ): Server {
   const headersTimeout = settings.headersTimeoutMs;
+  // An express app's requests and responses are born with its prototypes (born-with-prototypes.ts).
+  const born =
+    app.request && app.response ? bornWithPrototypes(app as RequestPrototypes) : undefined;
   const server = createServer(
     {
       headersTimeout,
@@ -49,10 +52,7 @@ export function createHttpServer(
       // An idle keep-alive connection (between requests) is closed by this socket timeout, not by the headers timeout.
       keepAliveTimeout: Math.min(5000, headersTimeout),
       connectionsCheckingInterval: Math.max(25, Math.min(1000, Math.floor(headersTimeout / 4))),
-      // An express app's requests and responses are made with its prototypes (born-with-prototypes.ts).
-      ...(app.request &&
-        app.response &&
-        bornWithPrototypes({ request: app.request, response: app.response })),
+      ...born,
     },
     (req: IncomingMessage, res: ServerResponse) => {
       // llhttp takes `GET /` (HTTP/0.9) and `HTTP/2.0` request lines; Steward speaks HTTP/1.x only.

@@ -95,7 +95,7 @@ function enableWal(sqlite: BetterSqlite3.Database, busyTimeoutMs: number): void 
  * Where SQLite keeps a transaction's temporary files: in memory. Each create runs in a savepoint of
  * its group commit's batch (group-commit.ts), and a savepoint journals every page it is the first to
  * change; past 64 KiB that journal spills to a temp file, so a create wrote about twenty pages to
- * disk through pwrite, 13 % of `serve`'s CPU under a stream of creates (perf; docs/decisions.md,
+ * disk through pwrite, 12 % of `serve`'s CPU under a stream of creates (perf; docs/decisions.md,
  * "Savepoint journals in memory"). In memory they are copies, dropped at each release. Sorts use it
  * too: Steward's statements sort only under a LIMIT, which SQLite bounds; migrations, whose index
  * builds sort whole tables, run with files (inWriteLock).
@@ -105,7 +105,8 @@ const TEMP_STORE_MEMORY = 'temp_store = MEMORY';
 /**
  * `run` inside BEGIN IMMEDIATE … COMMIT on the connection, rolled back if it throws. A migration
  * builds indexes over whole tables: its sorts spill to temp files, as SQLite's default has them,
- * not into memory (TEMP_STORE_MEMORY); the setting cannot change inside a transaction.
+ * not into memory (TEMP_STORE_MEMORY). Set around the transaction, not in it: where a transaction
+ * journals is fixed when it begins.
  */
 async function inWriteLock<T>(sqlite: BetterSqlite3.Database, run: () => Promise<T>): Promise<T> {
   sqlite.pragma('temp_store = DEFAULT');
@@ -120,7 +121,12 @@ async function inWriteLock<T>(sqlite: BetterSqlite3.Database, run: () => Promise
       throw err;
     }
   } finally {
-    sqlite.pragma(TEMP_STORE_MEMORY);
+    // Never in place of the run's own outcome: a failure here leaves temp files on, slower, not wrong.
+    try {
+      if (sqlite.open) sqlite.pragma(TEMP_STORE_MEMORY);
+    } catch {
+      // the connection is being closed, or busy with a statement: its next open sets it again
+    }
   }
 }
 
