@@ -53,7 +53,7 @@ export interface ApiRatioResult {
   /**
    * The bare app with its requests born with express's prototypes, as Steward's server makes them
    * (src/api/born-with-prototypes.ts), POST and GET at the phase's start (`before`) and end (`after`):
-   * the stricter reference, since the saving roughly doubles the bare app too (docs/decisions.md).
+   * the stricter reference, since the saving makes the bare app 3-4 times as fast too (docs/decisions.md).
    */
   born: { post: Bracket; get: Bracket };
   open: StewardApiFigures;

@@ -103,7 +103,7 @@ export function apiDetail({ api }: BenchResults): string[] {
     'routes answering a small JSON), run just before and just after each Steward run it is compared with, once the',
     "worker has reconciled everything PENDING; a ratio is to the mean of those two (the machine's speed drifts).",
     "Beside it, the same app with its requests and responses born with express's prototypes, as Steward's server",
-    'makes them (`bornWithPrototypes`, which roughly doubles a bare app), POST and GET at the start and the end of the',
+    'makes them (`bornWithPrototypes`, which makes a bare app 3-4x as fast), POST and GET at the start and the end of the',
     'phase: the stricter reference, with no target (docs/decisions.md, "Requests born with express\'s prototypes").',
     'POST creates a new resource per request; GET reads resources round robin;',
     `the list is one page of 50. Then creates offered at ${perS(api.open.steady.offeredPerS)} for ${api.durationS} s`,
