@@ -8,7 +8,7 @@ import {
   openSync,
   readSync,
 } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { dirname } from 'node:path';
 
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
@@ -22,6 +22,7 @@ import { enabledWebhooks, enqueueWebhookDeliveries } from '../webhook-outbox.js'
 import { writeBackRowByRow } from '../write-back.js';
 import { executeDirectly } from './direct-execute.js';
 import { createGroupCommit } from './group-commit.js';
+import { migrationLockOf, TEMP_STORE_MEMORY } from './migration-lock.js';
 import { watchOtherWriters } from './other-writers.js';
 import { startCheckpointer } from './sqlite-checkpointer.js';
 import { claimDueSqlite } from './sqlite-claim.js';
@@ -49,21 +50,6 @@ export interface SqliteOptions {
 const UNAVAILABLE =
   /^SQLITE_(BUSY|LOCKED|READONLY|IOERR|FULL|CANTOPEN|PROTOCOL|NOTADB|CORRUPT|NOMEM|PERM|CONSTRAINT_TRIGGER$)/;
 
-/**
- * Migration runs of this process, by file. A second store opening the same file in the same process
- * waits for the first's run here: in SQLite's busy handler it would block the event loop, and with
- * it the run it waits for, for the whole busy timeout.
- */
-const migrating = new Map<string, Promise<unknown>>();
-
-function oneAtATime<T>(key: string, run: () => Promise<T>): Promise<T> {
-  const mine = (migrating.get(key) ?? Promise.resolve()).catch(() => undefined).then(run);
-  migrating.set(key, mine);
-  return mine.finally(() => {
-    if (migrating.get(key) === mine) migrating.delete(key);
-  });
-}
-
 /** Where a retry of enableWal sleeps (Atomics.wait needs a shared array). */
 const PAUSE = new Int32Array(new SharedArrayBuffer(4));
 
@@ -87,45 +73,6 @@ function enableWal(sqlite: BetterSqlite3.Database, busyTimeoutMs: number): void 
         throw err;
       // Synchronous, as the open is: a start-up that waits a few milliseconds for another's.
       Atomics.wait(PAUSE, 0, 0, pauseMs);
-    }
-  }
-}
-
-/**
- * Where SQLite keeps a transaction's temporary files: in memory. Each create runs in a savepoint of
- * its group commit's batch (group-commit.ts), and a savepoint journals every page it is the first to
- * change; past 64 KiB that journal spills to a temp file, so a create wrote about twenty pages to
- * disk through pwrite, 12 % of `serve`'s CPU under a stream of creates (perf; docs/decisions.md,
- * "Savepoint journals in memory"). In memory they are copies, dropped at each release. Sorts use it
- * too: Steward's statements sort only under a LIMIT, which SQLite bounds; migrations, whose index
- * builds sort whole tables, run with files (inWriteLock).
- */
-const TEMP_STORE_MEMORY = 'temp_store = MEMORY';
-
-/**
- * `run` inside BEGIN IMMEDIATE … COMMIT on the connection, rolled back if it throws. A migration
- * builds indexes over whole tables: its sorts spill to temp files, as SQLite's default has them,
- * not into memory (TEMP_STORE_MEMORY). Set around the transaction, not in it: where a transaction
- * journals is fixed when it begins.
- */
-async function inWriteLock<T>(sqlite: BetterSqlite3.Database, run: () => Promise<T>): Promise<T> {
-  sqlite.pragma('temp_store = DEFAULT');
-  try {
-    sqlite.exec('BEGIN IMMEDIATE');
-    try {
-      const result = await run();
-      sqlite.exec('COMMIT');
-      return result;
-    } catch (err) {
-      if (sqlite.inTransaction) sqlite.exec('ROLLBACK');
-      throw err;
-    }
-  } finally {
-    // Never in place of the run's own outcome: a failure here leaves temp files on, slower, not wrong.
-    try {
-      if (sqlite.open) sqlite.pragma(TEMP_STORE_MEMORY);
-    } catch {
-      // the connection is being closed, or busy with a statement: its next open sets it again
     }
   }
 }
@@ -177,13 +124,8 @@ export function openSqlite({ file, busyTimeoutMs }: SqliteOptions): StoreDriver 
     // Nothing to announce: another process on the file sees the commit itself (other-writers.ts).
     notifyWork: () => Promise.resolve(),
     listenForWork: () => Promise.resolve(() => Promise.resolve()),
-    // kysely's SQLite adapter takes no lock and no transaction for migrations (it assumes one
-    // connection), so two processes starting on a new file would race DDL for DDL: this holds the
-    // write lock for the whole run. The loser waits up to the busy timeout, then finds them done.
-    migrationLock: (run) =>
-      file === ':memory:'
-        ? inWriteLock(sqlite, run)
-        : oneAtATime(resolve(file), () => inWriteLock(sqlite, run)),
+    // The write lock for a whole migration run (migration-lock.ts says why).
+    migrationLock: migrationLockOf(sqlite, file),
     ...(file !== ':memory:' && {
       watchOtherCommits: (listener: () => void) => watchOtherWriters(sqlite, listener),
     }),
