@@ -2,6 +2,8 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 
+import { ensureBuilt } from '../helpers/cli-run.js';
+
 const FIXTURE = fileURLToPath(new URL('../fixtures/request-maps.mjs', import.meta.url));
 
 /** Whether the second and third requests' `req` and `res` ended with one V8 map (test/fixtures/request-maps.mjs). */
@@ -21,6 +23,9 @@ async function sameMaps(server: 'steward' | 'express'): Promise<unknown> {
  * those prototypes already, so requests share their maps.
  */
 describe('requests born with express prototypes', () => {
+  // The fixture runs the built server (dist/): built from the sources as they are, not an older build.
+  beforeAll(() => ensureBuilt());
+
   it("ends each request's req and res with the same maps as the request before", async () => {
     expect(await sameMaps('steward')).toEqual({ request: true, response: true });
   });
