@@ -9,20 +9,20 @@ import { rowToWebhook, webhookMatches } from './webhook-rows.js';
 
 /**
  * The webhook outbox (docs/webhooks.md, docs/decisions.md "Webhooks: an outbox row per delivery"):
- * called by each driver's `appendEvents` inside the event's own transaction, it writes one pending
+ * called by SQLite's `appendEvents` inside the event's own transaction, it writes one pending
  * delivery per enabled webhook that takes the event, with the event document as it will be sent.
  * The event and its deliveries commit together or not at all, and a delivery keeps its body when
- * the event is pruned. On PostgreSQL this runs while the event-order lock is held, so delivery rows
- * of one resource become visible in event order, as the events do.
+ * the event is pruned. PostgreSQL writes the same rows in the statement that inserts the events
+ * (postgres/postgres-webhook-outbox.ts), under the event-order lock, so delivery rows of one
+ * resource become visible in event order, as the events do.
  */
 export async function enqueueWebhookDeliveries(
   trx: Kysely<Database>,
   events: readonly EventInput[],
   ids: readonly number[],
   createdAt: EventStamps,
-  webhooks?: readonly StoredWebhook[],
+  webhooks: readonly StoredWebhook[],
 ): Promise<void> {
-  webhooks ??= await enabledWebhooks(trx);
   if (webhooks.length === 0) return;
   const deliveries = [];
   for (const [index, event] of events.entries()) {
@@ -52,7 +52,8 @@ export async function enqueueWebhookDeliveries(
 
 /**
  * The webhooks that take events now. SQLite's `appendEvents` reads them first (its transaction holds
- * the only write lock, so none can be made meanwhile) and, with none, inserts without `RETURNING`.
+ * the only write lock, so none can be made meanwhile) and, with none, inserts without `RETURNING`;
+ * then passes them to enqueueWebhookDeliveries.
  */
 export async function enabledWebhooks(trx: Kysely<Database>): Promise<StoredWebhook[]> {
   const { rows } = await trx.executeQuery(

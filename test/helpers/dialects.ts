@@ -53,6 +53,16 @@ export const ONE_DIALECT_SUITES: Readonly<Record<string, { dialect: Dialect; rea
     reason:
       "SQLite's EXPLAIN QUERY PLAN of the due-schedules claim, the plan the schedules bench phase (docs/benchmarks.md) rests on",
   },
+  'test/integration/postgres-prepared-pool.test.ts': {
+    dialect: 'postgres',
+    reason:
+      "PostgreSQL's prepared statements (pg_prepared_statements); SQLite's statement cache is test/unit/statement-cache.test.ts",
+  },
+  'test/integration/postgres-write-transaction.test.ts': {
+    dialect: 'postgres',
+    reason:
+      "PostgreSQL's write transaction, whose work announcement (NOTIFY) goes with its COMMIT; SQLite announces nothing (its processes watch the file)",
+  },
   'test/integration/postgres-store.test.ts': {
     dialect: 'postgres',
     reason: 'PostgreSQL-only behaviour (URLs, TLS, outages) on clusters it starts itself',

@@ -11,7 +11,9 @@ import { claimDuePostgres } from './postgres-claim.js';
 import { appendEventsPostgres } from './postgres-events.js';
 import { POSTGRES_DOCUMENT, POSTGRES_SCHEMA } from './postgres-schema.js';
 import { saveSyncResultsPostgres } from './postgres-sync-writes.js';
-import { listenWithReconnect, notifyWork } from './work-channel.js';
+import { preparedPool } from './prepared-pool.js';
+import { listenWithReconnect } from './work-channel.js';
+import { createWriteTransaction } from './write-transaction.js';
 
 export interface PostgresOptions {
   /** A postgres:// URL. */
@@ -49,14 +51,13 @@ export function openPostgres({ url, poolSize }: PostgresOptions): StoreDriver {
   // queries: the next query on it fails and is reported as 503.
   pool.on('error', () => undefined);
   pool.on('connect', (client) => client.on('error', () => undefined));
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparedPool(pool) }) });
   const namedQuery = createNamedQuery(pool);
   const driver: StoreDriver = {
     db,
     schema: POSTGRES_SCHEMA,
     document: POSTGRES_DOCUMENT,
-    writeTransaction: (fn) => db.transaction().execute(fn),
-    notifyWork,
+    ...createWriteTransaction(db),
     listenForWork: (listener) => listenWithReconnect(url, listener),
     appendEvents: appendEventsPostgres,
     lockForUpdate: (query) => query.forUpdate(),

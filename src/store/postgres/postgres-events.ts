@@ -3,7 +3,7 @@ import { type Kysely, sql } from 'kysely';
 import type { EventInput } from '../../core/model.js';
 import { eventRows, type EventStamps } from '../events.js';
 import type { Database } from '../schema.js';
-import { enqueueWebhookDeliveries } from '../webhook-outbox.js';
+import { LOGGED_COLUMNS, OUTBOX_FROM_LOGGED } from './postgres-webhook-outbox.js';
 
 /** The transaction-scoped PostgreSQL advisory lock that puts event ids in commit order (any constant no one else uses). */
 export const EVENT_ORDER_LOCK = 5_383_711_902_476_101;
@@ -26,17 +26,18 @@ export async function appendEventsPostgres(
 ): Promise<void> {
   if (events.length === 0) return;
   const rows = eventRows(events, createdAt);
-  // One statement takes the lock and inserts, so the lock is held for the insert and the commit
-  // only, not for a round trip of its own: the rows are joined to the lock, so no id is drawn before it.
-  const inserted = await sql<{ id: string }>`
-    insert into events (type, urn, kind, project, operation_id, data, created_at)
-    select e.type, e.urn, e.kind, e.project, e.operation_id, e.data, e.created_at
-    from jsonb_to_recordset(${JSON.stringify(rows.map((row, ord) => ({ ord, ...row })))}::jsonb) as e(ord int, type text, urn text, kind text, project text, operation_id text, data text, created_at text)
-    cross join (select pg_advisory_xact_lock(${EVENT_ORDER_LOCK}::bigint)) as event_lock
-    order by e.ord
-    returning id
+  // One statement takes the lock, inserts, and writes the webhook outbox's rows (as the claim and
+  // the write-back do): the lock is held for this statement and the commit only, and no round trip
+  // reads the enabled webhooks first. The rows are joined to the lock, so no id is drawn before it.
+  await sql`
+    with logged as (
+      insert into events (type, urn, kind, project, operation_id, data, created_at)
+      select e.type, e.urn, e.kind, e.project, e.operation_id, e.data, e.created_at
+      from jsonb_to_recordset(${JSON.stringify(rows.map((row, ord) => ({ ord, ...row })))}::jsonb) as e(ord int, type text, urn text, kind text, project text, operation_id text, data text, created_at text)
+      cross join (select pg_advisory_xact_lock(${EVENT_ORDER_LOCK}::bigint)) as event_lock
+      order by e.ord
+      ${sql.raw(LOGGED_COLUMNS)}
+    ), ${sql.raw(OUTBOX_FROM_LOGGED)}
+    select (select count(*) from outbox) as deliveries
   `.execute(trx);
-  // Ids are drawn in e.ord order (the insert follows the select's order), so sorting them restores it.
-  const ids = inserted.rows.map((row) => Number(row.id)).sort((a, b) => a - b);
-  await enqueueWebhookDeliveries(trx, events, ids, createdAt);
 }

@@ -1,6 +1,6 @@
 /**
- * The webhook outbox (store/webhook-outbox.ts) as a CTE, for the two PostgreSQL statements that
- * insert events themselves (the claim's `operation.started`, the batched write-back): it reads the
+ * The webhook outbox (store/webhook-outbox.ts) as a CTE, for every PostgreSQL statement that
+ * inserts events (appendEvents, the claim's `operation.started`, the batched write-back): it reads the
  * CTE `logged` (the inserted events, every column returned) and writes one pending delivery per
  * enabled webhook that takes each event, in the same statement, so in the same transaction. The
  * id and the body are those the TypeScript form writes: `dlv_<event id, 16 digits>_<webhook id>`,
