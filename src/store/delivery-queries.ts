@@ -263,7 +263,10 @@ export function createDeliveryQueries(driver: StoreDriver) {
 function claimable(nowMs: number, dueNow = true) {
   return (eb: ExpressionBuilder<Database & { d: Database['webhook_deliveries'] }, 'd'>) =>
     eb.and([
-      eb('d.state', '=', 'pending'),
+      // A literal, not a parameter: the due index is partial (`where state = 'pending'`), and a plan
+      // made for any value of a parameter (PostgreSQL's generic plan of a prepared statement,
+      // postgres/prepared-pool.ts) could not use it.
+      eb('d.state', '=', sql.lit('pending')),
       ...(dueNow ? [eb('d.next_attempt_at', '<=', nowMs)] : []),
       eb.or([eb('d.lease_expires_at', 'is', null), eb('d.lease_expires_at', '<=', nowMs)]),
       eb.exists(
@@ -281,7 +284,7 @@ function claimable(nowMs: number, dueNow = true) {
             .whereRef('e.webhook_id', '=', 'd.webhook_id')
             .whereRef('e.urn', '=', 'd.urn')
             .whereRef('e.event_id', '<', 'd.event_id')
-            .where('e.state', '=', 'pending'),
+            .where('e.state', '=', sql.lit('pending')),
         ),
       ),
     ]);

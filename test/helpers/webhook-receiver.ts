@@ -7,6 +7,8 @@ export interface Received {
   delivery: string;
   signed: boolean;
   path: string;
+  /** The body as it came, bytes and all. */
+  body: string;
 }
 
 /**
@@ -45,6 +47,7 @@ export async function startReceiver(secret: string, toleranceS = 300) {
           delivery: String(req.headers['steward-delivery']),
           signed: verify(String(req.headers['steward-signature'] ?? ''), body),
           path: req.url ?? '',
+          body,
         });
         const { status, headers } = answer(req.url ?? '');
         if (status !== 0) res.writeHead(status, headers).end(); // 0: never answer (a hung receiver)

@@ -64,6 +64,28 @@ describeOneDialect('postgres', 'PostgreSQL write transactions', () => {
     expect(workHeard()).toBe(1);
   });
 
+  it('the announcement is no round trip of its own: it goes in the COMMIT’s message', async () => {
+    // Every message a client sends, seen at node-postgres's Client (the library, not Steward's code).
+    const sent: string[] = [];
+    const query = pg.Client.prototype.query;
+    pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+      const config = args[0];
+      sent.push(typeof config === 'string' ? config : String((config as { text?: unknown }).text));
+      return (query as (...a: unknown[]) => unknown).apply(this, args);
+    } as typeof query;
+    try {
+      await driver.writeTransaction(async (trx) => {
+        await sql`select 1`.execute(trx);
+        await driver.notifyWork(trx);
+      });
+    } finally {
+      pg.Client.prototype.query = query;
+    }
+    expect(sent).toEqual(['begin', 'select 1', `notify ${WORK_CHANNEL}; commit`]);
+    await marker('sent');
+    expect(workHeard()).toBe(1);
+  });
+
   it('a transaction that throws is rolled back: no announcement, no row', async () => {
     const failure = new Error('refused');
     await expect(

@@ -30,7 +30,7 @@ const START_AND_LOG = `
     select pg_advisory_xact_lock($6::bigint + 0 * s.n) from (select count(*) as n from started) s where s.n > 0
   ), logged as (
     insert into events (type, urn, kind, project, operation_id, data, created_at)
-    select 'operation.started', s.urn, c.kind, c.project, s.id, jsonb_build_object('action', s.action)::text, $4::text
+    select 'operation.started', s.urn, c.kind, c.project, s.id, (select row_to_json(a)::text from (select s.action) a), $4::text
     from started s join claimed c on c.urn = s.urn cross join event_lock
     order by s.urn
     ${LOGGED_COLUMNS}

@@ -34,6 +34,17 @@ const UNAVAILABLE_SOCKET =
 const UNAVAILABLE_MESSAGE =
   /Connection terminated|connection timeout|Client has encountered a connection error|timeout exceeded when trying to connect/i;
 
+/**
+ * A prepared statement that failed for being prepared (prepared-pool.ts): its text now runs
+ * unnamed, so a retry succeeds. Of feature_not_supported (0A000), only that message is this case.
+ */
+function failedForItsName(code: string, message: string): boolean {
+  return (
+    code === '26000' ||
+    (code === '0A000' && /cached plan must not change result type/.test(message))
+  );
+}
+
 export function openPostgres({ url, poolSize }: PostgresOptions): StoreDriver {
   const pool = new pg.Pool({
     connectionString: url,
@@ -78,7 +89,8 @@ export function openPostgres({ url, poolSize }: PostgresOptions): StoreDriver {
       if (
         UNAVAILABLE_SQLSTATE.test(code) ||
         UNAVAILABLE_SOCKET.test(code) ||
-        UNAVAILABLE_MESSAGE.test(message)
+        UNAVAILABLE_MESSAGE.test(message) ||
+        failedForItsName(code, message)
       ) {
         return new UnavailableError(`the database is unavailable: ${message}`, { code });
       }

@@ -2,9 +2,9 @@ import type { PostgresPool, PostgresPoolClient } from 'kysely';
 import type pg from 'pg';
 
 export interface PreparedPoolOptions {
-  /** A text run this many times with parameters is prepared under a name from then on. @default 8 */
+  /** A text with parameters is named from its run of this number on (that run included). @default 8 */
   prepareAfter: number;
-  /** At most this many texts are named (and prepared on each connection that runs them); others run unnamed. @default 200 */
+  /** At most this many texts are named at once (and prepared on each connection that runs them); others run unnamed. @default 200 */
   maxPrepared: number;
 }
 
@@ -15,19 +15,22 @@ const NAME_PREFIX = 'steward_prepared_';
  * The pool kysely's PostgreSQL dialect takes, whose clients keep prepared the statements the store
  * runs over and over. kysely sends every statement unnamed, so the server parses and plans it
  * at every call: for a create's statements that was about a quarter of its time, one at a time
- * (docs/decisions.md, "PostgreSQL statements kept prepared"). A text with parameters seen
- * `prepareAfter` times gets a name (one per text, for the process); node-postgres then parses it
+ * (docs/decisions.md, "PostgreSQL: statements kept prepared, …"). A text with parameters gets a name at its
+ * `prepareAfter`th run (one per text, for the process); node-postgres then parses it
  * once per connection and only binds it after, as the claim's and the write-back's named statements
  * (named-query.ts) always were, and as postgres.js does for every statement. PostgreSQL plans the
  * first five runs of a prepared statement for their values and then keeps a generic plan only if
  * it is no costlier (`plan_cache_mode = auto`). The names are bounded: texts with IN-lists of many
  * lengths would otherwise grow every connection's prepared statements without end.
  *
- * A statement prepared before a newer Steward's migration changed a table it reads with `*` fails
- * with "cached plan must not change result type" (SQLSTATE 0A000). That call fails (inside a
- * transaction nothing can be run again anyway) and the text is never named again, so a rolling
- * upgrade costs an older process at most one failed call per such text.
+ * A named statement can fail for being named: prepared before a newer Steward's migration changed
+ * a table it reads with `*` ("cached plan must not change result type", SQLSTATE 0A000), or gone
+ * from the server's session (26000: a connection pooler that does not keep prepared statements,
+ * or node-postgres closing one whose values it could not send). That call fails (inside a
+ * transaction nothing can be run again anyway; the driver answers it 503, postgres-driver.ts), and
+ * the text is never named again, so a retry runs it unnamed.
  */
+const FAILED_FOR_ITS_NAME = new Set(['0A000', '26000']);
 export function preparedPool(
   pool: pg.Pool,
   { prepareAfter = 8, maxPrepared = 200 }: Partial<PreparedPoolOptions> = {},
@@ -61,7 +64,7 @@ export function preparedPool(
     try {
       return await client.query({ name, text, values: [...values] });
     } catch (err) {
-      if ((err as { code?: unknown }).code === '0A000') {
+      if (FAILED_FOR_ITS_NAME.has(String((err as { code?: unknown }).code))) {
         names.delete(text);
         unnameable.add(text);
       }
