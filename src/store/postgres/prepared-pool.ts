@@ -11,10 +11,13 @@ export interface PreparedPoolOptions {
 /** Names no other statement of Steward's uses (named-query.ts names its own `steward_claim`, …). */
 const NAME_PREFIX = 'steward_prepared_';
 
+/** SQLSTATEs of a call that failed for its name (below): cached plan's result type changed, statement gone. */
+const FAILED_FOR_ITS_NAME = new Set(['0A000', '26000']);
+
 /**
  * The pool kysely's PostgreSQL dialect takes, whose clients keep prepared the statements the store
  * runs over and over. kysely sends every statement unnamed, so the server parses and plans it
- * at every call: for a create's statements that was about a quarter of its time, one at a time
+ * at every call: for a create one at a time that was about a third of its time
  * (docs/decisions.md, "PostgreSQL: statements kept prepared, …"). A text with parameters gets a name at its
  * `prepareAfter`th run (one per text, for the process); node-postgres then parses it
  * once per connection and only binds it after, as the claim's and the write-back's named statements
@@ -30,7 +33,6 @@ const NAME_PREFIX = 'steward_prepared_';
  * transaction nothing can be run again anyway; the driver answers it 503, postgres-driver.ts), and
  * the text is never named again, so a retry runs it unnamed.
  */
-const FAILED_FOR_ITS_NAME = new Set(['0A000', '26000']);
 export function preparedPool(
   pool: pg.Pool,
   { prepareAfter = 8, maxPrepared = 200 }: Partial<PreparedPoolOptions> = {},

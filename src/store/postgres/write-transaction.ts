@@ -19,8 +19,10 @@ const NOTIFY_AND_COMMIT = CompiledQuery.raw(`notify ${WORK_CHANNEL}; commit`);
  * (StoreDriver.notifyWork). Every accepted request announces work, and each statement of a
  * transaction is a round trip to the server: the announcement is not sent when asked but with the
  * COMMIT, in the same message, which saves a create (eleven round trips) one of them. The
- * transaction is kysely's own (`begin`, the callback, `commit`, or `rollback` if anything throws),
- * on one connection of the pool.
+ * transaction runs kysely's sequence (`begin`, the callback, `commit`, or `rollback` if anything
+ * throws) on one connection of the pool, but the callback's `trx` is a kysely bound to that
+ * connection, not a kysely `Transaction`: kysely would not refuse a nested `.transaction()` on it,
+ * nor a query on it after the commit. The store's callbacks only run statements on `trx` and return.
  *
  * A connection asked to announce that is not one of these transactions' (none is today) gets its
  * NOTIFY at once, as before, so an announcement is never lost.
