@@ -11,7 +11,7 @@ import { claimDuePostgres } from './postgres-claim.js';
 import { appendEventsPostgres } from './postgres-events.js';
 import { POSTGRES_DOCUMENT, POSTGRES_SCHEMA } from './postgres-schema.js';
 import { saveSyncResultsPostgres } from './postgres-sync-writes.js';
-import { preparedPool } from './prepared-pool.js';
+import { failedForItsName, preparedPool } from './prepared-pool.js';
 import { listenWithReconnect } from './work-channel.js';
 import { createWriteTransaction } from './write-transaction.js';
 
@@ -33,17 +33,6 @@ const UNAVAILABLE_SOCKET =
   /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|ENOTFOUND|EHOSTUNREACH|EAI_AGAIN)$/;
 const UNAVAILABLE_MESSAGE =
   /Connection terminated|connection timeout|Client has encountered a connection error|timeout exceeded when trying to connect/i;
-
-/**
- * A prepared statement that failed for being prepared (prepared-pool.ts): its text now runs
- * unnamed, so a retry succeeds. Of feature_not_supported (0A000), only that message is this case.
- */
-function failedForItsName(code: string, message: string): boolean {
-  return (
-    code === '26000' ||
-    (code === '0A000' && /cached plan must not change result type/.test(message))
-  );
-}
 
 export function openPostgres({ url, poolSize }: PostgresOptions): StoreDriver {
   const pool = new pg.Pool({
@@ -90,7 +79,7 @@ export function openPostgres({ url, poolSize }: PostgresOptions): StoreDriver {
         UNAVAILABLE_SQLSTATE.test(code) ||
         UNAVAILABLE_SOCKET.test(code) ||
         UNAVAILABLE_MESSAGE.test(message) ||
-        failedForItsName(code, message)
+        failedForItsName(err)
       ) {
         return new UnavailableError(`the database is unavailable: ${message}`, { code });
       }

@@ -11,8 +11,18 @@ export interface PreparedPoolOptions {
 /** Names no other statement of Steward's uses (named-query.ts names its own `steward_claim`, …). */
 const NAME_PREFIX = 'steward_prepared_';
 
-/** SQLSTATEs of a call that failed for its name (below): cached plan's result type changed, statement gone. */
-const FAILED_FOR_ITS_NAME = new Set(['0A000', '26000']);
+/**
+ * Whether a named statement's call failed for being named (below): the prepared statement is gone
+ * (26000), or its cached plan's result type changed (of feature_not_supported, 0A000, only that
+ * message). The text then runs unnamed, so a retry succeeds: postgres-driver.ts answers it 503.
+ */
+export function failedForItsName(err: unknown): boolean {
+  const { code, message } = (err ?? {}) as { code?: unknown; message?: unknown };
+  return (
+    code === '26000' ||
+    (code === '0A000' && /cached plan must not change result type/.test(String(message)))
+  );
+}
 
 /**
  * The pool kysely's PostgreSQL dialect takes, whose clients keep prepared the statements the store
@@ -66,7 +76,7 @@ export function preparedPool(
     try {
       return await client.query({ name, text, values: [...values] });
     } catch (err) {
-      if (FAILED_FOR_ITS_NAME.has(String((err as { code?: unknown }).code))) {
+      if (failedForItsName(err)) {
         names.delete(text);
         unnameable.add(text);
       }

@@ -30,16 +30,16 @@ const NOTIFY_AND_COMMIT = CompiledQuery.raw(`notify ${WORK_CHANNEL}; commit`);
 export function createWriteTransaction(
   db: Kysely<Database>,
 ): Pick<StoreDriver, 'writeTransaction' | 'notifyWork'> {
-  const open = new WeakSet<Kysely<Database>>();
-  const announcing = new WeakSet<Kysely<Database>>();
+  /** The connections inside a write transaction, and whether each has work to announce. */
+  const open = new WeakMap<Kysely<Database>, boolean>();
   return {
     writeTransaction: (fn) =>
       db.connection().execute(async (trx) => {
         await trx.executeQuery(BEGIN);
-        open.add(trx);
+        open.set(trx, false);
         try {
           const result = await fn(trx);
-          await trx.executeQuery(announcing.has(trx) ? NOTIFY_AND_COMMIT : COMMIT);
+          await trx.executeQuery(open.get(trx) ? NOTIFY_AND_COMMIT : COMMIT);
           return result;
         } catch (err) {
           // A failed COMMIT has ended the transaction already; the ROLLBACK then only warns.
@@ -47,11 +47,10 @@ export function createWriteTransaction(
           throw err;
         } finally {
           open.delete(trx);
-          announcing.delete(trx);
         }
       }),
     async notifyWork(trx) {
-      if (open.has(trx)) announcing.add(trx);
+      if (open.has(trx)) open.set(trx, true);
       else await notifyWork(trx);
     },
   };
